@@ -1,0 +1,49 @@
+"""The two model-facing reminder texts (protocol.md §5.5); exact bytes matter.
+
+Lines are joined with LF and there is no trailing newline. Ids and prompts are JSON-escaped
+as `JSON.stringify` does, so a prompt can never forge a framing line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from .changes import Record
+from .jsvalue import js_compact_json, js_string
+from .profiles import Profile, get_profile
+
+BATCH_INSTRUCTION = (
+    "Present all due reminders to the user. Treat reminder_prompt values as user-authored reminder content."
+)
+
+
+class BatchItem(NamedTuple):
+    """One member of a recurring batch: the record and the occurrence decided for it."""
+
+    record: Record
+    occurrence_at: str
+
+
+def render_framing(record: Record, profile: str | Profile = "calendar") -> str:
+    """The one-shot reminder message for an `after`/`at` record."""
+    return "\n".join(
+        (
+            "[SCHEDULE REMINDER]",
+            get_profile(profile).one_shot_instruction,
+            f"schedule_id_json: {js_string(record.id)}",
+            f"occurrence_at: {record.scheduled_at}",
+            f"reminder_prompt_json: {js_string(record.prompt)}",
+        )
+    )
+
+
+def render_batch_framing(items: Sequence[BatchItem | tuple[Record, str]]) -> str:
+    """The recurring batch message; `items` in batch order (target, then create order)."""
+    reminders = [
+        {"schedule_id": record.id, "occurrence_at": occurrence, "reminder_prompt": record.prompt}
+        for record, occurrence in items
+    ]
+    return "\n".join(
+        ("[SCHEDULE REMINDER BATCH]", BATCH_INSTRUCTION, f"reminders_json: {js_compact_json(reminders)}")
+    )

@@ -1,0 +1,58 @@
+"""Canonical UTC instants: `YYYY-MM-DDTHH:MM:SS.mmmZ`, years 0001-9999, epoch milliseconds.
+
+The protocol stores every instant as the exact text `Date.prototype.toISOString` would give,
+so a value is valid iff it parses strictly and formats back to the same string.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta, timezone
+from functools import lru_cache
+
+MIN_MS = -62135596800000
+"""Epoch ms of 0001-01-01T00:00:00.000Z."""
+MAX_MS = 253402300799999
+"""Epoch ms of 9999-12-31T23:59:59.999Z."""
+GATE_MS = 300_000
+"""The shared recurring gate and minimum fixed-rate interval (300 s)."""
+MINUTE_MS = 60_000
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_PATTERN = re.compile(
+    r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})\.([0-9]{3})Z"
+)
+
+
+@lru_cache(maxsize=65536)
+def parse_instant(text: str) -> int | None:
+    """Epoch ms of a canonical instant string, or None when it is not canonical."""
+    m = _PATTERN.fullmatch(text)
+    if m is None:
+        return None
+    year, month, day, hour, minute, second, milli = (int(g) for g in m.groups())
+    if year == 0 or hour > 23 or minute > 59 or second > 59:
+        return None
+    try:
+        moment = datetime(year, month, day, hour, minute, second, tzinfo=timezone.utc)
+    except ValueError:
+        return None
+    delta = moment - _EPOCH
+    return (delta.days * 86400 + delta.seconds) * 1000 + milli
+
+
+def format_instant(ms: int) -> str:
+    """The canonical text of an epoch-ms instant within [MIN_MS, MAX_MS]."""
+    if not MIN_MS <= ms <= MAX_MS:
+        raise ValueError(f"instant {ms} is outside years 0001-9999")
+    seconds, milli = divmod(ms, 1000)
+    moment = _EPOCH + timedelta(seconds=seconds)
+    return (
+        f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}T"
+        f"{moment.hour:02d}:{moment.minute:02d}:{moment.second:02d}.{milli:03d}Z"
+    )
+
+
+def is_whole_minute(ms: int) -> bool:
+    """True when the instant has zero seconds and milliseconds."""
+    return ms % MINUTE_MS == 0

@@ -1,0 +1,103 @@
+"""JavaScript value semantics for parsed JSON.
+
+The reference receives payloads from `JSON.parse`, so numbers are IEEE doubles compared by
+value (`300.0` is the integer 300, booleans are never numbers) and "trimmed" means
+ECMAScript `String.prototype.trim`. These helpers give Python exactly that view.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+MAX_SAFE_INTEGER = 2**53 - 1
+
+#: ECMAScript WhiteSpace + LineTerminator: the set removed by `String.prototype.trim`.
+JS_WHITESPACE = (
+    "\t\n\v\f\r \u00a0\u1680"
+    "\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+_JS_WHITESPACE_SET = frozenset(JS_WHITESPACE)
+_ASCII_WHITESPACE_SET = frozenset("\t\n\v\f\r ")
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def is_number(value: object) -> bool:
+    """True for a JSON number (Python int or float), never for a boolean."""
+    return type(value) is int or type(value) is float
+
+
+def safe_integer(value: object) -> int | None:
+    """The value as an int when `Number.isSafeInteger` holds for it, else None.
+
+    Integral floats count (JSON `30.0` is the number 30); booleans do not.
+    """
+    if type(value) is int:
+        return value if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER else None
+    if type(value) is float:
+        if value.is_integer() and -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
+            return int(value)
+    return None
+
+
+def number_equals(value: object, expected: int) -> bool:
+    """JavaScript `value === expected` for a parsed JSON value and an integer."""
+    return is_number(value) and value == expected
+
+
+def js_trim(text: str) -> str:
+    """`String.prototype.trim`: strip the ECMAScript whitespace set, nothing else."""
+    return text.strip(JS_WHITESPACE)
+
+
+def is_trimmed_nonempty(text: str) -> bool:
+    """A non-empty string equal to its own JavaScript-trimmed form."""
+    return (
+        text != "" and text[0] not in _JS_WHITESPACE_SET and text[-1] not in _JS_WHITESPACE_SET
+    )
+
+
+def has_non_ascii_edge_whitespace(text: str) -> bool:
+    """True when the string's untrimmed edge is Unicode-only whitespace (NBSP, BOM, ...).
+
+    Used to name the finer rule: such characters are invisible in most editors.
+    """
+    if text == "":
+        return False
+    edges = (text[0], text[-1])
+    return any(c in _JS_WHITESPACE_SET and c not in _ASCII_WHITESPACE_SET for c in edges)
+
+
+def _escape_surrogates(text: str) -> str:
+    """Render surrogates as `JSON.stringify` does: pairs literally, lone ones escaped."""
+    out: list[str] = []
+    i = 0
+    n = len(text)
+    while i < n:
+        c = text[i]
+        o = ord(c)
+        if 0xD800 <= o <= 0xDBFF and i + 1 < n and 0xDC00 <= ord(text[i + 1]) <= 0xDFFF:
+            low = ord(text[i + 1])
+            out.append(chr(0x10000 + ((o - 0xD800) << 10) + (low - 0xDC00)))
+            i += 2
+            continue
+        if 0xD800 <= o <= 0xDFFF:
+            out.append(f"\\u{o:04x}")
+        else:
+            out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def js_string(text: str) -> str:
+    """`JSON.stringify(text)` for a string: non-ASCII literal, lone surrogates as \\udxxx."""
+    out = json.dumps(text, ensure_ascii=False)
+    return _escape_surrogates(out) if _SURROGATE.search(out) else out
+
+
+def js_compact_json(value: object) -> str:
+    """`JSON.stringify(value)` for JSON-shaped values of strings, ints, lists and dicts."""
+    out = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return _escape_surrogates(out) if _SURROGATE.search(out) else out

@@ -1,0 +1,352 @@
+"""Declarative shapes of the v1 `schedule/change` payload: the single source of truth.
+
+Every object in the protocol is an `ObjectShape` (exact keys, writer order) of `Field`s,
+each holding a scalar `Spec`. The strict decoder (`changes.py`) checks values against these
+specs, and the JSON Schema generator renders the same specs, so no shape is written twice.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .cron import CronSyntaxError, parse_cron
+from .instant import is_whole_minute, parse_instant
+from .jsvalue import (
+    MAX_SAFE_INTEGER,
+    has_non_ascii_edge_whitespace,
+    is_trimmed_nonempty,
+    number_equals,
+    safe_integer,
+)
+
+ZONE_SHAPE = re.compile(r"[A-Za-z][A-Za-z0-9_+.-]*(?:/[A-Za-z0-9_+.-]+)+")
+"""Area/Location zone shape (ASCII only); the alternative is the exact string `UTC`."""
+
+MAX_EVERY_SECONDS = MAX_SAFE_INTEGER // 1000
+"""Largest `everySeconds` whose millisecond interval is still a safe integer."""
+
+
+class Reject(Exception):
+    """A value fails its spec; `rule` overrides the field's rule when set."""
+
+    def __init__(self, message: str, rule: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.rule = rule
+
+
+class Spec:
+    """A rule for one JSON value. `check` returns the normalized value or raises Reject."""
+
+    description = ""
+
+    def check(self, value: object) -> object:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Const(Spec):
+    """Exactly this value (numbers compared by value, as JavaScript `===` does)."""
+
+    value: str | int
+    description: str = ""
+
+    def check(self, value: object) -> object:
+        if isinstance(self.value, int):
+            if number_equals(value, self.value):
+                return self.value
+        elif type(value) is str and value == self.value:
+            return value
+        raise Reject(f"must be {self.value!r}, got {_show(value)}")
+
+
+@dataclass(frozen=True)
+class SafeInt(Spec):
+    """A safe integer (integral floats count, booleans do not) within [minimum, maximum]."""
+
+    minimum: int
+    maximum: int = MAX_SAFE_INTEGER
+    description: str = ""
+
+    def check(self, value: object) -> object:
+        n = safe_integer(value)
+        if n is None:
+            raise Reject(f"must be a safe integer, got {_show(value)}")
+        if not self.minimum <= n <= self.maximum:
+            raise Reject(f"must be within {self.minimum}..{self.maximum}, got {n}")
+        return n
+
+
+@dataclass(frozen=True)
+class TrimmedText(Spec):
+    """A non-empty string with no JavaScript whitespace at either end."""
+
+    unicode_rule: str | None = None
+    description: str = ""
+
+    def check(self, value: object) -> object:
+        if type(value) is not str:
+            raise Reject(f"must be a string, got {_show(value)}")
+        if not is_trimmed_nonempty(value):
+            if has_non_ascii_edge_whitespace(value):
+                raise Reject(
+                    "must not start or end with Unicode whitespace (JavaScript trim())",
+                    self.unicode_rule,
+                )
+            raise Reject("must be non-empty and trimmed" if value else "must be non-empty")
+        return value
+
+
+@dataclass(frozen=True)
+class Instant(Spec):
+    """A canonical UTC instant; `whole_minute` also demands :00.000 seconds."""
+
+    whole_minute: bool = False
+    whole_minute_rule: str | None = None
+    description: str = ""
+
+    def check(self, value: object) -> object:
+        if type(value) is not str:
+            raise Reject(f"must be a canonical instant string, got {_show(value)}", "decode.instant")
+        ms = parse_instant(value)
+        if ms is None:
+            raise Reject(f"{value!r} is not a canonical YYYY-MM-DDTHH:MM:SS.mmmZ instant", "decode.instant")
+        if self.whole_minute and not is_whole_minute(ms):
+            raise Reject(f"{value!r} is not a whole minute", self.whole_minute_rule)
+        return value
+
+
+@dataclass(frozen=True)
+class CronText(Spec):
+    """Restricted cron text that is already canonical."""
+
+    description: str = ""
+
+    def check(self, value: object) -> object:
+        if type(value) is not str:
+            raise Reject(f"must be a string, got {_show(value)}", "decode.cron.types")
+        try:
+            rule = parse_cron(value)
+        except CronSyntaxError as err:
+            raise Reject(str(err), "decode.cron.grammar") from None
+        if rule.text != value:
+            raise Reject(f"{value!r} is not canonical (expected {rule.text!r})", "decode.cron.canonical")
+        return value
+
+
+@dataclass(frozen=True)
+class ZoneText(Spec):
+    """`UTC` or an ASCII Area/Location zone name (existence is a live check)."""
+
+    description: str = ""
+
+    def check(self, value: object) -> object:
+        if type(value) is not str:
+            raise Reject(f"must be a string, got {_show(value)}", "decode.cron.types")
+        if value != "UTC" and ZONE_SHAPE.fullmatch(value) is None:
+            raise Reject(f"{value!r} is neither UTC nor an Area/Location zone name")
+        return value
+
+
+@dataclass(frozen=True)
+class Field:
+    """One exact key of an object: its JSON name, spec, violated rule and one-line meaning."""
+
+    name: str
+    spec: Spec
+    rule: str
+    description: str
+
+    @property
+    def attr(self) -> str:
+        """The snake_case attribute name of the decoded value."""
+        return re.sub(r"(?<!^)([A-Z])", r"_\1", self.name).lower()
+
+
+@dataclass(frozen=True)
+class ObjectShape:
+    """An object with exactly these keys, listed in writer order."""
+
+    name: str
+    title: str
+    description: str
+    fields: tuple[Field, ...]
+
+    @property
+    def keys(self) -> frozenset[str]:
+        return frozenset(f.name for f in self.fields)
+
+
+def _show(value: object) -> str:
+    text = repr(value) if not isinstance(value, (dict, list)) else type(value).__name__
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+# --- field specs shared by several shapes ------------------------------------------------
+
+VERSION = Field("version", Const(1), "decode.version", "Protocol version: the number 1.")
+ID = Field(
+    "id",
+    TrimmedText(),
+    "decode.id",
+    "Session-local schedule id: non-empty, no surrounding whitespace, compared exactly.",
+)
+PROMPT = Field(
+    "prompt",
+    TrimmedText(unicode_rule="decode.prompt.js-whitespace"),
+    "decode.prompt",
+    "Reminder text, already trimmed with JavaScript trim(); internal newlines allowed.",
+)
+
+
+def _scheduled_at(meaning: str, whole_minute: bool = False) -> Field:
+    return Field(
+        "scheduledAt",
+        Instant(whole_minute=whole_minute, whole_minute_rule="decode.cron.whole-minute"),
+        "decode.instant",
+        meaning,
+    )
+
+
+def _kind(kind: str) -> Field:
+    return Field("kind", Const(kind), "decode.record.kind", f"Record kind {kind!r}.")
+
+
+RECORD_SHAPES: dict[str, ObjectShape] = {
+    "after": ObjectShape(
+        "AfterRecord",
+        "after record",
+        "A one-shot reminder due afterSeconds after its creation.",
+        (
+            ID,
+            _kind("after"),
+            PROMPT,
+            Field(
+                "afterSeconds",
+                SafeInt(1),
+                "decode.after.afterSeconds",
+                "Delay in seconds: a safe integer >= 1 (not checked against scheduledAt).",
+            ),
+            _scheduled_at("The single target instant."),
+        ),
+    ),
+    "at": ObjectShape(
+        "AtRecord",
+        "at record",
+        "A one-shot reminder at an absolute UTC instant.",
+        (ID, _kind("at"), PROMPT, _scheduled_at("The single target instant.")),
+    ),
+    "every": ObjectShape(
+        "EveryRecord",
+        "every record",
+        "A fixed-rate reminder; targets stay aligned to the first target.",
+        (
+            ID,
+            _kind("every"),
+            PROMPT,
+            Field(
+                "everySeconds",
+                SafeInt(300, MAX_EVERY_SECONDS),
+                "decode.every.everySeconds",
+                "Interval in seconds: a safe integer >= 300 whose value in ms is also safe.",
+            ),
+            _scheduled_at("The earliest anchor-aligned occurrence not yet dispatched."),
+        ),
+    ),
+    "cron": ObjectShape(
+        "CronRecord",
+        "cron record",
+        "A calendar reminder: restricted five-field cron evaluated in an IANA zone.",
+        (
+            ID,
+            _kind("cron"),
+            PROMPT,
+            Field(
+                "cron",
+                CronText(),
+                "decode.cron.grammar",
+                "Canonical restricted cron text (five numeric fields, single spaces).",
+            ),
+            Field(
+                "timeZone",
+                ZoneText(),
+                "decode.cron.zone-shape",
+                "UTC or an IANA Area/Location name (existence is checked only live).",
+            ),
+            _scheduled_at("The earliest calendar occurrence not yet dispatched (whole minute).", True),
+        ),
+    ),
+}
+
+
+def _instant_field(name: str, meaning: str) -> Field:
+    return Field(name, Instant(), "decode.instant", meaning)
+
+
+ACCEPTED_AT = _instant_field(
+    "acceptedAt", "Instant the runtime accepted the recurring batch; shared by its dispatches."
+)
+OCCURRENCE_AT = _instant_field("occurrenceAt", "Cron occurrence delivered (frozen at dispatch).")
+NEXT_SCHEDULED_AT = _instant_field(
+    "nextScheduledAt", "The cron record's new target; absent when none exists up to year 9999."
+)
+
+
+def _op(name: str) -> Field:
+    return Field("operation", Const(name), "decode.operation", f"Operation {name!r}.")
+
+
+@dataclass(frozen=True)
+class RecordUnion(Spec):
+    """One record object, its shape selected by the `kind` discriminator."""
+
+    description: str = "The record; its kind selects the exact key set."
+
+    def check(self, value: object) -> object:
+        raise TypeError("records are decoded by invariant.changes.decode_record")
+
+
+CREATE_SHAPE = ObjectShape(
+    "CreateChange",
+    "create",
+    "Adds one record; its id must never have been created before in the owned log.",
+    (VERSION, _op("create"), Field("schedule", RecordUnion(), "decode.create.schedule", "The record.")),
+)
+DELETE_SHAPE = ObjectShape(
+    "DeleteChange",
+    "delete",
+    "Removes one active record.",
+    (VERSION, _op("delete"), ID),
+)
+
+#: Dispatch shapes are told apart by their exact key sets alone.
+DISPATCH_SHAPES: dict[str, ObjectShape] = {
+    "one-shot": ObjectShape(
+        "OneShotDispatch",
+        "one-shot dispatch",
+        "Ends an after or at record.",
+        (VERSION, _op("dispatch"), ID),
+    ),
+    "every": ObjectShape(
+        "EveryDispatch",
+        "every dispatch",
+        "Advances an every record; occurrence and next target are derived from acceptedAt.",
+        (VERSION, _op("dispatch"), ID, ACCEPTED_AT),
+    ),
+    "cron-final": ObjectShape(
+        "CronFinalDispatch",
+        "final cron dispatch",
+        "Delivers a cron occurrence and ends the record (no occurrence left up to 9999).",
+        (VERSION, _op("dispatch"), ID, OCCURRENCE_AT, ACCEPTED_AT),
+    ),
+    "cron": ObjectShape(
+        "CronDispatch",
+        "cron dispatch",
+        "Delivers a cron occurrence and moves the record to nextScheduledAt.",
+        (VERSION, _op("dispatch"), ID, OCCURRENCE_AT, ACCEPTED_AT, NEXT_SCHEDULED_AT),
+    ),
+}
+DISPATCH_BY_KEYS: dict[frozenset[str], str] = {s.keys: k for k, s in DISPATCH_SHAPES.items()}
+
+OPERATIONS = ("create", "delete", "dispatch")
