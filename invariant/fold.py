@@ -127,6 +127,10 @@ class Folder:
         except ScheduleLogError as err:
             raise err.at(index, "/data") from None
 
+    def skip(self, count: int) -> None:
+        """Advance past `count` events known not to be `schedule/change` (packed chunk rows)."""
+        self.count += count
+
     def feed_all(self, events: Iterable[object]) -> None:
         for event in events:
             self.feed(event)

@@ -1,0 +1,102 @@
+"""Packed chunk rows (session-log.md §6): one storage record standing for n chunk events.
+
+A row is validated exactly (a malformed row is a defect, like an unparsable line) and kept
+packed; `events()` expands it to the `assistant/chunk` events it stands for, on demand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from itertools import accumulate
+
+from invariant.jsvalue import MAX_SAFE_INTEGER, is_number, safe_integer
+
+ROW_TAGS = frozenset({"text-chunks", "reasoning-chunks", "tool-call-chunks"})
+_ENVELOPE = frozenset({"type", "seq0", "time0", "data"})
+_TEXT_KEYS = frozenset({"turn", "step", "index", "dt", "texts"})
+_TOOL_KEYS = frozenset({"turn", "step", "index", "id", "dt", "args"})
+_TOOL_KEYS_NAMED = _TOOL_KEYS | {"name"}
+_DELTA = {"text-chunks": "text-delta", "reasoning-chunks": "reasoning-delta", "tool-call-chunks": "tool-call-delta"}
+
+
+class RowError(ValueError):
+    """A record tagged as a chunk row does not have the exact row shape."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkRow:
+    tag: str
+    seq0: int
+    time0: int
+    data: Mapping[str, object]
+    members: list[str]
+    dt: list[int]
+
+    def __len__(self) -> int:
+        return len(self.members)
+
+    def events(self) -> Iterator[dict[str, object]]:
+        """The expanded `assistant/chunk` events, in the reference's key order."""
+        data = self.data
+        delta = _DELTA[self.tag]
+        times = accumulate(self.dt, initial=self.time0)
+        for k, (member, time) in enumerate(zip(self.members, times)):
+            chunk: dict[str, object]
+            if self.tag == "tool-call-chunks":
+                chunk = {"type": delta, "index": data["index"], "id": data["id"]}
+                if "name" in data:
+                    chunk["name"] = data["name"]
+                chunk["argumentsDelta"] = member
+            else:
+                chunk = {"type": delta, "index": data["index"], "text": member}
+            yield {
+                "type": "assistant/chunk",
+                "seq": self.seq0 + k,
+                "time": time,
+                "data": {"turn": data["turn"], "step": data["step"], "chunk": chunk},
+            }
+
+
+def decode_row(value: Mapping[str, object], tag: str) -> ChunkRow:
+    """Validate a record tagged `tag` as a packed row (§6.2); raise RowError."""
+    if value.keys() != _ENVELOPE:
+        raise RowError(f"{tag} row keys must be exactly type, seq0, time0, data")
+    seq0 = safe_integer(value["seq0"])
+    time0 = safe_integer(value["time0"])
+    if seq0 is None or seq0 < 0:
+        raise RowError(f"{tag} row seq0 is not a non-negative safe integer")
+    if time0 is None:
+        raise RowError(f"{tag} row time0 is not a safe integer")
+    data = value["data"]
+    if not isinstance(data, dict):
+        raise RowError(f"{tag} row data is not an object")
+    keys = data.keys()
+    if tag == "tool-call-chunks":
+        if keys != _TOOL_KEYS and keys != _TOOL_KEYS_NAMED:
+            raise RowError("tool-call-chunks data keys must be turn, step, index, id, [name,] dt, args")
+        if type(data["id"]) is not str or ("name" in data and type(data["name"]) is not str):
+            raise RowError("tool-call-chunks id and name must be strings")
+        members = data["args"]
+    else:
+        if keys != _TEXT_KEYS:
+            raise RowError(f"{tag} data keys must be turn, step, index, dt, texts")
+        members = data["texts"]
+    if not (is_number(data["turn"]) and is_number(data["step"]) and is_number(data["index"])):
+        raise RowError(f"{tag} turn, step and index must be numbers")
+    if type(members) is not list or not members or not all(type(m) is str for m in members):
+        raise RowError(f"{tag} members must be a non-empty array of strings")
+    dt = data["dt"]
+    if type(dt) is not list or len(dt) != len(members) - 1:
+        raise RowError(f"{tag} dt must be an array of {len(members) - 1 if isinstance(members, list) else '?'} gaps")
+    if not all(type(g) is int for g in dt):
+        dt = [safe_integer(g) for g in dt]
+        if any(g is None for g in dt):
+            raise RowError(f"{tag} dt gaps must be safe integers")
+    if seq0 + len(members) - 1 > MAX_SAFE_INTEGER:
+        raise RowError(f"{tag} last member seq is not a safe integer")
+    if dt:
+        sums = list(accumulate(dt, initial=time0))
+        if max(sums) > MAX_SAFE_INTEGER or min(sums) < -MAX_SAFE_INTEGER or max(map(abs, dt)) > MAX_SAFE_INTEGER:
+            raise RowError(f"{tag} member times leave the safe-integer range")
+    return ChunkRow(tag, seq0, time0, data, members, dt)  # type: ignore[arg-type]

@@ -1,0 +1,59 @@
+"""Parse one JSONL record the way the reference's `JSON.parse` does.
+
+orjson is the fast path. Where it is stricter than JavaScript (invalid UTF-8, which the
+reference replaces with U+FFFD; lone surrogate escapes, which JavaScript keeps) the record is
+re-parsed with the standard library, with `NaN`/`Infinity` refused as JavaScript refuses them.
+"""
+
+from __future__ import annotations
+
+import json
+
+import orjson
+
+
+class JsonLineError(ValueError):
+    """The record is not one JSON value."""
+
+
+def _no_constants(name: str) -> object:
+    raise ValueError(f"{name} is not JSON")
+
+
+def parse_json_line(raw: bytes) -> object:
+    """The JSON value of one record's bytes, or JsonLineError."""
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        pass
+    text = raw.decode("utf-8", "replace")
+    try:
+        return json.loads(text, parse_constant=_no_constants)
+    except RecursionError:
+        raise JsonLineError("JSON nesting is deeper than this reader supports") from None
+    except ValueError as err:
+        raise JsonLineError(str(err).split(": line")[0]) from None
+
+
+class NegativeZero(float):
+    """Marks a `-0` token, which the reference rejects for createdAt/delegationDepth."""
+
+
+def _parse_int(token: str) -> int | float:
+    return NegativeZero(-0.0) if token == "-0" else int(token)
+
+
+def _parse_float(token: str) -> float:
+    value = float(token)
+    return NegativeZero(-0.0) if value == 0 and token.startswith("-") else value
+
+
+def parse_header_line(raw: bytes) -> object:
+    """Like `parse_json_line`, but keeps the sign of negative zero (header checks need it)."""
+    text = raw.decode("utf-8", "replace")
+    try:
+        return json.loads(text, parse_constant=_no_constants, parse_int=_parse_int, parse_float=_parse_float)
+    except RecursionError:
+        raise JsonLineError("JSON nesting is deeper than this reader supports") from None
+    except ValueError as err:
+        raise JsonLineError(str(err).split(": line")[0]) from None

@@ -1,0 +1,398 @@
+"""Streaming reader for real harness session logs (session-log.md §3-§9).
+
+`SessionLog.entries()` yields the committed records of one log in order: verbatim events,
+and packed chunk rows kept packed (an `Entry` knows how many events it stands for, so
+`seedLength` and `seq` count events, not lines). Everything wrong with the file itself is a
+`Finding`; nothing here raises for bad input. Files are only ever opened for reading.
+
+Modes: `strict` applies the persistence reader's rules (header shape, version, blank lines
+are defects); `lenient` applies the fixture reader's (header fields only read; blank lines
+skipped) and still checks seq contiguity.
+"""
+
+from __future__ import annotations
+
+import math
+import mmap
+import os
+import re
+import sys
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+import zstandard
+
+from invariant.jsvalue import safe_integer
+
+from .chunks import ROW_TAGS, ChunkRow, RowError, decode_row
+from .jsonline import JsonLineError, NegativeZero, parse_header_line, parse_json_line
+from .zstdframes import FrameError, decompress_frame, decompress_torn, scan_frames
+
+MODES = ("strict", "lenient")
+READ_CHUNK = 8 << 20
+TURN_END = "turn/end"
+_ENVELOPE_KEYS = frozenset({"type", "seq", "time", "data", "sourceEventSeqs", "surfaceOp"})
+_RETIRED_HEADER_KEYS = ("sandboxMode", "approvalPolicy")
+_PLACEHOLDER = re.compile(r"\{\{[^{}]*\}\}")
+_FINDINGS_PER_CODE = 20
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A problem with the log file itself (not the schedule protocol).
+
+    `severity` is `error` when the reference's reader in the chosen mode would refuse the log,
+    `warning` when it tolerates it (a dropped crash tail, a placeholder cwd, ...).
+    """
+
+    code: str
+    severity: str
+    message: str
+    line: int | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return {"code": self.code, "severity": self.severity, "line": self.line, "message": self.message}
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One committed storage record: a verbatim event or a packed row, at event `index`."""
+
+    line: int
+    index: int
+    event: dict[str, object] | None
+    row: ChunkRow | None
+
+    @property
+    def count(self) -> int:
+        return 1 if self.row is None else len(self.row)
+
+    def events(self) -> Iterator[dict[str, object]]:
+        """The event(s) this record stands for (rows expanded)."""
+        if self.row is None:
+            assert self.event is not None
+            yield self.event
+        else:
+            yield from self.row.events()
+
+
+def _is_non_negative_safe(value: object) -> bool:
+    n = safe_integer(value)
+    return n is not None and n >= 0 and not isinstance(value, NegativeZero)
+
+
+@dataclass
+class _Defect:
+    code: str
+    message: str
+    line: int
+
+
+@dataclass
+class SessionLog:
+    """One session log being read. Iterate `entries()` once; then read the summary fields."""
+
+    path: str
+    mode: str = "strict"
+    data: bytes | None = None
+    """Bytes to read instead of opening `path` (stdin)."""
+
+    header: dict[str, object] | None = None
+    headerless: bool = False
+    findings: list[Finding] = field(default_factory=list)
+    event_count: int = 0
+    rejected: bool = False
+    """The reference's reader (in this mode) would refuse to load this log."""
+    unreadable: bool = False
+    """Nothing could be read as a session log (I/O error, empty file, not JSONL)."""
+    size: int = 0
+
+    _defect: _Defect | None = None
+    _fatal: bool = False
+    _counts: dict[str, int] = field(default_factory=dict)
+
+    # --- findings -------------------------------------------------------------------------
+
+    def _find(self, code: str, severity: str, message: str, line: int | None = None) -> None:
+        n = self._counts.get(code, 0) + 1
+        self._counts[code] = n
+        if n <= _FINDINGS_PER_CODE:
+            self.findings.append(Finding(code, severity, message, line))
+        if severity == "error":
+            self.rejected = True
+
+    def _header_problem(self, message: str, line: int = 1, code: str = "format.header") -> None:
+        self._find(code, "error" if self.mode == "strict" else "warning", message, line)
+
+    def _unreadable(self, message: str, line: int | None = None) -> None:
+        self.unreadable = True
+        self._find("format.unreadable", "error", message, line)
+
+    # --- public summary -------------------------------------------------------------------
+
+    @property
+    def session_id(self) -> str | None:
+        value = self.header.get("id") if self.header else None
+        return value if isinstance(value, str) else None
+
+    @property
+    def seed_length(self) -> object:
+        """The header's seedLength as written (absent means 0); the fold checks its bounds."""
+        return 0 if self.header is None else self.header.get("seedLength", 0)
+
+    # --- reading --------------------------------------------------------------------------
+
+    def entries(self) -> Iterator[Entry]:
+        """Yield the committed records; findings are final once the iterator is exhausted."""
+        if self.mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}")
+        try:
+            raw = self._load()
+        except OSError as err:
+            self._unreadable(f"cannot read: {err.strerror or err}")
+            return
+        self.size = len(raw)
+        if not raw:
+            self._unreadable("empty file: no session header and no events")
+            return
+        if raw[:4] == b"\x28\xb5\x2f\xfd":
+            yield from self._zstd(raw)
+        else:
+            yield from self._plain(raw)
+        self._close_scan()
+
+    def _load(self) -> bytes | mmap.mmap:
+        if self.data is not None:
+            return self.data
+        with open(self.path, "rb") as f:
+            if os.fstat(f.fileno()).st_size == 0:
+                return b""
+            return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+
+    def _plain(self, raw: bytes | mmap.mmap) -> Iterator[Entry]:
+        first = raw.find(b"\n")
+        if first < 0:
+            self._first_line_without_lf(bytes(raw))
+            return
+        line_no = 1
+        entry = self._first_line(bytes(raw[:first]))
+        if entry is not None:
+            yield entry
+        pos = first + 1
+        size = len(raw)
+        while pos < size:
+            end = raw.find(b"\n", pos)
+            if end < 0:
+                self._torn(line_no + 1, size - pos)
+                break
+            line_no += 1
+            entry = self._record(line_no, raw[pos:end])
+            if entry is not None:
+                yield entry
+            pos = end + 1
+
+    def _zstd(self, raw: bytes | mmap.mmap) -> Iterator[Entry]:
+        try:
+            frames = scan_frames(raw)
+        except FrameError as err:
+            self._find("format.zstd", "error", f"corrupt Zstandard container: {err}")
+            return
+        complete = [f for f in frames if f.complete]
+        if not complete:
+            self._find("format.zstd", "error", "empty or header-less Zstandard session log: no complete frame")
+            return
+        try:
+            head = decompress_frame(raw[complete[0].start : complete[0].end])
+        except zstandard.ZstdError as err:
+            self._find("format.zstd", "error", f"first frame does not decompress: {err}")
+            return
+        if head.count(b"\n") != 1 or not head.endswith(b"\n"):
+            self._find("format.zstd", "error", "first frame is not exactly one header line")
+            return
+        entry = self._first_line(head[:-1])
+        if entry is not None:
+            yield entry
+        line_no = 1
+        for frame in frames[1:]:
+            chunk = raw[frame.start : frame.end]
+            if frame.complete:
+                try:
+                    text = decompress_frame(chunk)
+                except zstandard.ZstdError as err:
+                    self._find("format.zstd", "error", f"frame at byte {frame.start} does not decompress: {err}")
+                    return
+            else:
+                text = decompress_torn(chunk)
+                self._find("format.torn-frame", "warning", f"torn final frame at byte {frame.start} (crash tail)")
+            lines = text.split(b"\n")
+            tail = lines.pop()
+            for line in lines:
+                line_no += 1
+                entry = self._record(line_no, line)
+                if entry is not None:
+                    yield entry
+            if frame.complete and (tail or self._defect is not None):
+                self._find(
+                    "format.zstd",
+                    "error",
+                    f"complete frame at byte {frame.start} contains a torn or invalid JSONL record",
+                    line_no + (1 if tail else 0),
+                )
+                return
+            if tail:
+                self._torn(line_no + 1, len(tail))
+
+    # --- header -----------------------------------------------------------------------------
+
+    def _first_line_without_lf(self, raw: bytes) -> None:
+        try:
+            value = parse_json_line(raw)
+        except JsonLineError:
+            self._unreadable("not a session log: the only line is not JSON")
+            return
+        if isinstance(value, dict) and value.get("type") == "session":
+            self.header = value
+            self._find("format.header", "error", "the header line has no terminating LF (empty or header-less log)", 1)
+        elif isinstance(value, dict) and "type" in value:
+            self.headerless = True
+            self._torn(1, len(raw))
+        else:
+            self._unreadable("not a session log: the only line is neither a header nor an event")
+
+    def _first_line(self, raw: bytes) -> Entry | None:
+        try:
+            value = parse_header_line(raw)
+        except JsonLineError as err:
+            if self.mode == "lenient" and not raw.strip():
+                self._unreadable("not a session log: the first line is blank", 1)
+            else:
+                self._unreadable(f"not a session log: the first line is not JSON ({err})", 1)
+            return None
+        if isinstance(value, dict) and value.get("type") == "session":
+            self.header = value
+            self._check_header(value)
+            return None
+        if isinstance(value, dict) and isinstance(value.get("type"), str):
+            self.headerless = True
+            self._find("format.headerless", "warning", "no session header: the file holds bare events", 1)
+            # the header parser kept -0 apart; bare events use JavaScript's view of it
+            return self._record(1, raw)
+        self._unreadable("not a session log: the first line is neither a session header nor an event", 1)
+        return None
+
+    def _check_header(self, h: dict[str, object]) -> None:
+        """Header shape, retired fields and version, in the reference's order (§4.2)."""
+        shape = []
+        if type(h.get("version")) not in (int, float) or isinstance(h.get("version"), NegativeZero):
+            shape.append("version is not a number")
+        if type(h.get("id")) is not str:
+            shape.append("id is not a string")
+        if not _is_non_negative_safe(h.get("createdAt")):
+            shape.append("createdAt is not a non-negative safe integer")
+        if "delegationDepth" not in h:
+            shape.append("header lacks delegationDepth")
+        elif not _is_non_negative_safe(h.get("delegationDepth")):
+            shape.append("delegationDepth is not a non-negative safe integer")
+        if "origin" in h and h["origin"] != "subagent":
+            shape.append('origin is not "subagent"')
+        if shape:
+            self._header_problem("not a session header: " + "; ".join(shape))
+        retired = [k for k in _RETIRED_HEADER_KEYS if k in h]
+        if retired:
+            self._header_problem(f"session header uses retired policy baseline fields: {', '.join(retired)}")
+        version = h.get("version")
+        if not shape and version != 0:
+            self._header_problem(f"unsupported session format version {version!r}; only v0 is supported")
+        cwd = h.get("cwd")
+        if cwd is not None:
+            if not isinstance(cwd, str):
+                self._header_problem("cwd is not a string")
+            elif _PLACEHOLDER.search(cwd):
+                self._find("format.header.placeholder", "warning", f"cwd {cwd!r} holds a fixture placeholder", 1)
+            elif not (cwd.startswith("/") or re.match(r"[A-Za-z]:[\\/]", cwd) or cwd.startswith("\\\\")):
+                self._find("format.header.cwd", "warning", f"cwd {cwd!r} is not an absolute path", 1)
+        if "parentSession" in h and not isinstance(h["parentSession"], str):
+            self._header_problem("parentSession is not a string")
+        if "seedLength" in h and not _is_non_negative_safe(h["seedLength"]):
+            self._header_problem(f"seedLength {h['seedLength']!r} is not a non-negative safe integer")
+
+    # --- the committed-prefix scan (§7.2) -------------------------------------------------------
+
+    def _record(self, line_no: int, raw: bytes | mmap.mmap) -> Entry | None:
+        if self.mode == "lenient" and (not raw or raw.isspace()):
+            return None
+        try:
+            value = parse_json_line(raw)
+        except JsonLineError as err:
+            code = "format.blank-line" if not raw.strip() else "format.unparsable"
+            text = "blank line" if not raw.strip() else f"unparsable record ({err})"
+            self._note_defect(code, f"{text} at line {line_no}", line_no)
+            return None
+        row = None
+        tag = value.get("type") if isinstance(value, dict) else None
+        if tag in ROW_TAGS:
+            assert isinstance(value, dict)
+            try:
+                row = decode_row(value, tag)  # type: ignore[arg-type]
+            except RowError as err:
+                self._note_defect("format.malformed-row", f"malformed chunk row at line {line_no}: {err}", line_no)
+                return None
+        if self._defect is not None:
+            if tag == TURN_END:
+                self._fatal = True
+            return None
+        index = self.event_count
+        if row is not None:
+            if row.seq0 != index:
+                self._note_defect(
+                    "format.seq-gap", f"seq gap at line {line_no} (expected {index}, got {row.seq0})", line_no
+                )
+                return None
+            self.event_count += len(row)
+            return Entry(line_no, index, None, row)
+        seq = value.get("seq") if isinstance(value, dict) else None
+        if type(seq) not in (int, float) or seq != index:
+            got = "no seq" if seq is None else repr(seq)
+            self._note_defect("format.seq-gap", f"seq gap at line {line_no} (expected {index}, got {got})", line_no)
+            if tag == TURN_END:
+                self._fatal = True
+            return None
+        assert isinstance(value, dict)
+        self._check_envelope(value, line_no)
+        self.event_count += 1
+        return Entry(line_no, index, value, None)
+
+    def _check_envelope(self, event: Mapping[str, object], line_no: int) -> None:
+        problems = []
+        if not event.keys() <= _ENVELOPE_KEYS:
+            problems.append("unexpected key(s) " + ", ".join(sorted(event.keys() - _ENVELOPE_KEYS)))
+        if type(event.get("type")) is not str:
+            problems.append("type is not a string")
+        if "data" not in event:
+            problems.append("data is missing")
+        time = event.get("time")
+        if safe_integer(time) is None or (type(time) is float and not math.isfinite(time)):
+            problems.append("time is not a safe integer")
+        if problems:
+            severity = "error" if self.mode == "strict" else "warning"
+            self._find("format.envelope", severity, f"event envelope at line {line_no}: {'; '.join(problems)}", line_no)
+
+    def _note_defect(self, code: str, message: str, line_no: int) -> None:
+        if self._defect is None:
+            self._defect = _Defect(code, message, line_no)
+
+    def _torn(self, line_no: int, size: int) -> None:
+        self._find("format.torn-tail", "warning", f"line {line_no} has no terminating LF; its {size} bytes are dropped", line_no)
+
+    def _close_scan(self) -> None:
+        d = self._defect
+        if d is None:
+            return
+        if self._fatal:
+            self._find(d.code, "error", f"{d.message} before a committed turn/end: the log cannot be loaded", d.line)
+        else:
+            self._find(d.code, "warning", f"{d.message}; the records from there on are a dropped crash tail", d.line)
+
+
+def read_stdin() -> bytes:
+    return sys.stdin.buffer.read()
+

@@ -1,0 +1,147 @@
+"""`verify`: one verdict per session log, from the log format and the schedule fold.
+
+A session is `unreadable` when nothing could be read as a session log, `corrupt` when its
+schedule stream breaks the protocol or the reference's reader would refuse the file, and
+`ok` otherwise. The fold runs over the committed events even when the header is faulty, so a
+format problem never hides a schedule violation.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from itertools import chain
+
+from invariant import SCHEDULE_CHANGE, Folded, Folder, ScheduleLogError
+from invariant.profiles import get_profile
+
+from .logfile import Finding, SessionLog
+
+LOG_SUFFIXES = (".jsonl", ".jsonl.zstd")
+STDIN = "-"
+
+
+@dataclass(frozen=True)
+class Violation:
+    """The first schedule-protocol violation of a session, located in the file."""
+
+    code: str
+    rule: str
+    index: int | None
+    seq: int | None
+    line: int | None
+    pointer: str
+    message: str
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "code": self.code,
+            "rule": self.rule,
+            "index": self.index,
+            "seq": self.seq,
+            "line": self.line,
+            "pointer": self.pointer,
+            "message": self.message,
+        }
+
+
+@dataclass(frozen=True)
+class SessionReport:
+    path: str
+    session: str | None
+    seed_length: object
+    events: int
+    schedule_events: int
+    verdict: str
+    violation: Violation | None
+    findings: tuple[Finding, ...]
+    folded: Folded | None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "path": self.path,
+            "session": self.session,
+            "seedLength": self.seed_length,
+            "events": self.events,
+            "scheduleEvents": self.schedule_events,
+            "verdict": self.verdict,
+            "violation": None if self.violation is None else self.violation.to_json(),
+            "formatFindings": [f.to_json() for f in self.findings],
+            "active": [] if self.folded is None else [r.to_json() for r in self.folded.active],
+            "lastRecurringAcceptedAt": None if self.folded is None else self.folded.last_recurring_accepted_at,
+        }
+
+
+def _violation(err: ScheduleLogError, line: int | None) -> Violation:
+    return Violation(err.code, err.rule, err.index, err.index, line, err.pointer, err.message)
+
+
+def verify_log(log: SessionLog, profile: str = "calendar", seed_length: int | None = None) -> SessionReport:
+    """Read `log` to the end, folding its schedule events; return the session's report."""
+    entries = log.entries()
+    first = next(entries, None)  # the header (if any) has been read once this returns
+    seed = log.seed_length if seed_length is None else seed_length
+    folder: Folder | None = None
+    violation: Violation | None = None
+    try:
+        folder = Folder(seed, get_profile(profile))
+    except ScheduleLogError as err:
+        violation = _violation(err, 1 if log.header is not None else None)
+    schedule_events = 0
+    for entry in chain([first] if first is not None else [], entries):
+        event = entry.event
+        if event is None or event.get("type") != SCHEDULE_CHANGE:
+            if folder is not None:
+                folder.skip(entry.count)
+            continue
+        schedule_events += 1
+        if folder is not None:
+            try:
+                folder.feed(event)
+            except ScheduleLogError as err:
+                violation = _violation(err, entry.line)
+                folder = None
+    folded = None
+    if folder is not None and not log.unreadable:
+        try:
+            folded = folder.finish()
+        except ScheduleLogError as err:
+            violation = _violation(err, 1 if log.header is not None else None)
+    if log.unreadable:
+        verdict = "unreadable"
+    elif violation is not None or log.rejected:
+        verdict = "corrupt"
+    else:
+        verdict = "ok"
+    return SessionReport(
+        path=log.path,
+        session=log.session_id,
+        seed_length=seed,
+        events=log.event_count,
+        schedule_events=schedule_events,
+        verdict=verdict,
+        violation=violation,
+        findings=tuple(log.findings),
+        folded=folded,
+    )
+
+
+def verify_path(
+    path: str, profile: str = "calendar", mode: str = "strict", seed_length: int | None = None, data: bytes | None = None
+) -> SessionReport:
+    """Verify one file (or `data` read from stdin, reported under `path`)."""
+    return verify_log(SessionLog(path, mode, data), profile, seed_length)
+
+
+def discover(paths: Iterable[str]) -> Iterator[str]:
+    """Expand inputs: files as given, directories walked (sorted) for *.jsonl / *.jsonl.zstd."""
+    for path in paths:
+        if path != STDIN and os.path.isdir(path):
+            found = []
+            for root, dirs, files in os.walk(path, onerror=None):
+                dirs.sort()
+                found.extend(os.path.join(root, f) for f in files if f.endswith(LOG_SUFFIXES))
+            yield from sorted(found)
+        else:
+            yield path

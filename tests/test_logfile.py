@@ -1,0 +1,216 @@
+"""The session-log reader: committed-prefix scan, chunk rows, zstd frames, hostile input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from replay.logfile import SessionLog
+
+from .sessionfiles import ev, header, line, session_bytes, text_row, zstd_session
+
+
+def read(data: bytes, mode: str = "strict") -> tuple[SessionLog, list[int]]:
+    log = SessionLog("mem.jsonl", mode, data)
+    seqs = [e["seq"] for entry in log.entries() for e in entry.events()]
+    return log, seqs
+
+
+def codes(log: SessionLog) -> list[tuple[str, str]]:
+    return [(f.code, f.severity) for f in log.findings]
+
+
+# session-log.md §7.2, the test-derived table (records after the header).
+SCAN_TABLE = [
+    ("gap-without-turn-end-is-crash-tail", [ev(0), ev(2, "step/start")], [0], False),
+    ("gap-before-turn-end-rejects", [ev(0), ev(2, "step/start"), ev(3, "turn/end")], [0], True),
+    ("unparsable-before-turn-end-rejects", [b"{not json\n", ev(1, "turn/end")], [], True),
+    ("unparsable-tail-tolerated", [ev(0), b"{not json\n"], [0], False),
+    ("late-gap-after-turn-end-tolerated", [ev(0), ev(1, "turn/end"), ev(9, "step/start")], [0, 1], False),
+    ("row-expands-to-three", [ev(0), text_row(1, ["a", "b", "c"]), ev(4, "turn/end")], [0, 1, 2, 3, 4], False),
+    ("malformed-row-before-turn-end", [{**text_row(0, ["a", "b"]), "data": {**text_row(0, ["a", "b"])["data"], "dt": []}}, ev(2, "turn/end")], [], True),
+    ("row-with-gap-dropped-whole", [ev(0), text_row(2, ["a", "b", "c"])], [0], False),
+]
+
+
+def _bytes(records: list[object]) -> bytes:
+    return line(header()) + b"".join(r if isinstance(r, bytes) else line(r) for r in records)
+
+
+@pytest.mark.parametrize(("name", "records", "kept", "rejected"), SCAN_TABLE, ids=[t[0] for t in SCAN_TABLE])
+def test_committed_prefix_scan(name: str, records: list[object], kept: list[int], rejected: bool) -> None:
+    log, seqs = read(_bytes(records))
+    assert seqs == kept
+    assert log.rejected is rejected
+    assert log.event_count == len(kept)
+
+
+def test_torn_final_line_is_dropped_with_a_warning() -> None:
+    log, seqs = read(session_bytes([ev(0)]) + b"ignored torn tail")
+    assert seqs == [0]
+    assert ("format.torn-tail", "warning") in codes(log)
+    assert not log.rejected
+
+
+def test_blank_line_is_a_defect_in_strict_and_skipped_in_lenient() -> None:
+    data = session_bytes([ev(0)]) + b"\n" + line(ev(1, "turn/end"))
+    strict, _ = read(data, "strict")
+    lenient, seqs = read(data, "lenient")
+    assert strict.rejected and ("format.blank-line", "error") in codes(strict)
+    assert not lenient.rejected and seqs == [0, 1]
+
+
+def test_header_without_delegation_depth_is_strict_error_lenient_warning() -> None:
+    head = header()
+    del head["delegationDepth"]
+    strict, _ = read(session_bytes([ev(0)], head), "strict")
+    lenient, _ = read(session_bytes([ev(0)], head), "lenient")
+    assert ("format.header", "error") in codes(strict)
+    assert ("format.header", "warning") in codes(lenient) and not lenient.rejected
+
+
+@pytest.mark.parametrize(
+    ("raw", "problem"),
+    [
+        (b'{"type":"session","version":0,"id":"x","createdAt":-0,"delegationDepth":0}', "createdAt"),
+        (b'{"type":"session","version":0,"id":"x","createdAt":0,"delegationDepth":-0.0}', "delegationDepth"),
+        (b'{"type":"session","version":1,"id":"x","createdAt":0,"delegationDepth":0}', "unsupported"),
+        (b'{"type":"session","version":0,"id":"x","createdAt":0,"delegationDepth":0,"sandboxMode":"x"}', "retired"),
+        (b'{"type":"session","version":0,"id":7,"createdAt":0,"delegationDepth":0}', "id"),
+        (b'{"type":"session","version":0,"id":"x","createdAt":0,"delegationDepth":0,"origin":"user"}', "origin"),
+    ],
+)
+def test_strict_header_rules(raw: bytes, problem: str) -> None:
+    log, _ = read(raw + b"\n")
+    assert log.rejected
+    assert any(problem in f.message for f in log.findings)
+
+
+def test_header_version_float_zero_is_accepted() -> None:
+    log, _ = read(b'{"type":"session","version":0.0,"id":"x","createdAt":1.0,"delegationDepth":0}\n')
+    assert not log.rejected
+
+
+def test_headerless_file_of_bare_events() -> None:
+    log, seqs = read(line(ev(0)) + line(ev(1)))
+    assert seqs == [0, 1] and log.headerless and log.header is None
+    assert ("format.headerless", "warning") in codes(log)
+
+
+@pytest.mark.parametrize(
+    ("data", "expect_unreadable"),
+    [
+        (b"", True),
+        (b"\x00\xff\xfe garbage \x81\n", True),
+        (b"not json at all\n", True),
+        (b"[1,2,3]\n", True),
+        (b"\xef\xbb\xbf" + line(header()), True),  # a BOM makes the header unparsable
+    ],
+)
+def test_not_a_session_log_is_unreadable(data: bytes, expect_unreadable: bool) -> None:
+    log, seqs = read(data)
+    assert log.unreadable is expect_unreadable and seqs == []
+
+
+def test_invalid_utf8_inside_a_string_is_replaced_not_fatal() -> None:
+    data = line(header()) + b'{"type":"user/message","seq":0,"time":0,"data":"caf\xe9"}\n'
+    log, seqs = read(data)
+    assert seqs == [0] and not log.rejected
+
+
+def test_nan_is_not_json() -> None:
+    data = line(header()) + b'{"type":"x","seq":0,"time":0,"data":NaN}\n' + line(ev(1, "turn/end"))
+    log, _ = read(data)
+    assert log.rejected and ("format.unparsable", "error") in codes(log)
+
+
+def test_lone_surrogate_escape_is_accepted() -> None:
+    data = line(header()) + b'{"type":"x","seq":0,"time":0,"data":"\\ud800"}\n'
+    log, seqs = read(data)
+    assert seqs == [0] and not log.rejected
+
+
+def test_five_megabyte_line() -> None:
+    big = ev(0, "user/message", "x" * (5 << 20))
+    log, seqs = read(session_bytes([big, ev(1, "turn/end")]))
+    assert seqs == [0, 1] and not log.rejected
+
+
+def test_deep_nesting_is_a_finding_not_a_crash() -> None:
+    deep = b'{"type":"x","seq":0,"time":0,"data":' + b"[" * 200_000 + b"]" * 200_000 + b"}\n"
+    log, _ = read(line(header()) + deep + line(ev(1, "turn/end")))
+    assert log.rejected and log.findings
+
+
+def test_envelope_problems_are_reported() -> None:
+    log, seqs = read(session_bytes([{"type": "x", "seq": 0, "time": "soon", "data": {}, "extra": 1}]))
+    assert seqs == [0]
+    assert ("format.envelope", "error") in codes(log)
+
+
+def test_chunk_row_expansion_matches_the_spec_example() -> None:
+    row = {
+        "type": "text-chunks",
+        "seq0": 0,
+        "time0": 1783352138307,
+        "data": {"turn": 2, "step": 1, "index": 1, "dt": [1790166963, 239266980, 117223942], "texts": ["M", "ARM", "AL", "ADE"]},
+    }
+    log = SessionLog("m", "strict", session_bytes([row]))
+    events = [e for entry in log.entries() for e in entry.events()]
+    assert [(e["seq"], e["time"], e["data"]["chunk"]["text"]) for e in events] == [  # type: ignore[index]
+        (0, 1783352138307, "M"),
+        (1, 1785142305270, "ARM"),
+        (2, 1785381572250, "AL"),
+        (3, 1785498796192, "ADE"),
+    ]
+    assert events[0]["data"] == {"turn": 2, "step": 1, "chunk": {"type": "text-delta", "index": 1, "text": "M"}}
+
+
+# --- Zstandard ------------------------------------------------------------------------------
+
+
+def test_zstd_frames_read_like_plain() -> None:
+    data = zstd_session([[ev(0), text_row(1, ["a", "b"])], [ev(3, "turn/end")]])
+    log, seqs = read(data)
+    assert seqs == [0, 1, 2, 3] and not log.rejected and log.findings == []
+
+
+def test_zstd_torn_final_frame_keeps_what_decompresses() -> None:
+    data = zstd_session([[ev(0)], [ev(1), ev(2)]])
+    log, seqs = read(data[:-2])  # cut inside the checksum of the last frame
+    assert seqs == [0, 1, 2]
+    assert ("format.torn-frame", "warning") in codes(log) and not log.rejected
+
+
+def test_zstd_checksum_failure_in_a_complete_frame_rejects() -> None:
+    data = bytearray(zstd_session([[ev(0)], [ev(1)]]))
+    data[-1] ^= 0xFF
+    log, _ = read(bytes(data))
+    assert log.rejected and any(f.code == "format.zstd" for f in log.findings)
+
+
+def test_zstd_first_frame_must_be_exactly_the_header() -> None:
+    import zstandard
+
+    c = zstandard.ZstdCompressor(write_checksum=True)
+    log, _ = read(c.compress(line(header()) + line(ev(0))))
+    assert log.rejected
+
+
+def test_zstd_defect_inside_a_complete_frame_is_fatal() -> None:
+    import zstandard
+
+    c = zstandard.ZstdCompressor(write_checksum=True)
+    data = c.compress(line(header())) + c.compress(line(ev(0)) + b"{torn")
+    log, _ = read(data)
+    assert log.rejected
+
+
+def test_inputs_are_opened_read_only(tmp_path: Path) -> None:
+    path = tmp_path / "ro.jsonl"
+    path.write_bytes(session_bytes([ev(0)]))
+    path.chmod(0o444)
+    log = SessionLog(str(path))
+    assert [e.index for e in log.entries()] == [0]
+    assert path.read_bytes() == session_bytes([ev(0)])
