@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import ClassVar, Union
+from typing import ClassVar
 
 from .errors import ScheduleLogError
 from .profiles import Profile, get_profile
@@ -96,7 +96,7 @@ class CronRecord:
         return _shape_json(self, RECORD_SHAPES[self.kind], {"kind": self.kind})
 
 
-Record = Union[AfterRecord, AtRecord, EveryRecord, CronRecord]
+Record = AfterRecord | AtRecord | EveryRecord | CronRecord
 RECORD_TYPES: dict[str, type[Record]] = {
     "after": AfterRecord,
     "at": AtRecord,
@@ -150,21 +150,17 @@ class DispatchChange:
         return "cron-final" if self.next_scheduled_at is None else "cron"
 
     def to_json(self) -> dict[str, object]:
-        return _shape_json(
-            self, DISPATCH_SHAPES[self.shape], {"version": PROTOCOL_VERSION, "operation": "dispatch"}
-        )
+        return _shape_json(self, DISPATCH_SHAPES[self.shape], {"version": PROTOCOL_VERSION, "operation": "dispatch"})
 
 
-Change = Union[CreateChange, DeleteChange, DispatchChange]
+Change = CreateChange | DeleteChange | DispatchChange
 
 
 def _field(obj: Mapping[str, object], f: Field, pointer: str) -> object:
     try:
         return f.spec.check(obj[f.name])
     except Reject as err:
-        raise ScheduleLogError(
-            err.rule or f.rule, f"{f.name} {err.message}", pointer=f"{pointer}/{f.name}"
-        ) from None
+        raise ScheduleLogError(err.rule or f.rule, f"{f.name} {err.message}", pointer=f"{pointer}/{f.name}") from None
 
 
 def _exact_keys(obj: Mapping[str, object], shape: ObjectShape, rule: str, pointer: str) -> None:
@@ -198,7 +194,9 @@ def decode_record(value: object, profile: str | Profile = "calendar", pointer: s
         )
     if kind not in prof.record_kinds:
         raise ScheduleLogError(
-            "decode.record.kind", f"record kind {kind!r} does not exist in profile {prof.name}", pointer=pointer + "/kind"
+            "decode.record.kind",
+            f"record kind {kind!r} does not exist in profile {prof.name}",
+            pointer=pointer + "/kind",
         )
     shape = RECORD_SHAPES[kind]
     _exact_keys(value, shape, "decode.record.keys", pointer)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import IntEnum
+from itertools import pairwise
 
 from .jsvalue import is_trimmed_nonempty
 
@@ -121,7 +122,7 @@ def _parse_field(field: CronField, text: str) -> tuple[str, list[int]]:
         return f"{first}-{last}", values
     if _LIST.fullmatch(text):
         values = [_number(part, field, lo, hi) for part in text.split(",")]
-        if any(a >= b for a, b in zip(values, values[1:])):
+        if any(a >= b for a, b in pairwise(values)):
             raise CronSyntaxError(f"{_NAMES[field]} list {text!r} is not strictly increasing")
         _dedupe_check(field, values, text)
         return ",".join(str(v) for v in values), values
@@ -140,7 +141,7 @@ def parse_cron(text: str) -> CronRule:
         raise CronSyntaxError(f"cron needs exactly 5 fields, got {len(parts)}")
     canon: list[str] = []
     values: list[list[int]] = []
-    for field, part in zip(CronField, parts):
+    for field, part in zip(CronField, parts, strict=True):
         c, v = _parse_field(field, part)
         canon.append(c)
         values.append(v)

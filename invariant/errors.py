@@ -20,9 +20,7 @@ class ScheduleLogError(Exception):
 
     code: str = CORRUPT_SCHEDULE_LOG
 
-    def __init__(
-        self, rule: str, message: str, *, index: int | None = None, pointer: str = ""
-    ) -> None:
+    def __init__(self, rule: str, message: str, *, index: int | None = None, pointer: str = "") -> None:
         super().__init__(message)
         self.rule = rule
         self.message = message
@@ -31,9 +29,7 @@ class ScheduleLogError(Exception):
 
     def at(self, index: int, prefix: str = "") -> ScheduleLogError:
         """Return this error re-anchored at event `index`, its pointer under `prefix`."""
-        return ScheduleLogError(
-            self.rule, self.message, index=index, pointer=prefix + self.pointer
-        )
+        return ScheduleLogError(self.rule, self.message, index=index, pointer=prefix + self.pointer)
 
     def to_json(self) -> dict[str, object]:
         return {

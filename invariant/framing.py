@@ -44,6 +44,4 @@ def render_batch_framing(items: Sequence[BatchItem | tuple[Record, str]]) -> str
         {"schedule_id": record.id, "occurrence_at": occurrence, "reminder_prompt": record.prompt}
         for record, occurrence in items
     ]
-    return "\n".join(
-        ("[SCHEDULE REMINDER BATCH]", BATCH_INSTRUCTION, f"reminders_json: {js_compact_json(reminders)}")
-    )
+    return "\n".join(("[SCHEDULE REMINDER BATCH]", BATCH_INSTRUCTION, f"reminders_json: {js_compact_json(reminders)}"))

@@ -7,7 +7,7 @@ so a value is valid iff it parses strictly and formats back to the same string.
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 
 MIN_MS = -62135596800000
@@ -18,10 +18,8 @@ GATE_MS = 300_000
 """The shared recurring gate and minimum fixed-rate interval (300 s)."""
 MINUTE_MS = 60_000
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
-_PATTERN = re.compile(
-    r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})\.([0-9]{3})Z"
-)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_PATTERN = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})\.([0-9]{3})Z")
 
 
 @lru_cache(maxsize=65536)
@@ -34,7 +32,7 @@ def parse_instant(text: str) -> int | None:
     if year == 0 or hour > 23 or minute > 59 or second > 59:
         return None
     try:
-        moment = datetime(year, month, day, hour, minute, second, tzinfo=timezone.utc)
+        moment = datetime(year, month, day, hour, minute, second, tzinfo=UTC)
     except ValueError:
         return None
     delta = moment - _EPOCH

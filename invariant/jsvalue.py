@@ -36,9 +36,8 @@ def safe_integer(value: object) -> int | None:
     """
     if type(value) is int:
         return value if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER else None
-    if type(value) is float:
-        if value.is_integer() and -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
-            return int(value)
+    if type(value) is float and value.is_integer() and -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
+        return int(value)
     return None
 
 
@@ -54,9 +53,7 @@ def js_trim(text: str) -> str:
 
 def is_trimmed_nonempty(text: str) -> bool:
     """A non-empty string equal to its own JavaScript-trimmed form."""
-    return (
-        text != "" and text[0] not in _JS_WHITESPACE_SET and text[-1] not in _JS_WHITESPACE_SET
-    )
+    return text != "" and text[0] not in _JS_WHITESPACE_SET and text[-1] not in _JS_WHITESPACE_SET
 
 
 def has_non_ascii_edge_whitespace(text: str) -> bool:

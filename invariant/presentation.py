@@ -116,21 +116,25 @@ def present(
     for i in range(d - 1, start - 1, -1):
         if event_type(events[i]) != SCHEDULE_CHANGE:
             continue
-        decoded[i] = c = _decode_at(events, i, prof)
+        c = decoded[i] = _decode_at(events, i, prof)
         if isinstance(c, CreateChange) and c.record.id == change.id:
             create_at = i
             break
     if create_at is None:
         raise ScheduleLogError(
-            "present.inactive", f"no create of {change.id!r} precedes dispatch {d} in its segment", index=d, pointer="/data/id"
+            "present.inactive",
+            f"no create of {change.id!r} precedes dispatch {d} in its segment",
+            index=d,
+            pointer="/data/id",
         )
     first = decoded[create_at]
     assert isinstance(first, CreateChange)
     record: Record | None = first.record
     for i in range(create_at + 1, d + 1):
-        c = decoded.get(i)
-        if c is None or isinstance(c, CreateChange) or c.id != change.id:
+        step = decoded.get(i)
+        if step is None or isinstance(step, CreateChange) or step.id != change.id:
             continue
+        c = step
         if record is None:
             raise ScheduleLogError(
                 "present.inactive", f"{c.operation} of {change.id!r} after it ended", index=i, pointer="/data/id"

@@ -41,7 +41,7 @@ class ChunkRow:
         data = self.data
         delta = _DELTA[self.tag]
         times = accumulate(self.dt, initial=self.time0)
-        for k, (member, time) in enumerate(zip(self.members, times)):
+        for k, (member, time) in enumerate(zip(self.members, times, strict=False)):
             chunk: dict[str, object]
             if self.tag == "tool-call-chunks":
                 chunk = {"type": delta, "index": data["index"], "id": data["id"]}
@@ -99,4 +99,4 @@ def decode_row(value: Mapping[str, object], tag: str) -> ChunkRow:
         sums = list(accumulate(dt, initial=time0))
         if max(sums) > MAX_SAFE_INTEGER or min(sums) < -MAX_SAFE_INTEGER or max(map(abs, dt)) > MAX_SAFE_INTEGER:
             raise RowError(f"{tag} member times leave the safe-integer range")
-    return ChunkRow(tag, seq0, time0, data, members, dt)  # type: ignore[arg-type]
+    return ChunkRow(tag, seq0, time0, data, members, dt)

@@ -19,6 +19,7 @@ import re
 import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+
 import zstandard
 
 from invariant.jsvalue import safe_integer
@@ -317,7 +318,7 @@ class SessionLog:
 
     # --- the committed-prefix scan (§7.2) -------------------------------------------------------
 
-    def _record(self, line_no: int, raw: bytes | mmap.mmap) -> Entry | None:
+    def _record(self, line_no: int, raw: bytes) -> Entry | None:
         if self.mode == "lenient" and (not raw or raw.isspace()):
             return None
         try:
@@ -332,7 +333,7 @@ class SessionLog:
         if tag in ROW_TAGS:
             assert isinstance(value, dict)
             try:
-                row = decode_row(value, tag)  # type: ignore[arg-type]
+                row = decode_row(value, tag)
             except RowError as err:
                 self._note_defect("format.malformed-row", f"malformed chunk row at line {line_no}: {err}", line_no)
                 return None
@@ -381,7 +382,12 @@ class SessionLog:
             self._defect = _Defect(code, message, line_no)
 
     def _torn(self, line_no: int, size: int) -> None:
-        self._find("format.torn-tail", "warning", f"line {line_no} has no terminating LF; its {size} bytes are dropped", line_no)
+        self._find(
+            "format.torn-tail",
+            "warning",
+            f"line {line_no} has no terminating LF; its {size} bytes are dropped",
+            line_no,
+        )
 
     def _close_scan(self) -> None:
         d = self._defect
@@ -395,4 +401,3 @@ class SessionLog:
 
 def read_stdin() -> bytes:
     return sys.stdin.buffer.read()
-

@@ -48,7 +48,9 @@ def text_line(r: SessionReport) -> str:
 
 def summary_line(reports: Sequence[SessionReport]) -> str:
     counts = {v: sum(1 for r in reports if r.verdict == v) for v in ("ok", "corrupt", "unreadable")}
-    return f"{len(reports)} session(s): {counts['ok']} ok, {counts['corrupt']} corrupt, {counts['unreadable']} unreadable"
+    return (
+        f"{len(reports)} session(s): {counts['ok']} ok, {counts['corrupt']} corrupt, {counts['unreadable']} unreadable"
+    )
 
 
 def render(reports: Sequence[SessionReport], fmt: str) -> str:
@@ -77,9 +79,10 @@ def junit(reports: Sequence[SessionReport]) -> str:
         detail = escape(text_line(r))
         if r.verdict == "corrupt":
             rule = r.violation.rule if r.violation else "format"
-            out.append(f"    <failure type={quoteattr(rule)} message={quoteattr(text_line(r).splitlines()[0])}>{detail}</failure>")
+            message = quoteattr(text_line(r).splitlines()[0])
+            out.append(f"    <failure type={quoteattr(rule)} message={message}>{detail}</failure>")
         elif r.verdict == "unreadable":
-            out.append(f"    <error type=\"unreadable\" message={quoteattr(text_line(r))}>{detail}</error>")
+            out.append(f'    <error type="unreadable" message={quoteattr(text_line(r))}>{detail}</error>')
         out.append("  </testcase>")
     out.append("</testsuite>")
     return "\n".join(out) + "\n"

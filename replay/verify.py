@@ -128,7 +128,11 @@ def verify_log(log: SessionLog, profile: str = "calendar", seed_length: int | No
 
 
 def verify_path(
-    path: str, profile: str = "calendar", mode: str = "strict", seed_length: int | None = None, data: bytes | None = None
+    path: str,
+    profile: str = "calendar",
+    mode: str = "strict",
+    seed_length: int | None = None,
+    data: bytes | None = None,
 ) -> SessionReport:
     """Verify one file (or `data` read from stdin, reported under `path`)."""
     return verify_log(SessionLog(path, mode, data), profile, seed_length)
@@ -138,7 +142,7 @@ def discover(paths: Iterable[str]) -> Iterator[str]:
     """Expand inputs: files as given, directories walked (sorted) for *.jsonl / *.jsonl.zstd."""
     for path in paths:
         if path != STDIN and os.path.isdir(path):
-            found = []
+            found: list[str] = []
             for root, dirs, files in os.walk(path, onerror=None):
                 dirs.sort()
                 found.extend(os.path.join(root, f) for f in files if f.endswith(LOG_SUFFIXES))

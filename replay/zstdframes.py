@@ -7,9 +7,12 @@ frame cut short by a crash is the torn final frame, whose start is the repair po
 
 from __future__ import annotations
 
+import mmap
 from dataclasses import dataclass
 
 import zstandard
+
+Buffer = bytes | memoryview | mmap.mmap
 
 MAGIC = b"\x28\xb5\x2f\xfd"
 _FCS_BYTES = {0: 0, 1: 2, 2: 4, 3: 8}
@@ -27,7 +30,7 @@ class Frame:
     complete: bool
 
 
-def scan_frames(data: bytes | memoryview) -> list[Frame]:
+def scan_frames(data: Buffer) -> list[Frame]:
     """Split `data` into frames; the last one may be torn (incomplete). Raise FrameError."""
     frames: list[Frame] = []
     pos = 0
@@ -43,7 +46,7 @@ def scan_frames(data: bytes | memoryview) -> list[Frame]:
     return frames
 
 
-def _frame_end(data: bytes | memoryview, pos: int, size: int) -> int | None:
+def _frame_end(data: Buffer, pos: int, size: int) -> int | None:
     if size - pos < 4:
         return None
     if bytes(data[pos : pos + 4]) != MAGIC:
@@ -84,7 +87,7 @@ def _frame_end(data: bytes | memoryview, pos: int, size: int) -> int | None:
     return pos
 
 
-def decompress_frame(frame: bytes | memoryview) -> bytes:
+def decompress_frame(frame: Buffer) -> bytes:
     """Plaintext of one complete frame, checksum verified; raise zstandard.ZstdError."""
     obj = zstandard.ZstdDecompressor().decompressobj()
     out = obj.decompress(bytes(frame))
@@ -93,7 +96,7 @@ def decompress_frame(frame: bytes | memoryview) -> bytes:
     return out
 
 
-def decompress_torn(frame: bytes | memoryview) -> bytes:
+def decompress_torn(frame: Buffer) -> bytes:
     """As much plaintext as a torn frame yields (no checksum); empty when none."""
     try:
         return zstandard.ZstdDecompressor().decompressobj().decompress(bytes(frame))

@@ -50,5 +50,11 @@ def text_row(seq0: int, texts: Sequence[str], dt: Sequence[int] | None = None, t
         "type": "text-chunks",
         "seq0": seq0,
         "time0": time0,
-        "data": {"turn": 1, "step": 1, "index": 0, "dt": list(dt if dt is not None else [1] * (len(texts) - 1)), "texts": list(texts)},
+        "data": {
+            "turn": 1,
+            "step": 1,
+            "index": 0,
+            "dt": list(dt if dt is not None else [1] * (len(texts) - 1)),
+            "texts": list(texts),
+        },
     }

@@ -29,7 +29,12 @@ SCAN_TABLE = [
     ("unparsable-tail-tolerated", [ev(0), b"{not json\n"], [0], False),
     ("late-gap-after-turn-end-tolerated", [ev(0), ev(1, "turn/end"), ev(9, "step/start")], [0, 1], False),
     ("row-expands-to-three", [ev(0), text_row(1, ["a", "b", "c"]), ev(4, "turn/end")], [0, 1, 2, 3, 4], False),
-    ("malformed-row-before-turn-end", [{**text_row(0, ["a", "b"]), "data": {**text_row(0, ["a", "b"])["data"], "dt": []}}, ev(2, "turn/end")], [], True),
+    (
+        "malformed-row-before-turn-end",
+        [{**text_row(0, ["a", "b"]), "data": {**text_row(0, ["a", "b"])["data"], "dt": []}}, ev(2, "turn/end")],
+        [],
+        True,
+    ),
     ("row-with-gap-dropped-whole", [ev(0), text_row(2, ["a", "b", "c"])], [0], False),
 ]
 
@@ -154,7 +159,13 @@ def test_chunk_row_expansion_matches_the_spec_example() -> None:
         "type": "text-chunks",
         "seq0": 0,
         "time0": 1783352138307,
-        "data": {"turn": 2, "step": 1, "index": 1, "dt": [1790166963, 239266980, 117223942], "texts": ["M", "ARM", "AL", "ADE"]},
+        "data": {
+            "turn": 2,
+            "step": 1,
+            "index": 1,
+            "dt": [1790166963, 239266980, 117223942],
+            "texts": ["M", "ARM", "AL", "ADE"],
+        },
     }
     log = SessionLog("m", "strict", session_bytes([row]))
     events = [e for entry in log.entries() for e in entry.events()]

@@ -95,7 +95,10 @@ def test_real_log_matches_source(expected: Expected) -> None:
 
 @pytest.mark.parametrize(
     ("child", "parent", "seed"),
-    [("subagent-fork.session.1.jsonl", "subagent-fork.session.jsonl", 42), ("subagent-mixed.session.2.jsonl", "subagent-mixed.session.jsonl", 36)],
+    [
+        ("subagent-fork.session.1.jsonl", "subagent-fork.session.jsonl", 42),
+        ("subagent-mixed.session.2.jsonl", "subagent-mixed.session.jsonl", 36),
+    ],
 )
 def test_fork_child_prefix_equals_parent_events(child: str, parent: str, seed: int) -> None:
     def events(name: str) -> list[dict[str, object]]:

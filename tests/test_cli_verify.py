@@ -1,0 +1,144 @@
+"""`schedlog verify` end to end: example sessions, formats, exit codes, bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from replay.cli import main
+
+from .conftest import protocol_examples
+from .sessionfiles import ev, header, session_bytes, write_session
+
+FOLD_EXAMPLES = [e for e in protocol_examples() if "candidate" not in e]
+
+
+def run(*args: str, input: bytes | None = None) -> tuple[int, str]:
+    result = CliRunner().invoke(main, list(args), input=input, catch_exceptions=False)
+    return result.exit_code, result.output
+
+
+@pytest.fixture(scope="module")
+def example_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("examples")
+    for e in FOLD_EXAMPLES:
+        write_session(root / f"{e['name']}.session.jsonl", e["events"], header(e["name"], e["seedLength"]))
+    return root
+
+
+def test_verify_json_agrees_with_every_fold_example(example_dir: Path) -> None:
+    code, out = run("verify", "--format", "json", str(example_dir))
+    reports = {Path(r["path"]).name.removesuffix(".session.jsonl"): r for r in json.loads(out)}
+    assert len(reports) == len(FOLD_EXAMPLES)
+    assert code == 1
+    for e in FOLD_EXAMPLES:
+        r = reports[e["name"]]
+        assert r["verdict"] == e["expect"], e["name"]
+        assert r["events"] == len(e["events"])
+        if e["expect"] == "ok":
+            if "active" in e:
+                assert [a["id"] for a in r["active"]] == e["active"]
+            continue
+        v = r["violation"]
+        assert v["code"] == "corrupt_schedule_log"
+        if v["rule"] != "fold.seed.bounds":
+            assert v["index"] is not None and v["seq"] == v["index"]
+            assert v["line"] == v["index"] + 2  # header is line 1, one event per line
+
+
+def test_json_report_shape(example_dir: Path) -> None:
+    _, out = run("verify", "--format", "json", str(example_dir / "gate-next-batch-too-soon.session.jsonl"))
+    (r,) = json.loads(out)
+    assert set(r) >= {
+        "path", "session", "seedLength", "events", "scheduleEvents", "verdict",
+        "violation", "formatFindings", "active", "lastRecurringAcceptedAt",
+    }  # fmt: skip
+    assert r["violation"]["rule"] == "fold.gate"
+    assert r["violation"]["pointer"] == "/data/acceptedAt"
+
+
+def test_ok_session_reports_active_records_in_log_shape(example_dir: Path) -> None:
+    code, out = run("verify", "--format", "jsonl", str(example_dir / "four-kinds-keep-create-order.session.jsonl"))
+    r = json.loads(out)
+    assert code == 0 and r["verdict"] == "ok"
+    assert [a["id"] for a in r["active"]] == ["d", "b", "c", "a"]
+    assert all(list(a)[:3] == ["id", "kind", "prompt"] for a in r["active"])
+
+
+def test_text_output_names_file_line_and_rule(example_dir: Path) -> None:
+    code, out = run("verify", str(example_dir / "delete-twice.session.jsonl"))
+    assert code == 1
+    assert "delete-twice.session.jsonl:4" in out and "fold.delete.inactive" in out
+    assert out.strip().endswith("1 session(s): 0 ok, 1 corrupt, 0 unreadable")
+
+
+def test_junit_output(example_dir: Path) -> None:
+    import xml.etree.ElementTree as ET
+
+    _, out = run("verify", "--format", "junit", str(example_dir))
+    suite = ET.fromstring(out)
+    assert int(suite.get("tests", "0")) == len(FOLD_EXAMPLES)
+    assert int(suite.get("failures", "0")) == sum(1 for e in FOLD_EXAMPLES if e["expect"] == "corrupt")
+
+
+def test_stdin_and_seed_length_override() -> None:
+    data = session_bytes([ev(0, "session/end-seed")])
+    code, out = run("verify", "--format", "json", "--seed-length", "1", "-", input=data)
+    (r,) = json.loads(out)
+    assert code == 0 and r["path"] == "<stdin>" and r["seedLength"] == 1
+
+
+def test_after_only_profile_rejects_calendar_kinds(example_dir: Path) -> None:
+    path = str(example_dir / "at-create-valid.session.jsonl")
+    assert run("verify", path)[0] == 0
+    code, out = run("verify", "--profile", "after-only", "--format", "json", path)
+    assert code == 1 and json.loads(out)[0]["violation"]["rule"] == "decode.record.kind"
+
+
+def test_bad_inputs_give_verdicts_not_tracebacks(tmp_path: Path) -> None:
+    (tmp_path / "empty.jsonl").write_bytes(b"")
+    (tmp_path / "garbage.jsonl").write_bytes(os.urandom(4096).replace(b"\n", b"") + b"\n")
+    (tmp_path / "torn.jsonl").write_bytes(session_bytes([ev(0)]) + b'{"type":"turn/en')
+    (tmp_path / "dangling.jsonl").symlink_to(tmp_path / "missing-target")
+    (tmp_path / "nested").mkdir()
+    write_session(tmp_path / "nested" / "good.jsonl", [ev(0)])
+    code, out = run("verify", "--format", "json", str(tmp_path))
+    verdicts = {Path(r["path"]).name: r["verdict"] for r in json.loads(out)}
+    assert verdicts == {
+        "empty.jsonl": "unreadable",
+        "garbage.jsonl": "unreadable",
+        "torn.jsonl": "ok",
+        "dangling.jsonl": "unreadable",
+        "good.jsonl": "ok",
+    }
+    assert code == 2
+
+
+def test_missing_path_is_unreadable(tmp_path: Path) -> None:
+    code, out = run("verify", str(tmp_path / "nope.jsonl"))
+    assert code == 2 and "UNREADABLE" in out
+
+
+def test_no_log_files_is_a_usage_error(tmp_path: Path) -> None:
+    code, _ = run("verify", str(tmp_path))
+    assert code == 2
+
+
+def test_jobs_give_the_same_reports(example_dir: Path) -> None:
+    _, one = run("verify", "--format", "json", str(example_dir))
+    _, two = run("verify", "--format", "json", "--jobs", "2", str(example_dir))
+    assert one == two
+
+
+def test_console_script_runs_as_a_subprocess(example_dir: Path) -> None:
+    exe = Path(sys.executable).with_name("schedlog")
+    proc = subprocess.run(
+        [str(exe), "verify", str(example_dir / "every-create-valid.session.jsonl")], capture_output=True, text=True
+    )
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr

@@ -1,0 +1,192 @@
+"""Hypothesis properties of the fold: valid logs fold; one targeted corruption is caught."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from invariant import GATE_MS, ScheduleLogError, allocate_id, fold, format_instant, parse_instant
+
+from .logmodel import GeneratedLog, valid_logs
+
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@SETTINGS
+@given(valid_logs())
+def test_valid_logs_fold_to_the_model(log: GeneratedLog) -> None:
+    folded = fold(log.events, log.seed_length)
+    exhausted = log.model.last is not None and log.model.last + GATE_MS > 253402300799999
+    expected = [sid for sid, r in log.model.active.items() if not exhausted or r["kind"] in ("after", "at")]
+    assert [r.id for r in folded.active] == expected
+    assert list(folded.seen_ids) == log.model.seen
+    assert folded.last_recurring_accepted_at == (None if log.model.last is None else format_instant(log.model.last))
+    assert allocate_id(folded) not in folded.seen_ids
+
+
+@SETTINGS
+@given(valid_logs())
+def test_records_round_trip_through_to_json(log: GeneratedLog) -> None:
+    folded = fold(log.events, log.seed_length)
+    for record in folded.active:
+        assert log.model.active[record.id] == record.to_json()
+
+
+def _owned_changes(log: GeneratedLog, op: str | None = None) -> list[int]:
+    return [
+        i
+        for i, e in enumerate(log.events)
+        if i >= log.seed_length and e["type"] == "schedule/change" and (op is None or e["data"]["operation"] == op)
+    ]
+
+
+def _expect(events: list[dict[str, Any]], seed: int, rule: str, index: int) -> None:
+    with pytest.raises(ScheduleLogError) as info:
+        fold(events, seed)
+    assert (info.value.rule, info.value.index) == (rule, index)
+
+
+def _append(log: GeneratedLog, data: dict[str, Any]) -> tuple[list[dict[str, Any]], int]:
+    events = copy.deepcopy(log.events)
+    events.append({"type": "schedule/change", "seq": len(events), "time": 0, "data": {"version": 1, **data}})
+    return events, len(events) - 1
+
+
+@SETTINGS
+@given(valid_logs(), st.data())
+def test_reused_id_is_caught(log: GeneratedLog, data: st.DataObject) -> None:
+    assume(log.model.seen)
+    sid = data.draw(st.sampled_from(log.model.seen))
+    record = {"id": sid, "kind": "at", "prompt": "again", "scheduledAt": "2030-01-01T00:00:00.000Z"}
+    events, at = _append(log, {"operation": "create", "schedule": record})
+    _expect(events, log.seed_length, "fold.create.reuse", at)
+
+
+@SETTINGS
+@given(valid_logs(), st.data(), st.sampled_from(["delete", "dispatch"]))
+def test_transition_on_inactive_id_is_caught(log: GeneratedLog, data: st.DataObject, op: str) -> None:
+    sid = data.draw(st.sampled_from([*log.model.ended, "never-created"]))
+    events, at = _append(log, {"operation": op, "id": sid})
+    _expect(events, log.seed_length, f"fold.{op}.inactive", at)
+
+
+@SETTINGS
+@given(valid_logs(), st.data())
+def test_wrong_dispatch_shape_for_kind_is_caught(log: GeneratedLog, data: st.DataObject) -> None:
+    assume(log.model.active)
+    sid = data.draw(st.sampled_from(sorted(log.model.active)))
+    kind = log.model.active[sid]["kind"]
+    shapes = {
+        "after": {"acceptedAt": "2030-01-01T00:00:00.000Z"},
+        "at": {"occurrenceAt": "2030-01-01T00:00:00.000Z", "acceptedAt": "2030-01-01T00:00:00.000Z"},
+        "every": {},
+        "cron": {"acceptedAt": "2030-01-01T00:00:00.000Z"},
+    }
+    events, at = _append(log, {"operation": "dispatch", "id": sid, **shapes[kind]})
+    _expect(events, log.seed_length, "fold.dispatch.kind-shape", at)
+
+
+@SETTINGS
+@given(valid_logs(), st.data())
+def test_every_dispatch_before_target_is_caught(log: GeneratedLog, data: st.DataObject) -> None:
+    every = [r for r in log.model.active.values() if r["kind"] == "every"]
+    assume(every)
+    rec = data.draw(st.sampled_from(every))
+    target = parse_instant(rec["scheduledAt"])
+    assert target is not None
+    accepted = target - data.draw(st.integers(1, 10**6))
+    events, at = _append(log, {"operation": "dispatch", "id": rec["id"], "acceptedAt": format_instant(accepted)})
+    _expect(events, log.seed_length, "fold.every.arith", at)
+
+
+@SETTINGS
+@given(valid_logs(), st.data())
+def test_batch_inside_the_gate_is_caught(log: GeneratedLog, data: st.DataObject) -> None:
+    events = copy.deepcopy(log.events)
+
+    def add(payload: dict[str, Any]) -> None:
+        events.append({"type": "schedule/change", "seq": len(events), "time": 0, "data": {"version": 1, **payload}})
+
+    def every(sid: str, target: int) -> dict[str, Any]:
+        rec = {"id": sid, "kind": "every", "prompt": "p", "everySeconds": 300, "scheduledAt": format_instant(target)}
+        return {"operation": "create", "schedule": rec}
+
+    last = log.model.last
+    if last is None:  # open a first batch so that there is a gate to break
+        last = log.model.clock
+        add(every("gate-opener", last))
+        add({"operation": "dispatch", "id": "gate-opener", "acceptedAt": format_instant(last)})
+    add(every("gate-victim", last - data.draw(st.integers(0, 10**9))))
+    accepted = data.draw(st.integers(last + 1, last + GATE_MS - 1))
+    add({"operation": "dispatch", "id": "gate-victim", "acceptedAt": format_instant(accepted)})
+    _expect(events, log.seed_length, "fold.gate", len(events) - 1)
+
+
+MUTATIONS = {
+    "extra-key": lambda d: d.update(extra=True),
+    "version-2": lambda d: d.update(version=2),
+    "version-string": lambda d: d.update(version="1"),
+    "operation-unknown": lambda d: d.update(operation="pause"),
+}
+RULE_OF = {"version-2": "decode.version", "version-string": "decode.version", "operation-unknown": "decode.operation"}
+EXTRA_KEY_RULE = {"create": "decode.create.keys", "delete": "decode.delete.keys", "dispatch": "decode.dispatch.shape"}
+
+
+@SETTINGS
+@given(valid_logs(), st.data(), st.sampled_from(sorted(MUTATIONS)))
+def test_mutated_owned_event_is_caught_where_it_is(log: GeneratedLog, data: st.DataObject, mutation: str) -> None:
+    owned = _owned_changes(log)
+    assume(owned)
+    at = data.draw(st.sampled_from(owned))
+    events = copy.deepcopy(log.events)
+    payload = events[at]["data"]
+    op = payload["operation"]
+    MUTATIONS[mutation](payload)
+    _expect(events, log.seed_length, RULE_OF.get(mutation, EXTRA_KEY_RULE[op]), at)
+
+
+RECORD_MUTATIONS = {
+    "padded-prompt": ("prompt", lambda v: v + " ", "decode.prompt"),
+    "bom-prompt": ("prompt", lambda v: "\ufeff" + v, "decode.prompt.js-whitespace"),
+    "empty-id": ("id", lambda v: "", "decode.id"),
+    "no-millis": ("scheduledAt", lambda v: v[:-5] + "Z", "decode.instant"),
+    "extra-record-key": ("anchor", lambda v: "x", "decode.record.keys"),
+}
+
+
+@SETTINGS
+@given(valid_logs(), st.data(), st.sampled_from(sorted(RECORD_MUTATIONS)))
+def test_mutated_record_is_caught(log: GeneratedLog, data: st.DataObject, mutation: str) -> None:
+    creates = _owned_changes(log, "create")
+    assume(creates)
+    at = data.draw(st.sampled_from(creates))
+    events = copy.deepcopy(log.events)
+    record = events[at]["data"]["schedule"]
+    key, change, rule = RECORD_MUTATIONS[mutation]
+    record[key] = change(record.get(key, ""))
+    _expect(events, log.seed_length, rule, at)
+
+
+@SETTINGS
+@given(valid_logs(fork=True), st.data())
+def test_inherited_prefix_is_never_validated(log: GeneratedLog, data: st.DataObject) -> None:
+    assume(log.seed_length > 0)
+    events = copy.deepcopy(log.events)
+    at = data.draw(st.integers(0, log.seed_length - 1))
+    events[at] = {"type": "schedule/change", "seq": at, "time": 0, "data": "garbage"}
+    assert [r.id for r in fold(events, log.seed_length).active] == [
+        r.id for r in fold(log.events, log.seed_length).active
+    ]
+
+
+@SETTINGS
+@given(valid_logs(), st.integers(-5, 5))
+def test_seed_length_out_of_bounds_is_caught(log: GeneratedLog, delta: int) -> None:
+    seed = len(log.events) + 1 + abs(delta) if delta >= 0 else delta
+    with pytest.raises(ScheduleLogError) as info:
+        fold(log.events, seed)
+    assert info.value.rule == "fold.seed.bounds" and info.value.index is None
