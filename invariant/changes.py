@@ -109,6 +109,10 @@ RECURRING_KINDS = frozenset({"every", "cron"})
 
 def with_target(record: Record, scheduled_at: str) -> Record:
     """The same record moved to a new target (recurring progression)."""
+    if isinstance(record, EveryRecord):
+        return EveryRecord(record.id, record.prompt, record.every_seconds, scheduled_at)
+    if isinstance(record, CronRecord):
+        return CronRecord(record.id, record.prompt, record.cron, record.time_zone, scheduled_at)
     return replace(record, scheduled_at=scheduled_at)
 
 
@@ -164,9 +168,9 @@ def _field(obj: Mapping[str, object], f: Field, pointer: str) -> object:
 
 
 def _exact_keys(obj: Mapping[str, object], shape: ObjectShape, rule: str, pointer: str) -> None:
-    keys = set(obj)
-    if keys == shape.keys:
+    if obj.keys() == shape.keys:
         return
+    keys = set(obj)
     extra = sorted(keys - shape.keys)
     missing = sorted(shape.keys - keys)
     parts = []

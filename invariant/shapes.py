@@ -8,7 +8,7 @@ specs, and the JSON Schema generator renders the same specs, so no shape is writ
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .cron import CronSyntaxError, parse_cron
 from .instant import is_whole_minute, parse_instant
@@ -157,11 +157,11 @@ class Field:
     spec: Spec
     rule: str
     description: str
+    attr: str = field(init=False, repr=False, compare=False)
+    """The snake_case attribute name of the decoded value."""
 
-    @property
-    def attr(self) -> str:
-        """The snake_case attribute name of the decoded value."""
-        return re.sub(r"(?<!^)([A-Z])", r"_\1", self.name).lower()
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "attr", re.sub(r"(?<!^)([A-Z])", r"_\1", self.name).lower())
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from itertools import accumulate
 
-from invariant.jsvalue import MAX_SAFE_INTEGER, is_number, safe_integer
+from invariant.jsvalue import MAX_SAFE_INTEGER, safe_integer
 
 ROW_TAGS = frozenset({"text-chunks", "reasoning-chunks", "tool-call-chunks"})
 _ENVELOPE = frozenset({"type", "seq0", "time0", "data"})
@@ -18,6 +18,17 @@ _TEXT_KEYS = frozenset({"turn", "step", "index", "dt", "texts"})
 _TOOL_KEYS = frozenset({"turn", "step", "index", "id", "dt", "args"})
 _TOOL_KEYS_NAMED = _TOOL_KEYS | {"name"}
 _DELTA = {"text-chunks": "text-delta", "reasoning-chunks": "reasoning-delta", "tool-call-chunks": "tool-call-delta"}
+
+
+_STR = {str}
+_INT = {int}
+_NUMBER = {int, float}
+
+
+def _times_surely_safe(time0: int, dt: list[int]) -> bool:
+    """Cheap bound: every running sum stays safe when the extreme gaps, repeated, do."""
+    n = len(dt)
+    return time0 + n * min(0, min(dt)) >= -MAX_SAFE_INTEGER and time0 + n * max(0, max(dt)) <= MAX_SAFE_INTEGER
 
 
 class RowError(ValueError):
@@ -82,20 +93,20 @@ def decode_row(value: Mapping[str, object], tag: str) -> ChunkRow:
         if keys != _TEXT_KEYS:
             raise RowError(f"{tag} data keys must be turn, step, index, dt, texts")
         members = data["texts"]
-    if not (is_number(data["turn"]) and is_number(data["step"]) and is_number(data["index"])):
+    if not {type(data["turn"]), type(data["step"]), type(data["index"])} <= _NUMBER:
         raise RowError(f"{tag} turn, step and index must be numbers")
-    if type(members) is not list or not members or not all(type(m) is str for m in members):
+    if type(members) is not list or not members or set(map(type, members)) != _STR:
         raise RowError(f"{tag} members must be a non-empty array of strings")
     dt = data["dt"]
     if type(dt) is not list or len(dt) != len(members) - 1:
         raise RowError(f"{tag} dt must be an array of {len(members) - 1 if isinstance(members, list) else '?'} gaps")
-    if not all(type(g) is int for g in dt):
+    if not set(map(type, dt)) <= _INT:
         dt = [safe_integer(g) for g in dt]
-        if any(g is None for g in dt):
+        if None in dt:
             raise RowError(f"{tag} dt gaps must be safe integers")
     if seq0 + len(members) - 1 > MAX_SAFE_INTEGER:
         raise RowError(f"{tag} last member seq is not a safe integer")
-    if dt:
+    if dt and not _times_surely_safe(time0, dt):
         sums = list(accumulate(dt, initial=time0))
         if max(sums) > MAX_SAFE_INTEGER or min(sums) < -MAX_SAFE_INTEGER or max(map(abs, dt)) > MAX_SAFE_INTEGER:
             raise RowError(f"{tag} member times leave the safe-integer range")

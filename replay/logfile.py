@@ -19,10 +19,12 @@ import re
 import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
+import orjson
 import zstandard
 
-from invariant.jsvalue import safe_integer
+from invariant.jsvalue import MAX_SAFE_INTEGER, safe_integer
 
 from .chunks import ROW_TAGS, ChunkRow, RowError, decode_row
 from .jsonline import JsonLineError, NegativeZero, parse_header_line, parse_json_line
@@ -54,17 +56,18 @@ class Finding:
         return {"code": self.code, "severity": self.severity, "line": self.line, "message": self.message}
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
+class Entry(NamedTuple):
     """One committed storage record: a verbatim event or a packed row, at event `index`."""
 
     line: int
-    index: int
+    event_index: int
+    """Index (= seq) of the first event this record stands for."""
     event: dict[str, object] | None
     row: ChunkRow | None
 
     @property
-    def count(self) -> int:
+    def size(self) -> int:
+        """How many events this record stands for."""
         return 1 if self.row is None else len(self.row)
 
     def events(self) -> Iterator[dict[str, object]]:
@@ -180,16 +183,21 @@ class SessionLog:
             yield entry
         pos = first + 1
         size = len(raw)
+        record = self._record
         while pos < size:
-            end = raw.find(b"\n", pos)
-            if end < 0:
-                self._torn(line_no + 1, size - pos)
-                break
-            line_no += 1
-            entry = self._record(line_no, raw[pos:end])
-            if entry is not None:
-                yield entry
-            pos = end + 1
+            # split a large block in C; the block's unterminated tail starts the next block
+            block_end = raw.rfind(b"\n", pos, min(size, pos + READ_CHUNK))
+            if block_end < 0:
+                block_end = raw.find(b"\n", pos)
+                if block_end < 0:
+                    self._torn(line_no + 1, size - pos)
+                    break
+            for line in raw[pos:block_end].split(b"\n"):
+                line_no += 1
+                entry = record(line_no, line)
+                if entry is not None:
+                    yield entry
+            pos = block_end + 1
 
     def _zstd(self, raw: bytes | mmap.mmap) -> Iterator[Entry]:
         try:
@@ -319,6 +327,40 @@ class SessionLog:
     # --- the committed-prefix scan (§7.2) -------------------------------------------------------
 
     def _record(self, line_no: int, raw: bytes) -> Entry | None:
+        try:
+            value = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            return self._record_slow(line_no, raw)
+        # fast paths: a well-formed row or event in the committed region
+        if type(value) is dict and self._defect is None:
+            index = self.event_count
+            tag = value.get("type")
+            if tag in ROW_TAGS:
+                try:
+                    row = decode_row(value, tag)
+                except RowError as err:
+                    self._note_defect("format.malformed-row", f"malformed chunk row at line {line_no}: {err}", line_no)
+                    return None
+                if row.seq0 == index:
+                    self.event_count = index + len(row.members)
+                    return Entry(line_no, index, None, row)
+                return self._record_value(line_no, raw, value)
+            seq = value.get("seq")
+            time = value.get("time")
+            if (
+                type(seq) is int
+                and seq == index
+                and type(time) is int
+                and -MAX_SAFE_INTEGER <= time <= MAX_SAFE_INTEGER
+                and type(tag) is str
+                and "data" in value
+                and value.keys() <= _ENVELOPE_KEYS
+            ):
+                self.event_count = index + 1
+                return Entry(line_no, index, value, None)
+        return self._record_value(line_no, raw, value)
+
+    def _record_slow(self, line_no: int, raw: bytes) -> Entry | None:
         if self.mode == "lenient" and (not raw or raw.isspace()):
             return None
         try:
@@ -328,6 +370,9 @@ class SessionLog:
             text = "blank line" if not raw.strip() else f"unparsable record ({err})"
             self._note_defect(code, f"{text} at line {line_no}", line_no)
             return None
+        return self._record_value(line_no, raw, value)
+
+    def _record_value(self, line_no: int, raw: bytes, value: object) -> Entry | None:
         row = None
         tag = value.get("type") if isinstance(value, dict) else None
         if tag in ROW_TAGS:

@@ -92,17 +92,18 @@ def verify_log(log: SessionLog, profile: str = "calendar", seed_length: int | No
     for entry in chain([first] if first is not None else [], entries):
         event = entry.event
         if event is None or event.get("type") != SCHEDULE_CHANGE:
-            if folder is not None:
-                folder.skip(entry.count)
             continue
         schedule_events += 1
         if folder is not None:
+            folder.skip(entry.event_index - folder.count)  # the events in between hold no schedule change
             try:
                 folder.feed(event)
             except ScheduleLogError as err:
                 violation = _violation(err, entry.line)
                 folder = None
     folded = None
+    if folder is not None:
+        folder.skip(log.event_count - folder.count)
     if folder is not None and not log.unreadable:
         try:
             folded = folder.finish()

@@ -223,5 +223,5 @@ def test_inputs_are_opened_read_only(tmp_path: Path) -> None:
     path.write_bytes(session_bytes([ev(0)]))
     path.chmod(0o444)
     log = SessionLog(str(path))
-    assert [e.index for e in log.entries()] == [0]
+    assert [e.event_index for e in log.entries()] == [0]
     assert path.read_bytes() == session_bytes([ev(0)])

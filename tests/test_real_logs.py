@@ -84,7 +84,9 @@ def test_real_log_matches_source(expected: Expected) -> None:
         assert sum(1 for e in entries if e.row is not None) <= expected.rows
         if not log.rejected:
             assert sum(1 for e in entries if e.row is not None) == expected.rows
-        end_seeds = [e.index for e in entries if e.event is not None and e.event.get("type") == "session/end-seed"]
+        end_seeds = [
+            e.event_index for e in entries if e.event is not None and e.event.get("type") == "session/end-seed"
+        ]
         assert end_seeds == expected.end_seed
         assert (log.header or {}).get("seedLength") == expected.seed_length
         _check_outcome(log, outcome)
@@ -113,7 +115,7 @@ def test_fork_child_prefix_equals_parent_events(child: str, parent: str, seed: i
 def test_marker_line_is_not_the_event_index() -> None:
     log = SessionLog(str(REAL_LOGS / "subagent-fork.session.1.jsonl"))
     marker = next(e for e in log.entries() if e.event is not None and e.event["type"] == "session/end-seed")
-    assert (marker.line, marker.index) == (22, 42)
+    assert (marker.line, marker.event_index) == (22, 42)
 
 
 def test_shared_real_logs_are_not_copied_into_the_project() -> None:
