@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from importlib.metadata import PackageNotFoundError, version
 
@@ -42,17 +42,28 @@ def _verify_one(args: tuple[str, str, str, int | None]) -> SessionReport:
 
 
 def _run(
-    paths: Sequence[str], profile: str, mode: str, seed_length: int | None, jobs: int, stdin: bytes | None
+    paths: Sequence[str],
+    profile: str,
+    mode: str,
+    seed_length: int | None,
+    jobs: int,
+    stdin: bytes | None,
+    progress: Callable[[int], None] | None,
 ) -> Iterator[SessionReport]:
-    files = [p for p in paths if p != STDIN]
+    """Reports in input order; `progress` hears of every byte read (per file with --jobs)."""
     if stdin is not None:
         yield verify_path("<stdin>", profile, mode, seed_length, data=stdin)
+    files = [p for p in paths if p != STDIN]
     tasks = [(p, profile, mode, seed_length) for p in files]
     if jobs > 1 and len(tasks) > 1:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            yield from pool.map(_verify_one, tasks, chunksize=max(1, len(tasks) // (jobs * 8)))
+            for path, result in zip(files, pool.map(_verify_one, tasks, chunksize=1), strict=True):
+                if progress is not None:
+                    progress(_size(path))
+                yield result
     else:
-        yield from map(_verify_one, tasks)
+        for path in files:
+            yield verify_path(path, profile, mode, seed_length, progress=progress)
 
 
 def _size(path: str) -> int:
@@ -84,15 +95,24 @@ def verify(paths: tuple[str, ...], fmt: str, profile: str, mode: str, seed_lengt
     stdin = sys.stdin.buffer.read() if STDIN in paths else None
     if not files:
         raise click.UsageError("no *.jsonl or *.jsonl.zstd file found under the given paths")
-    total = sum(_size(p) for p in files if p != STDIN)
-    stream = _run(files, profile, mode, seed_length, jobs, stdin)
-    reports: list[SessionReport] = []
-    if total >= PROGRESS_BYTES and sys.stderr.isatty():
-        with click.progressbar(stream, length=len(files), label="verifying", file=sys.stderr) as bar:
-            reports.extend(bar)
-    else:
-        reports.extend(stream)
+    reports = _collect(files, profile, mode, seed_length, jobs, stdin)
     click.echo(report.render(reports, fmt), nl=False)
+    _exit(reports)
+
+
+def _collect(
+    files: Sequence[str], profile: str, mode: str, seed_length: int | None, jobs: int, stdin: bytes | None
+) -> list[SessionReport]:
+    """Run the sessions, with a byte progress bar on stderr for large inputs on a terminal."""
+    total = sum(_size(p) for p in files if p != STDIN)
+    if total < PROGRESS_BYTES or not sys.stderr.isatty():
+        return list(_run(files, profile, mode, seed_length, jobs, stdin, None))
+    with click.progressbar(length=total, label="reading", file=sys.stderr) as bar:
+        return list(_run(files, profile, mode, seed_length, jobs, stdin, bar.update))
+
+
+def _exit(reports: Sequence[SessionReport]) -> None:
+    """0 all ok, 1 any corrupt, 2 any unreadable."""
     if any(r.verdict == "unreadable" for r in reports):
         sys.exit(2)
     sys.exit(1 if any(r.verdict == "corrupt" for r in reports) else 0)

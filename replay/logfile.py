@@ -17,7 +17,7 @@ import mmap
 import os
 import re
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -99,6 +99,8 @@ class SessionLog:
     mode: str = "strict"
     data: bytes | None = None
     """Bytes to read instead of opening `path` (stdin)."""
+    progress: Callable[[int], None] | None = None
+    """Called with the number of input bytes consumed, block by block."""
 
     header: dict[str, object] | None = None
     headerless: bool = False
@@ -197,6 +199,8 @@ class SessionLog:
                 entry = record(line_no, line)
                 if entry is not None:
                     yield entry
+            if self.progress is not None:
+                self.progress(block_end + 1 - pos)
             pos = block_end + 1
 
     def _zstd(self, raw: bytes | mmap.mmap) -> Iterator[Entry]:
@@ -222,6 +226,8 @@ class SessionLog:
             yield entry
         line_no = 1
         for frame in frames[1:]:
+            if self.progress is not None:
+                self.progress(frame.end - frame.start)
             chunk = raw[frame.start : frame.end]
             if frame.complete:
                 try:

@@ -9,7 +9,7 @@ format problem never hides a schedule violation.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import chain
 
@@ -134,9 +134,10 @@ def verify_path(
     mode: str = "strict",
     seed_length: int | None = None,
     data: bytes | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> SessionReport:
     """Verify one file (or `data` read from stdin, reported under `path`)."""
-    return verify_log(SessionLog(path, mode, data), profile, seed_length)
+    return verify_log(SessionLog(path, mode, data, progress), profile, seed_length)
 
 
 def discover(paths: Iterable[str]) -> Iterator[str]:
