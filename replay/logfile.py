@@ -181,6 +181,8 @@ class SessionLog:
             return
         line_no = 1
         entry = self._first_line(bytes(raw[:first]))
+        if self.progress is not None:
+            self.progress(first + 1)
         if entry is not None:
             yield entry
         pos = first + 1
