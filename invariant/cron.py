@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 from itertools import pairwise
 
+from .errors import ScheduleInputError
 from .jsvalue import is_trimmed_nonempty
 
 
@@ -65,17 +66,71 @@ class CronRule:
     weekdays: tuple[int, ...]
     day_is_star: bool
     weekday_is_star: bool
+    times: tuple[int, ...] = ()
+    """Sorted minutes of the day (60 * hour + minute) the rule matches."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "times", tuple(sorted(60 * h + m for h in self.hours for m in self.minutes)))
 
     def matches_date(self, month: int, day: int, weekday: int) -> bool:
         """Calendar-date part of a match: month, then day-of-month or day-of-week.
 
-        When day-of-month is `*` the weekday decides (so `* *` matches every day).
+        When day-of-month is `*` the weekday (0 = Sunday) decides, so `* *` matches every day;
+        there is no classic either-field OR.
         """
         if month not in self.months:
             return False
         if self.day_is_star:
             return weekday in self.weekdays
         return day in self.days
+
+
+# --- the 400-year Gregorian cycle: matching dates and the frequency proof (calendar.md §2) ---
+
+_LONGEST = {1: 31, 2: 29, 3: 31, 4: 30, 5: 31, 6: 30, 7: 31, 8: 31, 9: 30, 10: 31, 11: 30, 12: 31}
+GAP_MINUTES = 5
+
+
+def has_matching_date(rule: CronRule) -> bool:
+    """Some proleptic Gregorian date matches (every month holds every weekday)."""
+    if rule.day_is_star:
+        return True
+    return any(d <= _LONGEST[m] for m in rule.months for d in rule.days)
+
+
+def has_adjacent_dates(rule: CronRule) -> bool:
+    """Two consecutive calendar days both match, somewhere in the 400-year cycle.
+
+    The cycle's wrap (a Friday 2399-12-31 to a Saturday 2000-01-01) adds no new weekday pair.
+    """
+    if rule.day_is_star:
+        return any((w + 1) % 7 in rule.weekdays for w in rule.weekdays)
+    days = set(rule.days)
+    months = set(rule.months)
+    if any(d + 1 in days and d + 1 <= _LONGEST[m] for m in months for d in days):
+        return True
+    if 1 not in days:
+        return False
+    for m in months:
+        if m % 12 + 1 not in months:
+            continue
+        last = (28, 29) if m == 2 else (_LONGEST[m],)
+        if any(d in days for d in last):
+            return True
+    return False
+
+
+def frequency_ok(rule: CronRule) -> bool:
+    """No two nominal local occurrences closer than five minutes (DST ignored, by design).
+
+    A rule with no matching date passes (it fails later as having no occurrence).
+    """
+    if not has_matching_date(rule):
+        return True
+    times = rule.times
+    if any(b - a < GAP_MINUTES for a, b in pairwise(times)):
+        return False
+    return not (has_adjacent_dates(rule) and 1440 - times[-1] + times[0] < GAP_MINUTES)
 
 
 def _number(text: str, field: CronField, lo: int, hi: int, what: str = "value") -> int:
@@ -163,3 +218,25 @@ def parse_cron(text: str) -> CronRule:
 def canonical_cron_text(text: str) -> str:
     """The canonical text of a grammatical rule; raise CronSyntaxError otherwise."""
     return parse_cron(text).text
+
+
+def parse_live_cron(text: object) -> CronRule:
+    """A rule as the tools accept it: grammar, then the frequency proof.
+
+    Raises ScheduleInputError `invalid_rule` or `frequency_too_high` (a malformed rule is
+    `invalid_rule` even when it would also be too frequent).
+    """
+    if type(text) is not str:
+        raise ScheduleInputError("invalid_rule", "cron must be a string")
+    try:
+        rule = parse_cron(text)
+    except CronSyntaxError as err:
+        raise ScheduleInputError("invalid_rule", str(err)) from None
+    if not frequency_ok(rule):
+        raise ScheduleInputError("frequency_too_high", f"cron {rule.text!r} can match less than five minutes apart")
+    return rule
+
+
+def canonical_cron(text: object) -> str:
+    """The canonical text of a rule the tools accept; raise ScheduleInputError otherwise."""
+    return parse_live_cron(text).text
