@@ -17,14 +17,19 @@ from .changes import (
     decode_change,
     record_from_json,
 )
+from .create import create_record, select_kind
+from .cron import CronRule, canonical_cron, frequency_ok, has_matching_date, parse_cron
 from .errors import CORRUPT_SCHEDULE_LOG, ScheduleInputError, ScheduleLogError
 from .fold import SCHEDULE_CHANGE, Folded, Folder, Step, fold
 from .framing import BatchItem, render_batch_framing, render_framing
 from .ids import allocate_id
 from .instant import GATE_MS, MAX_MS, MIN_MS, format_instant, parse_instant
+from .live import check_candidate, resolve_cron, resolve_every, validate_live
+from .occurrences import cron_occurrences, next_occurrence, previous_through
 from .presentation import Presentation, present
 from .profiles import AFTER_ONLY, CALENDAR, PROFILES, Profile, get_profile
 from .view import ScheduleView, schedule_view
+from .zones import canonical_zone
 
 __all__ = [
     "AFTER_ONLY",
@@ -41,6 +46,7 @@ __all__ = [
     "Change",
     "CreateChange",
     "CronRecord",
+    "CronRule",
     "DeleteChange",
     "DispatchChange",
     "EveryRecord",
@@ -54,14 +60,28 @@ __all__ = [
     "ScheduleView",
     "Step",
     "allocate_id",
+    "canonical_cron",
+    "canonical_zone",
+    "check_candidate",
+    "create_record",
+    "cron_occurrences",
     "decode_change",
     "fold",
     "format_instant",
+    "frequency_ok",
     "get_profile",
+    "has_matching_date",
+    "next_occurrence",
+    "parse_cron",
     "parse_instant",
     "present",
+    "previous_through",
     "record_from_json",
     "render_batch_framing",
     "render_framing",
+    "resolve_cron",
+    "resolve_every",
     "schedule_view",
+    "select_kind",
+    "validate_live",
 ]

@@ -19,8 +19,10 @@ from bisect import bisect_left, bisect_right
 from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from .cron import CronRule, has_matching_date
+from .cron import CronRule, CronSyntaxError, has_matching_date, parse_cron
+from .errors import ScheduleInputError
 from .instant import MAX_MS, MIN_MS, MINUTE_MS
+from .zones import canonical_zone, zone_rules
 
 DAY_MS = 86_400_000
 HOUR_MS = 3_600_000
@@ -353,3 +355,25 @@ def resolve_occurrence(
     latest = previous_through(rule, zone, accepted, target, ideal=ideal)
     occurrence = latest if latest is not None and latest > target else target
     return occurrence, next_occurrence(rule, zone, accepted, ideal=ideal)
+
+
+def cron_occurrences(cron: str, time_zone: str, after_ms: int, count: int, *, ideal: bool = False) -> list[int]:
+    """The next `count` occurrences strictly after `after_ms`, fewer when the calendar ends.
+
+    `cron` may be any grammatical text and `time_zone` any known name or link; raises
+    ScheduleInputError `invalid_rule` / `invalid_time_zone` otherwise.
+    """
+    try:
+        rule = parse_cron(cron)
+    except CronSyntaxError as err:
+        raise ScheduleInputError("invalid_rule", str(err)) from None
+    zone = zone_rules(canonical_zone(time_zone))
+    found: list[int] = []
+    cursor = after_ms
+    while len(found) < count:
+        following = next_occurrence(rule, zone, cursor, ideal=ideal)
+        if following is None:
+            break
+        found.append(following)
+        cursor = following
+    return found

@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 
 import click
 
+from invariant import format_instant, parse_instant
 from invariant.profiles import PROFILES
+from invariant.zones import icu_version
 
 from . import report
+from .candidate import CandidateInputError, check_log_candidate
+from .cronreport import describe_cron
 from .logfile import MODES
 from .verify import STDIN, SessionReport, discover, verify_path
 
@@ -27,7 +33,7 @@ def _versions() -> str:
         except PackageNotFoundError:
             return "unknown"
 
-    return f"schedlog {v('schedlog')} (tzdata {v('tzdata')})"
+    return f"schedlog {v('schedlog')} (tzdata {v('tzdata')}; zone names as ICU {icu_version()})"
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -116,3 +122,86 @@ def _exit(reports: Sequence[SessionReport]) -> None:
     if any(r.verdict == "unreadable" for r in reports):
         sys.exit(2)
     sys.exit(1 if any(r.verdict == "corrupt" for r in reports) else 0)
+
+
+def _read_input(path: str) -> bytes:
+    try:
+        if path == STDIN:
+            return sys.stdin.buffer.read()
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as err:
+        raise click.UsageError(f"cannot read {path}: {err.strerror or err}") from None
+
+
+@main.command()
+@click.argument("log")
+@click.argument("candidate")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--profile", type=click.Choice(sorted(PROFILES)), default="calendar", show_default=True)
+@click.option("--mode", type=click.Choice(MODES), default="strict", show_default=True)
+@click.option("--seed-length", type=click.IntRange(min=0), default=None, help="Override the header's seedLength.")
+@click.option("--ideal", is_flag=True, help="Use the intended calendar rule instead of the reference's decisions.")
+def check(log: str, candidate: str, fmt: str, profile: str, mode: str, seed_length: int | None, ideal: bool) -> None:
+    """May CANDIDATE be appended to LOG? CANDIDATE is a file or - holding a schedule/change
+    payload or a whole event. Exit 0 accepted, 1 rejected, 2 usage or unreadable input."""
+    if log == STDIN and candidate == STDIN:
+        raise click.UsageError("LOG and CANDIDATE cannot both be standard input")
+    raw = _read_input(candidate)
+    log_data = _read_input(log) if log == STDIN else None
+    try:
+        verdict = check_log_candidate(
+            "<stdin>" if log == STDIN else log,
+            raw,
+            profile=profile,
+            mode=mode,
+            seed_length=seed_length,
+            ideal=ideal,
+            log_data=log_data,
+        )
+    except CandidateInputError as err:
+        raise click.UsageError(str(err)) from None
+    if fmt == "json":
+        click.echo(json.dumps(verdict.to_json(), ensure_ascii=False, indent=2))
+    elif verdict.accepted:
+        note = "" if verdict.checked else f" ({verdict.message})"
+        click.echo(f"accepted: the candidate may be appended as event {verdict.index}{note}")
+    else:
+        where = f"event {verdict.index}, {verdict.pointer}" if verdict.pointer else f"event {verdict.index}"
+        click.echo(f"rejected ({verdict.stage}): {verdict.rule}: {verdict.message} ({where})")
+    sys.exit(0 if verdict.accepted else 1)
+
+
+@main.command()
+@click.argument("expression")
+@click.option("--tz", "time_zone", required=True, help="UTC or an IANA Area/Location zone.")
+@click.option("--after", default=None, help="Canonical instant to search from (default: now).")
+@click.option("--count", type=click.IntRange(min=0, max=10_000), default=5, show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--ideal", is_flag=True, help="Use the intended calendar rule instead of the reference's decisions.")
+def cron(expression: str, time_zone: str, after: str | None, count: int, fmt: str, ideal: bool) -> None:
+    """Canonical form, verdict and next occurrences of a restricted cron EXPRESSION.
+
+    Exit 0 when schedule_create would accept it at --after, 1 when refused, 2 on usage errors.
+    """
+    if after is None:
+        after_ms = int(datetime.now(UTC).timestamp() * 1000)
+    else:
+        parsed = parse_instant(after)
+        if parsed is None:
+            raise click.BadParameter(f"{after!r} is not YYYY-MM-DDTHH:MM:SS.mmmZ", param_hint="--after")
+        after_ms = parsed
+    result = describe_cron(expression, time_zone, after_ms, count, ideal=ideal)
+    if fmt == "json":
+        click.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
+    else:
+        zone = result.canonical_zone or "unknown"
+        click.echo(f"expression  {expression!r}  ->  {result.canonical or 'not grammatical'}")
+        click.echo(f"time zone   {time_zone!r}  ->  {zone}")
+        verdict = "accepted" if result.code is None else f"rejected: {result.code}: {result.message}"
+        click.echo(f"verdict     {verdict}")
+        click.echo(f"next {len(result.occurrences)} after {format_instant(after_ms)}:")
+        for o in result.occurrences:
+            marks = " ".join(m for m, on in (("DST", o.dst), ("offset-shifted", o.shifted)) if on)
+            click.echo(f"  {o.utc}   {o.local} {o.abbreviation or o.offset} ({o.offset})  {marks}".rstrip())
+    sys.exit(0 if result.code is None else 1)

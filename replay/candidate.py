@@ -1,0 +1,90 @@
+"""`check`: may this candidate event be appended to this session log? (protocol.md §4)"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from invariant import SCHEDULE_CHANGE, ScheduleLogError
+from invariant.live import check_candidate, stage_of
+
+from .jsonline import JsonLineError, parse_json_line
+from .logfile import SessionLog
+
+
+class CandidateInputError(ValueError):
+    """The log or the candidate cannot be read (a usage problem, not a verdict)."""
+
+
+@dataclass(frozen=True)
+class CandidateVerdict:
+    log: str
+    accepted: bool
+    checked: bool
+    """False when the candidate is an event of another type, which this plugin never checks."""
+    index: int
+    stage: str | None = None
+    rule: str | None = None
+    pointer: str | None = None
+    message: str | None = None
+    active: tuple[dict[str, object], ...] = ()
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "log": self.log,
+            "verdict": "accepted" if self.accepted else "rejected",
+            "checked": self.checked,
+            "index": self.index,
+            "seq": self.index,
+            "stage": self.stage,
+            "code": None if self.accepted else "corrupt_schedule_log",
+            "rule": self.rule,
+            "pointer": self.pointer,
+            "message": self.message,
+            "active": list(self.active),
+        }
+
+
+def read_candidate(raw: bytes) -> tuple[object, str | None]:
+    """(payload, event type): a whole event `{type, seq?, time?, data}` or a bare payload."""
+    try:
+        value = parse_json_line(raw.strip())
+    except JsonLineError as err:
+        raise CandidateInputError(f"the candidate is not one JSON value: {err}") from None
+    if isinstance(value, Mapping) and isinstance(value.get("type"), str) and "data" in value:
+        return value["data"], value["type"]
+    return value, None
+
+
+def read_events(path: str, mode: str = "strict", data: bytes | None = None) -> tuple[SessionLog, list[object]]:
+    log = SessionLog(path, mode, data)
+    events: list[object] = [e for entry in log.entries() for e in entry.events()]
+    if log.unreadable:
+        reason = "; ".join(f.message for f in log.findings if f.code == "format.unreadable")
+        raise CandidateInputError(f"{path}: {reason}")
+    return log, events
+
+
+def check_log_candidate(
+    path: str,
+    candidate: bytes,
+    *,
+    profile: str = "calendar",
+    mode: str = "strict",
+    seed_length: int | None = None,
+    ideal: bool = False,
+    log_data: bytes | None = None,
+) -> CandidateVerdict:
+    """Fold the log plus the candidate, then apply live validation; one verdict."""
+    payload, event_type = read_candidate(candidate)
+    log, events = read_events(path, mode, log_data)
+    index = len(events)
+    if event_type is not None and event_type != SCHEDULE_CHANGE:
+        return CandidateVerdict(path, True, False, index, message=f"{event_type} events are not checked")
+    seed = log.seed_length if seed_length is None else seed_length
+    try:
+        folded = check_candidate(events, payload, seed, profile, ideal=ideal)
+    except ScheduleLogError as err:
+        where = err.index if err.index is not None else index
+        return CandidateVerdict(path, False, True, where, stage_of(err), err.rule, err.pointer, err.message)
+    return CandidateVerdict(path, True, True, index, active=tuple(r.to_json() for r in folded.active))
