@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import subprocess
 import sys
@@ -114,7 +115,7 @@ def brute_force_ok(rule: CronRule) -> bool:
             day = date.fromordinal(ordinal)
             if not rule.matches_date(day.month, day.day, (day.weekday() + 1) % 7):
                 continue
-            if any(b - a < 5 for a, b in zip(times, times[1:], strict=False)):
+            if any(b - a < 5 for a, b in itertools.pairwise(times)):
                 return False
             if previous == ordinal - 1 and 1440 - times[-1] + times[0] < 5:
                 return False
