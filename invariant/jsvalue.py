@@ -24,6 +24,10 @@ _ASCII_WHITESPACE_SET = frozenset("\t\n\v\f\r ")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+class NegativeZero(float):
+    """A parsed `-0` token: JavaScript keeps its sign, and some header fields refuse it."""
+
+
 def is_number(value: object) -> bool:
     """True for a JSON number (Python int or float), never for a boolean."""
     return type(value) is int or type(value) is float

@@ -14,11 +14,16 @@ from .cron import CronSyntaxError, parse_cron
 from .instant import is_whole_minute, parse_instant
 from .jsvalue import (
     MAX_SAFE_INTEGER,
+    NegativeZero,
     has_non_ascii_edge_whitespace,
+    is_number,
     is_trimmed_nonempty,
     number_equals,
     safe_integer,
 )
+from .patterns import CANONICAL_CRON, INSTANT, TRIMMED, WHOLE_MINUTE_INSTANT, ZONE
+
+JsonSchema = dict[str, object]
 
 ZONE_SHAPE = re.compile(r"[A-Za-z][A-Za-z0-9_+.-]*(?:/[A-Za-z0-9_+.-]+)+")
 """Area/Location zone shape (ASCII only); the alternative is the exact string `UTC`."""
@@ -37,11 +42,15 @@ class Reject(Exception):
 
 
 class Spec:
-    """A rule for one JSON value. `check` returns the normalized value or raises Reject."""
+    """A rule for one JSON value: `check` returns the normalized value or raises Reject;
+    `schema` renders the same rule as JSON Schema (2020-12)."""
 
     description = ""
 
     def check(self, value: object) -> object:
+        raise NotImplementedError
+
+    def schema(self) -> JsonSchema:
         raise NotImplementedError
 
 
@@ -49,16 +58,23 @@ class Spec:
 class Const(Spec):
     """Exactly this value (numbers compared by value, as JavaScript `===` does)."""
 
-    value: str | int
+    value: str | int | bool
     description: str = ""
 
     def check(self, value: object) -> object:
-        if isinstance(self.value, int):
+        if isinstance(self.value, bool):
+            if value is self.value:
+                return value
+        elif isinstance(self.value, int):
             if number_equals(value, self.value):
                 return self.value
         elif type(value) is str and value == self.value:
             return value
         raise Reject(f"must be {self.value!r}, got {_show(value)}")
+
+    def schema(self) -> JsonSchema:
+        kind = "boolean" if isinstance(self.value, bool) else "integer" if isinstance(self.value, int) else "string"
+        return {"type": kind, "const": self.value}
 
 
 @dataclass(frozen=True)
@@ -68,6 +84,8 @@ class SafeInt(Spec):
     minimum: int
     maximum: int = MAX_SAFE_INTEGER
     description: str = ""
+    negative_zero: bool = True
+    """False where the reference refuses `-0` (JSON Schema cannot state this)."""
 
     def check(self, value: object) -> object:
         n = safe_integer(value)
@@ -75,7 +93,12 @@ class SafeInt(Spec):
             raise Reject(f"must be a safe integer, got {_show(value)}")
         if not self.minimum <= n <= self.maximum:
             raise Reject(f"must be within {self.minimum}..{self.maximum}, got {n}")
+        if not self.negative_zero and isinstance(value, NegativeZero):
+            raise Reject("must not be negative zero")
         return n
+
+    def schema(self) -> JsonSchema:
+        return {"type": "integer", "minimum": self.minimum, "maximum": self.maximum}
 
 
 @dataclass(frozen=True)
@@ -97,6 +120,9 @@ class TrimmedText(Spec):
             raise Reject("must be non-empty and trimmed" if value else "must be non-empty")
         return value
 
+    def schema(self) -> JsonSchema:
+        return {"type": "string", "minLength": 1, "pattern": TRIMMED}
+
 
 @dataclass(frozen=True)
 class Instant(Spec):
@@ -116,6 +142,9 @@ class Instant(Spec):
             raise Reject(f"{value!r} is not a whole minute", self.whole_minute_rule)
         return value
 
+    def schema(self) -> JsonSchema:
+        return {"type": "string", "pattern": WHOLE_MINUTE_INSTANT if self.whole_minute else INSTANT}
+
 
 @dataclass(frozen=True)
 class CronText(Spec):
@@ -134,6 +163,9 @@ class CronText(Spec):
             raise Reject(f"{value!r} is not canonical (expected {rule.text!r})", "decode.cron.canonical")
         return value
 
+    def schema(self) -> JsonSchema:
+        return {"type": "string", "pattern": CANONICAL_CRON}
+
 
 @dataclass(frozen=True)
 class ZoneText(Spec):
@@ -148,6 +180,132 @@ class ZoneText(Spec):
             raise Reject(f"{value!r} is neither UTC nor an Area/Location zone name")
         return value
 
+    def schema(self) -> JsonSchema:
+        return {"type": "string", "pattern": ZONE}
+
+
+@dataclass(frozen=True)
+class Text(Spec):
+    """Any string."""
+
+    description: str = ""
+
+    def check(self, value: object) -> object:
+        if type(value) is not str:
+            raise Reject(f"must be a string, got {_show(value)}")
+        return value
+
+    def schema(self) -> JsonSchema:
+        return {"type": "string"}
+
+
+@dataclass(frozen=True)
+class Number(Spec):
+    """Any JSON number (JavaScript `typeof value === "number"`), never a boolean."""
+
+    description: str = ""
+
+    def check(self, value: object) -> object:
+        if not is_number(value):
+            raise Reject(f"must be a number, got {_show(value)}")
+        return value
+
+    def schema(self) -> JsonSchema:
+        return {"type": "number"}
+
+
+@dataclass(frozen=True)
+class Enum(Spec):
+    """One of these strings."""
+
+    values: tuple[str, ...]
+    description: str = ""
+
+    def check(self, value: object) -> object:
+        if type(value) is not str or value not in self.values:
+            raise Reject(f"must be one of {', '.join(self.values)}, got {_show(value)}")
+        return value
+
+    def schema(self) -> JsonSchema:
+        return {"type": "string", "enum": list(self.values)}
+
+
+@dataclass(frozen=True)
+class AnyValue(Spec):
+    """Any JSON value, null included."""
+
+    description: str = ""
+
+    def check(self, value: object) -> object:
+        return value
+
+    def schema(self) -> JsonSchema:
+        return {}
+
+
+@dataclass(frozen=True)
+class ArrayOf(Spec):
+    """An array whose items all satisfy `item`, with at least `min_items` of them."""
+
+    item: Spec
+    min_items: int = 0
+    description: str = ""
+
+    def check(self, value: object) -> object:
+        if type(value) is not list:
+            raise Reject(f"must be an array, got {_show(value)}")
+        if len(value) < self.min_items:
+            raise Reject(f"must hold at least {self.min_items} item(s)")
+        for n, item in enumerate(value):
+            try:
+                self.item.check(item)
+            except Reject as err:
+                raise Reject(f"item {n} {err.message}", err.rule) from None
+        return value
+
+    def schema(self) -> JsonSchema:
+        out: JsonSchema = {"type": "array", "items": self.item.schema()}
+        if self.min_items:
+            out["minItems"] = self.min_items
+        return out
+
+
+@dataclass(frozen=True)
+class Nested(Spec):
+    """An object of a named shape (rendered as a `$ref` to its definition)."""
+
+    shape: ObjectShape
+    description: str = ""
+
+    def check(self, value: object) -> object:
+        problems = object_problems(value, self.shape)
+        if problems:
+            raise Reject(f"{self.shape.title}: {problems[0]}")
+        return value
+
+    def schema(self) -> JsonSchema:
+        return {"$ref": f"#/$defs/{self.shape.name}"}
+
+
+@dataclass(frozen=True)
+class OneOf(Spec):
+    """Exactly one of these alternatives (they never overlap)."""
+
+    options: tuple[Spec, ...]
+    description: str = ""
+
+    def check(self, value: object) -> object:
+        messages = []
+        for option in self.options:
+            try:
+                return option.check(value)
+            except Reject as err:
+                messages.append(err.message)
+        raise Reject("matches no alternative: " + " | ".join(messages))
+
+    def schema(self) -> JsonSchema:
+        return {"oneOf": [o.schema() for o in self.options]}
+
 
 @dataclass(frozen=True)
 class Field:
@@ -157,6 +315,8 @@ class Field:
     spec: Spec
     rule: str
     description: str
+    optional: bool = False
+    """Optional means absent: a present key must satisfy the spec (null is not absent)."""
     attr: str = field(init=False, repr=False, compare=False)
     """The snake_case attribute name of the decoded value."""
 
@@ -172,10 +332,35 @@ class ObjectShape:
     title: str
     description: str
     fields: tuple[Field, ...]
+    closed: bool = True
+    """Closed objects have exactly their keys; open ones tolerate unknown keys."""
+    forbidden: tuple[str, ...] = ()
+    """Keys an open object must not carry."""
 
     @property
     def keys(self) -> frozenset[str]:
         return frozenset(f.name for f in self.fields)
+
+    @property
+    def required(self) -> tuple[str, ...]:
+        return tuple(f.name for f in self.fields if not f.optional)
+
+
+def object_problems(value: object, shape: ObjectShape) -> list[str]:
+    """Every way `value` breaks `shape`, in field order (empty when it conforms)."""
+    if not isinstance(value, dict):
+        return [f"is not a JSON object, got {_show(value)}"]
+    problems = [f"lacks {name}" for name in shape.required if name not in value]
+    if shape.closed:
+        problems += [f"has unexpected key {k}" for k in value if k not in shape.keys]
+    problems += [f"carries retired key {k}" for k in shape.forbidden if k in value]
+    for f in shape.fields:
+        if f.name in value:
+            try:
+                f.spec.check(value[f.name])
+            except Reject as err:
+                problems.append(f"{f.name} {err.message}")
+    return problems
 
 
 def _show(value: object) -> str:
@@ -305,6 +490,9 @@ class RecordUnion(Spec):
 
     def check(self, value: object) -> object:
         raise TypeError("records are decoded by invariant.changes.decode_record")
+
+    def schema(self) -> JsonSchema:
+        return {"oneOf": [{"$ref": f"#/$defs/{s.name}"} for s in RECORD_SHAPES.values()]}
 
 
 CREATE_SHAPE = ObjectShape(

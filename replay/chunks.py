@@ -11,12 +11,14 @@ from dataclasses import dataclass
 from itertools import accumulate
 
 from invariant.jsvalue import MAX_SAFE_INTEGER, safe_integer
+from invariant.logshapes import ROW_SHAPE, TEXT_ROW_DATA, TOOL_ROW_DATA
+from invariant.logshapes import ROW_TAGS as TAG_ORDER
 
-ROW_TAGS = frozenset({"text-chunks", "reasoning-chunks", "tool-call-chunks"})
-_ENVELOPE = frozenset({"type", "seq0", "time0", "data"})
-_TEXT_KEYS = frozenset({"turn", "step", "index", "dt", "texts"})
-_TOOL_KEYS = frozenset({"turn", "step", "index", "id", "dt", "args"})
-_TOOL_KEYS_NAMED = _TOOL_KEYS | {"name"}
+ROW_TAGS = frozenset(TAG_ORDER)
+_ENVELOPE = ROW_SHAPE.keys
+_TEXT_KEYS = TEXT_ROW_DATA.keys
+_TOOL_KEYS_NAMED = TOOL_ROW_DATA.keys
+_TOOL_KEYS = frozenset(TOOL_ROW_DATA.required)
 _DELTA = {"text-chunks": "text-delta", "reasoning-chunks": "reasoning-delta", "tool-call-chunks": "tool-call-delta"}
 
 

@@ -11,6 +11,8 @@ import json
 
 import orjson
 
+from invariant.jsvalue import NegativeZero
+
 
 class JsonLineError(ValueError):
     """The record is not one JSON value."""
@@ -33,10 +35,6 @@ def parse_json_line(raw: bytes) -> object:
         raise JsonLineError("JSON nesting is deeper than this reader supports") from None
     except ValueError as err:
         raise JsonLineError(str(err).split(": line")[0]) from None
-
-
-class NegativeZero(float):
-    """Marks a `-0` token, which the reference rejects for createdAt/delegationDepth."""
 
 
 def _parse_int(token: str) -> int | float:

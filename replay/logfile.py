@@ -12,29 +12,30 @@ skipped) and still checks seq contiguity.
 
 from __future__ import annotations
 
-import math
 import mmap
 import os
 import re
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import orjson
 import zstandard
 
-from invariant.jsvalue import MAX_SAFE_INTEGER, safe_integer
+from invariant.jsvalue import MAX_SAFE_INTEGER
+from invariant.logshapes import EVENT_SHAPE, header_problems
+from invariant.shapes import object_problems
 
 from .chunks import ROW_TAGS, ChunkRow, RowError, decode_row
-from .jsonline import JsonLineError, NegativeZero, parse_header_line, parse_json_line
+from .jsonline import JsonLineError, parse_header_line, parse_json_line
 from .zstdframes import FrameError, decompress_frame, decompress_torn, scan_frames
 
 MODES = ("strict", "lenient")
 READ_CHUNK = 8 << 20
 TURN_END = "turn/end"
-_ENVELOPE_KEYS = frozenset({"type", "seq", "time", "data", "sourceEventSeqs", "surfaceOp"})
-_RETIRED_HEADER_KEYS = ("sandboxMode", "approvalPolicy")
+_PLAIN_KEYS = frozenset({"type", "seq", "time", "data"})
+_APPEND_KEYS = _PLAIN_KEYS | {"surfaceOp"}
 _PLACEHOLDER = re.compile(r"\{\{[^{}]*\}\}")
 _FINDINGS_PER_CODE = 20
 
@@ -77,11 +78,6 @@ class Entry(NamedTuple):
             yield self.event
         else:
             yield from self.row.events()
-
-
-def _is_non_negative_safe(value: object) -> bool:
-    n = safe_integer(value)
-    return n is not None and n >= 0 and not isinstance(value, NegativeZero)
 
 
 @dataclass
@@ -298,39 +294,19 @@ class SessionLog:
 
     def _check_header(self, h: dict[str, object]) -> None:
         """Header shape, retired fields and version, in the reference's order (§4.2)."""
-        shape = []
-        if type(h.get("version")) not in (int, float) or isinstance(h.get("version"), NegativeZero):
-            shape.append("version is not a number")
-        if type(h.get("id")) is not str:
-            shape.append("id is not a string")
-        if not _is_non_negative_safe(h.get("createdAt")):
-            shape.append("createdAt is not a non-negative safe integer")
-        if "delegationDepth" not in h:
-            shape.append("header lacks delegationDepth")
-        elif not _is_non_negative_safe(h.get("delegationDepth")):
-            shape.append("delegationDepth is not a non-negative safe integer")
-        if "origin" in h and h["origin"] != "subagent":
-            shape.append('origin is not "subagent"')
+        shape, retired, unsupported = header_problems(h)
         if shape:
             self._header_problem("not a session header: " + "; ".join(shape))
-        retired = [k for k in _RETIRED_HEADER_KEYS if k in h]
         if retired:
             self._header_problem(f"session header uses retired policy baseline fields: {', '.join(retired)}")
-        version = h.get("version")
-        if not shape and version != 0:
-            self._header_problem(f"unsupported session format version {version!r}; only v0 is supported")
+        if unsupported:
+            self._header_problem(unsupported)
         cwd = h.get("cwd")
-        if cwd is not None:
-            if not isinstance(cwd, str):
-                self._header_problem("cwd is not a string")
-            elif _PLACEHOLDER.search(cwd):
+        if isinstance(cwd, str):
+            if _PLACEHOLDER.search(cwd):
                 self._find("format.header.placeholder", "warning", f"cwd {cwd!r} holds a fixture placeholder", 1)
             elif not (cwd.startswith("/") or re.match(r"[A-Za-z]:[\\/]", cwd) or cwd.startswith("\\\\")):
                 self._find("format.header.cwd", "warning", f"cwd {cwd!r} is not an absolute path", 1)
-        if "parentSession" in h and not isinstance(h["parentSession"], str):
-            self._header_problem("parentSession is not a string")
-        if "seedLength" in h and not _is_non_negative_safe(h["seedLength"]):
-            self._header_problem(f"seedLength {h['seedLength']!r} is not a non-negative safe integer")
 
     # --- the committed-prefix scan (§7.2) -------------------------------------------------------
 
@@ -362,7 +338,9 @@ class SessionLog:
                 and -MAX_SAFE_INTEGER <= time <= MAX_SAFE_INTEGER
                 and type(tag) is str
                 and "data" in value
-                and value.keys() <= _ENVELOPE_KEYS
+                and (
+                    value.keys() <= _PLAIN_KEYS or (value.get("surfaceOp") == "append" and value.keys() <= _APPEND_KEYS)
+                )
             ):
                 self.event_count = index + 1
                 return Entry(line_no, index, value, None)
@@ -415,17 +393,8 @@ class SessionLog:
         self.event_count += 1
         return Entry(line_no, index, value, None)
 
-    def _check_envelope(self, event: Mapping[str, object], line_no: int) -> None:
-        problems = []
-        if not event.keys() <= _ENVELOPE_KEYS:
-            problems.append("unexpected key(s) " + ", ".join(sorted(event.keys() - _ENVELOPE_KEYS)))
-        if type(event.get("type")) is not str:
-            problems.append("type is not a string")
-        if "data" not in event:
-            problems.append("data is missing")
-        time = event.get("time")
-        if safe_integer(time) is None or (type(time) is float and not math.isfinite(time)):
-            problems.append("time is not a safe integer")
+    def _check_envelope(self, event: dict[str, object], line_no: int) -> None:
+        problems = object_problems(event, EVENT_SHAPE)
         if problems:
             severity = "error" if self.mode == "strict" else "warning"
             self._find("format.envelope", severity, f"event envelope at line {line_no}: {'; '.join(problems)}", line_no)

@@ -1,0 +1,236 @@
+"""The v1 JSON Schemas (2020-12), rendered from the same shapes the decoder checks.
+
+`documents()` returns every schema file by its path under `schemas/`. Each document names, in
+its top-level description, the rules JSON Schema cannot express; those stay with the decoder,
+the fold and live validation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from .logshapes import EVENT_SHAPE, HEADER_SHAPE, REPLACE_OP, ROW_DATA_SHAPES, ROW_SHAPE, ROW_TAGS
+from .shapes import CREATE_SHAPE, DELETE_SHAPE, DISPATCH_SHAPES, RECORD_SHAPES, JsonSchema, ObjectShape
+from .toolshapes import (
+    AT_LOCAL,
+    CREATE_ARGS,
+    DELETE_ARGS,
+    DELETED,
+    ERROR_SHAPES,
+    LIST_ARGS,
+    NOT_FOUND,
+    VIEW_SHAPES,
+)
+
+DIALECT = "https://json-schema.org/draft/2020-12/schema"
+ID_PREFIX = "urn:schedlog:schema:"
+
+CHANGE_FILE = "schedule-change.v1.schema.json"
+
+
+def schema_id(path: str) -> str:
+    """The stable `$id` of a schema file: a URN made of its path under `schemas/`."""
+    return ID_PREFIX + path.removesuffix(".schema.json").replace("/", ":")
+
+
+CHANGE_ID = schema_id(CHANGE_FILE)
+
+CHANGE_BEYOND_SCHEMA = (
+    "cron range bounds increase (L < U), list items strictly increase, and Sunday (0 or 7) is named at most once",
+    "the fold: ids never reused, transitions only on active records, the dispatch shape fits the record kind, "
+    "every/cron progression (acceptedAt >= target, occurrence and next order), the shared 300 s recurring gate, "
+    "gate exhaustion at the end of the fold",
+    "live validation of new appends: cron frequency (five minutes over the 400-year cycle), a matching date, "
+    "a known and canonical time zone, targets and dispatches equal to the current calendar decision",
+)
+
+
+def object_schema(shape: ObjectShape) -> JsonSchema:
+    """An object shape as JSON Schema: its properties, required keys, and closedness."""
+    properties: dict[str, object] = {}
+    for f in shape.fields:
+        prop = dict(f.spec.schema())
+        prop["description"] = f.description
+        properties[f.name] = prop
+    out: JsonSchema = {"type": "object", "title": shape.title, "description": shape.description}
+    out["properties"] = properties
+    out["required"] = list(shape.required)
+    if shape.closed:
+        out["additionalProperties"] = False
+    if shape.forbidden:
+        out["not"] = {"anyOf": [{"required": [k]} for k in shape.forbidden]}
+    return out
+
+
+def _defs(shapes: Iterable[ObjectShape]) -> dict[str, object]:
+    return {s.name: object_schema(s) for s in shapes}
+
+
+def _document(
+    path: str, title: str, description: str, beyond: Iterable[str], body: JsonSchema, defs: dict[str, object]
+) -> JsonSchema:
+    limits = list(beyond)
+    text = description
+    if limits:
+        text += " Not expressible in JSON Schema (checked by schedlog): " + "; ".join(limits) + "."
+    doc: JsonSchema = {"$schema": DIALECT, "$id": schema_id(path)}
+    doc |= {"title": title, "description": text, **body}
+    if defs:
+        doc["$defs"] = defs
+    return doc
+
+
+def change_document() -> JsonSchema:
+    refs = [CREATE_SHAPE, DELETE_SHAPE, *DISPATCH_SHAPES.values()]
+    return _document(
+        CHANGE_FILE,
+        "schedule/change payload, version 1",
+        "The data of a schedule/change event: a create, a delete, or one of four dispatch shapes told apart "
+        "by their exact keys. Optional means absent (null is not absent); integral numbers such as 30.0 are "
+        "integers; strings are trimmed as JavaScript's trim() does.",
+        CHANGE_BEYOND_SCHEMA,
+        {"type": "object", "oneOf": [{"$ref": f"#/$defs/{s.name}"} for s in refs]},
+        _defs([*refs, *RECORD_SHAPES.values()]),
+    )
+
+
+def header_document() -> JsonSchema:
+    return _document(
+        "session-header.schema.json",
+        "session log header",
+        "The first line of a session log, as the strict persistence reader accepts it.",
+        ("createdAt and delegationDepth are not negative zero (-0)", "cwd is an absolute path in a live log"),
+        object_schema(HEADER_SHAPE),
+        {},
+    )
+
+
+def event_document() -> JsonSchema:
+    body = object_schema(EVENT_SHAPE)
+    body["if"] = {"type": "object", "properties": {"type": {"const": "schedule/change"}}, "required": ["type"]}
+    body["then"] = {"type": "object", "properties": {"data": {"$ref": CHANGE_ID}}}
+    return _document(
+        "session-event.schema.json",
+        "session log event",
+        "One event line of a session log; the data of a schedule/change event is a v1 change payload.",
+        (
+            "seq equals the event's index after packed rows are expanded",
+            "surface metadata rules (which types carry surfaceOp and sourceEventSeqs) are not checked",
+        ),
+        body,
+        _defs([REPLACE_OP]),
+    )
+
+
+def row_document() -> JsonSchema:
+    body = object_schema(ROW_SHAPE)
+    body["allOf"] = [
+        {
+            "if": {"type": "object", "properties": {"type": {"const": tag}}, "required": ["type"]},
+            "then": {"type": "object", "properties": {"data": {"$ref": f"#/$defs/{ROW_DATA_SHAPES[tag].name}"}}},
+        }
+        for tag in ROW_TAGS
+    ]
+    return _document(
+        "chunk-row.schema.json",
+        "packed chunk row",
+        "A storage record of a session log standing for one or more consecutive assistant/chunk events.",
+        (
+            "dt holds exactly one gap fewer than there are members",
+            "seq0 + members - 1 and every running time sum stay safe integers",
+        ),
+        body,
+        _defs(dict.fromkeys(ROW_DATA_SHAPES.values())),
+    )
+
+
+def _one_of(names: Iterable[str]) -> list[object]:
+    return [{"$ref": f"#/$defs/{n}"} for n in names]
+
+
+_ERRORS = [s.name for s in ERROR_SHAPES]
+_VIEWS = [s.name for s in VIEW_SHAPES.values()]
+_TOOL_BEYOND = ("selector and argument rules of schedule_create (see the README)",)
+
+
+def tool_documents() -> dict[str, JsonSchema]:
+    views = _defs(VIEW_SHAPES.values())
+    errors = _defs(ERROR_SHAPES)
+    view_union: JsonSchema = {"oneOf": _one_of(_VIEWS)}
+    return {
+        "tools/schedule_create.args.schema.json": _document(
+            "tools/schedule_create.args.schema.json",
+            "schedule_create arguments",
+            CREATE_ARGS.description + " The host validates this; undeclared keys reach the tool.",
+            ("exactly one selector; after_seconds / every_seconds are safe integers (see the README)",),
+            object_schema(CREATE_ARGS),
+            _defs([AT_LOCAL]),
+        ),
+        "tools/schedule_list.args.schema.json": _document(
+            "tools/schedule_list.args.schema.json",
+            "schedule_list arguments",
+            LIST_ARGS.description,
+            (),
+            object_schema(LIST_ARGS),
+            {},
+        ),
+        "tools/schedule_delete.args.schema.json": _document(
+            "tools/schedule_delete.args.schema.json",
+            "schedule_delete arguments",
+            DELETE_ARGS.description,
+            (),
+            object_schema(DELETE_ARGS),
+            {},
+        ),
+        "tools/schedule_view.schema.json": _document(
+            "tools/schedule_view.schema.json",
+            "schedule view",
+            "An active record as schedule_create and schedule_list return it.",
+            ("the record's own rules as in schedule-change.v1 (cron range and list order)",),
+            view_union,
+            views,
+        ),
+        "tools/schedule_create.result.schema.json": _document(
+            "tools/schedule_create.result.schema.json",
+            "schedule_create result",
+            "The new record's view, or an error value.",
+            (),
+            {"oneOf": [*_one_of(_VIEWS), *_one_of(_ERRORS)]},
+            views | errors,
+        ),
+        "tools/schedule_list.result.schema.json": _document(
+            "tools/schedule_list.result.schema.json",
+            "schedule_list result",
+            "Every active record's view in create order, or an error value.",
+            (),
+            {"oneOf": [{"type": "array", "items": view_union}, *_one_of(_ERRORS)]},
+            views | errors,
+        ),
+        "tools/schedule_delete.result.schema.json": _document(
+            "tools/schedule_delete.result.schema.json",
+            "schedule_delete result",
+            "Deleted, not found (nothing appended), or an error value.",
+            (),
+            {"oneOf": _one_of(["Deleted", "NotFound", *_ERRORS])},
+            _defs([DELETED, NOT_FOUND]) | errors,
+        ),
+        "tools/schedule_error.schema.json": _document(
+            "tools/schedule_error.schema.json",
+            "schedule tool error",
+            "The closed union of error values a management tool returns (errors are values, not failures).",
+            (),
+            {"oneOf": _one_of(_ERRORS)},
+            errors,
+        ),
+    }
+
+
+def documents() -> dict[str, JsonSchema]:
+    """Every schema file, by path under `schemas/`, in a stable order."""
+    return {
+        CHANGE_FILE: change_document(),
+        "session-header.schema.json": header_document(),
+        "session-event.schema.json": event_document(),
+        "chunk-row.schema.json": row_document(),
+        **tool_documents(),
+    }
