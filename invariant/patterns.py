@@ -41,11 +41,26 @@ def _field(number: str, step: str, step_above_one: str) -> str:
     )
 
 
+def _at_most(n: int) -> str:
+    """Canonical decimal numbers 0..n (n <= 99, no leading zeros)."""
+    if n < 10:
+        return f"[0-{n}]"
+    tens, ones = divmod(n, 10)
+    parts = ["[0-9]"] + ([f"[1-{tens - 1}][0-9]"] if tens > 1 else []) + [f"{tens}[0-{ones}]"]
+    return "(?:" + "|".join(parts) + ")"
+
+
+_DESCENDING = "|".join(f"{x}[,-]{_at_most(x)}" for x in range(60))
+_ORDERED = rf"(?!(?:[\s\S]*[ ,])?(?:{_DESCENDING})(?:[ ,/]|{END}))"
+"""No list item or range bound is followed by one that is not larger (`5-1`, `30,0`, `2,2`)."""
+_ONE_SUNDAY = rf"(?!(?:0(?:,[1-6])*,7|0-7(?:/[17])?){END})"
+"""Day-of-week names Sunday (0 and 7) at most once: not `0,...,7`, `0-7`, `0-7/1`, `0-7/7`."""
+
 _MINUTE = _field("(?:[0-9]|[1-5][0-9])", "(?:[1-9]|[1-5][0-9]|60)", "(?:[2-9]|[1-5][0-9]|60)")
 _HOUR = _field("(?:[0-9]|1[0-9]|2[0-3])", "(?:[1-9]|1[0-9]|2[0-4])", "(?:[2-9]|1[0-9]|2[0-4])")
 _DAY = _field("(?:[1-9]|[12][0-9]|3[01])", "(?:[1-9]|[12][0-9]|3[01])", "(?:[2-9]|[12][0-9]|3[01])")
 _MONTH = _field("(?:[1-9]|1[0-2])", "(?:[1-9]|1[0-2])", "(?:[2-9]|1[0-2])")
 _WEEKDAY = _field("[0-7]", "[1-7]", "[2-7]")
-CANONICAL_CRON = rf"^{_MINUTE} {_HOUR} (?:\* {_MONTH} {_WEEKDAY}|{_DAY} {_MONTH} \*){END}"
-"""Canonical restricted cron text, except what a regular expression cannot state: range bounds
-increasing, list items strictly increasing, Sunday (0 and 7) named at most once."""
+CANONICAL_CRON = rf"^{_ORDERED}{_MINUTE} {_HOUR} (?:\* {_MONTH} {_ONE_SUNDAY}{_WEEKDAY}|{_DAY} {_MONTH} \*){END}"
+"""Canonical restricted cron text: every grammar rule of protocol.md §2.6 (values are bounded,
+so even increasing lists and ranges are a regular language)."""

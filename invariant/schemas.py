@@ -36,7 +36,6 @@ def schema_id(path: str) -> str:
 CHANGE_ID = schema_id(CHANGE_FILE)
 
 CHANGE_BEYOND_SCHEMA = (
-    "cron range bounds increase (L < U), list items strictly increase, and Sunday (0 or 7) is named at most once",
     "the fold: ids never reused, transitions only on active records, the dispatch shape fits the record kind, "
     "every/cron progression (acceptedAt >= target, occurrence and next order), the shared 300 s recurring gate, "
     "gate exhaustion at the end of the fold",
@@ -186,7 +185,7 @@ def tool_documents() -> dict[str, JsonSchema]:
             "tools/schedule_view.schema.json",
             "schedule view",
             "An active record as schedule_create and schedule_list return it.",
-            ("the record's own rules as in schedule-change.v1 (cron range and list order)",),
+            (),
             view_union,
             views,
         ),

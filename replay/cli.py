@@ -20,6 +20,7 @@ from . import report
 from .candidate import CandidateInputError, check_log_candidate
 from .cronreport import describe_cron
 from .logfile import MODES
+from .schemafiles import stale_schemas, write_schemas
 from .verify import STDIN, SessionReport, discover, verify_path
 
 PROGRESS_BYTES = 64 << 20
@@ -205,3 +206,24 @@ def cron(expression: str, time_zone: str, after: str | None, count: int, fmt: st
             marks = " ".join(m for m, on in (("DST", o.dst), ("offset-shifted", o.shifted)) if on)
             click.echo(f"  {o.utc}   {o.local} {o.abbreviation or o.offset} ({o.offset})  {marks}".rstrip())
     sys.exit(0 if result.code is None else 1)
+
+
+@main.command()
+@click.option("--out", type=click.Path(file_okay=False), default="schemas", show_default=True)
+@click.option("--check", is_flag=True, help="Compare instead of writing; exit 1 on any difference.")
+def schemas(out: str, check: bool) -> None:
+    """Write the v1 JSON Schemas (generated from the decoder's shapes) into OUT."""
+    from pathlib import Path
+
+    target = Path(out)
+    if check:
+        problems = stale_schemas(target)
+        for problem in problems:
+            click.echo(f"stale: {target / problem}")
+        if problems:
+            click.echo("run `schedlog schemas` to regenerate", err=True)
+            sys.exit(1)
+        click.echo(f"{target}: up to date")
+        return
+    for path in write_schemas(target):
+        click.echo(f"wrote {path}")

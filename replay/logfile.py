@@ -319,7 +319,7 @@ class SessionLog:
         if type(value) is dict and self._defect is None:
             index = self.event_count
             tag = value.get("type")
-            if tag in ROW_TAGS:
+            if type(tag) is str and tag in ROW_TAGS:
                 try:
                     row = decode_row(value, tag)
                 except RowError as err:
@@ -361,7 +361,7 @@ class SessionLog:
     def _record_value(self, line_no: int, raw: bytes, value: object) -> Entry | None:
         row = None
         tag = value.get("type") if isinstance(value, dict) else None
-        if tag in ROW_TAGS:
+        if type(tag) is str and tag in ROW_TAGS:
             assert isinstance(value, dict)
             try:
                 row = decode_row(value, tag)

@@ -148,6 +148,13 @@ def test_deep_nesting_is_a_finding_not_a_crash() -> None:
     assert log.rejected and log.findings
 
 
+@pytest.mark.parametrize("type_value", [[], {}, ["text-chunks"], None, 7])
+def test_odd_type_values_are_findings_not_crashes(type_value: object) -> None:
+    log, seqs = read(session_bytes([{"type": type_value, "seq": 0, "time": 0, "data": {}}, ev(1, "turn/end")]))
+    assert seqs == [0, 1]
+    assert ("format.envelope", "error") in codes(log)
+
+
 def test_envelope_problems_are_reported() -> None:
     log, seqs = read(session_bytes([{"type": "x", "seq": 0, "time": "soon", "data": {}, "extra": 1}]))
     assert seqs == [0]
