@@ -51,13 +51,13 @@ def object_schema(shape: ObjectShape) -> JsonSchema:
         prop = dict(f.spec.schema())
         prop["description"] = f.description
         properties[f.name] = prop
+    for key in shape.forbidden:
+        properties[key] = False  # the key must be absent
     out: JsonSchema = {"type": "object", "title": shape.title, "description": shape.description}
     out["properties"] = properties
     out["required"] = list(shape.required)
     if shape.closed:
         out["additionalProperties"] = False
-    if shape.forbidden:
-        out["not"] = {"anyOf": [{"required": [k]} for k in shape.forbidden]}
     return out
 
 
