@@ -49,6 +49,10 @@ class ChunkRow:
     def __len__(self) -> int:
         return len(self.members)
 
+    def to_json(self) -> dict[str, object]:
+        """The row as a storage record."""
+        return {"type": self.tag, "seq0": self.seq0, "time0": self.time0, "data": dict(self.data)}
+
     def events(self) -> Iterator[dict[str, object]]:
         """The expanded `assistant/chunk` events, in the reference's key order."""
         data = self.data

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 
 import click
+import duckdb
 
 from invariant import format_instant, parse_instant
 from invariant.profiles import PROFILES
@@ -19,7 +20,9 @@ from invariant.zones import icu_version
 from . import report
 from .candidate import CandidateInputError, check_log_candidate
 from .cronreport import describe_cron
+from .duck import replay as replay_logs
 from .logfile import MODES
+from .query import QUERY_FORMATS, QueryError, inspect_db, render_result, run_sql
 from .schemafiles import stale_schemas, write_schemas
 from .verify import STDIN, SessionReport, discover, verify_path
 
@@ -61,7 +64,7 @@ def _run(
     if stdin is not None:
         yield verify_path("<stdin>", profile, mode, seed_length, data=stdin)
     files = [p for p in paths if p != STDIN]
-    tasks = [(p, profile, mode, seed_length) for p in files]
+    tasks = [(p, profile, mode, seed_length) for p in files]  # (stdin, if any, came first)
     if jobs > 1 and len(tasks) > 1:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             for path, result in zip(files, pool.map(_verify_one, tasks, chunksize=1), strict=True):
@@ -227,3 +230,85 @@ def schemas(out: str, check: bool) -> None:
         return
     for path in write_schemas(target):
         click.echo(f"wrote {path}")
+
+
+_TERMINATED: list[int] = []
+
+
+def _terminate_cleanly() -> None:
+    """Turn SIGTERM into SystemExit so that temporary files are removed on the way out."""
+    import signal
+
+    def handler(signum: int, frame: object) -> None:
+        _TERMINATED.append(signum)
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, handler)
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--db", "db", type=click.Path(dir_okay=False), required=True, help="The DuckDB file to (re)create.")
+@click.option("--profile", type=click.Choice(sorted(PROFILES)), default="calendar", show_default=True)
+@click.option("--mode", type=click.Choice(MODES), default="strict", show_default=True)
+@click.option("--seed-length", type=click.IntRange(min=0), default=None, help="Override the header's seedLength.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, help="Worker processes.")
+@click.option("--parquet", type=click.Path(file_okay=False), default=None, help="Also write every table as Parquet.")
+def replay(
+    paths: tuple[str, ...], db: str, profile: str, mode: str, seed_length: int | None, jobs: int, parquet: str | None
+) -> None:
+    """Replay session logs into a DuckDB database for inspection (written atomically).
+
+    Exit 0 when every session is ok, 1 when any is corrupt (after writing the database), 2 on
+    usage errors or unreadable input.
+    """
+    from pathlib import Path
+
+    _terminate_cleanly()
+    files = list(discover(paths))
+    if not files:
+        raise click.UsageError("no *.jsonl or *.jsonl.zstd file found under the given paths")
+    stdin = sys.stdin.buffer.read() if STDIN in paths else None
+    total = sum(_size(p) for p in files if p != STDIN)
+    kwargs = dict(profile=profile, mode=mode, seed_length=seed_length, jobs=jobs, stdin=stdin)
+    out = Path(parquet) if parquet else None
+    try:
+        if total >= PROGRESS_BYTES and sys.stderr.isatty():
+            with click.progressbar(length=total, label="replaying", file=sys.stderr) as bar:
+                reports = replay_logs(files, Path(db), parquet=out, progress=bar.update, **kwargs)  # type: ignore[arg-type]
+        else:
+            reports = replay_logs(files, Path(db), parquet=out, **kwargs)  # type: ignore[arg-type]
+    except (RuntimeError, duckdb.Error, OSError) as err:
+        if _TERMINATED:  # DuckDB reports the interrupted query; the earlier database is untouched
+            sys.exit(128 + _TERMINATED[0])
+        click.echo(f"replay failed, {db} left as it was: {err}", err=True)
+        sys.exit(2)
+    click.echo(report.summary_line(reports) + f"; database {db}" + (f", parquet {parquet}" if parquet else ""))
+    _exit(reports)
+
+
+@main.command()
+@click.argument("db", type=click.Path(dir_okay=False))
+@click.argument("query")
+@click.option("--format", "fmt", type=click.Choice(QUERY_FORMATS), default="table", show_default=True)
+def sql(db: str, query: str, fmt: str) -> None:
+    """Run one SQL QUERY against a replay database (opened read-only)."""
+    from pathlib import Path
+
+    try:
+        result = run_sql(Path(db), query)
+    except QueryError as err:
+        raise click.UsageError(str(err)) from None
+    click.echo(render_result(result, fmt), nl=False)
+
+
+@main.command()
+@click.argument("db", type=click.Path(dir_okay=False))
+def inspect(db: str) -> None:
+    """A short summary of a replay database: verdicts, rules violated, active reminders."""
+    from pathlib import Path
+
+    try:
+        click.echo(inspect_db(Path(db)), nl=False)
+    except QueryError as err:
+        raise click.UsageError(str(err)) from None

@@ -65,6 +65,8 @@ class Entry(NamedTuple):
     """Index (= seq) of the first event this record stands for."""
     event: dict[str, object] | None
     row: ChunkRow | None
+    raw: bytes | None = None
+    """The record's bytes when they are exactly one valid UTF-8 JSON value (else None)."""
 
     @property
     def size(self) -> int:
@@ -327,7 +329,7 @@ class SessionLog:
                     return None
                 if row.seq0 == index:
                     self.event_count = index + len(row.members)
-                    return Entry(line_no, index, None, row)
+                    return Entry(line_no, index, None, row, raw)
                 return self._record_value(line_no, raw, value)
             seq = value.get("seq")
             time = value.get("time")
@@ -343,7 +345,7 @@ class SessionLog:
                 )
             ):
                 self.event_count = index + 1
-                return Entry(line_no, index, value, None)
+                return Entry(line_no, index, value, None, raw)
         return self._record_value(line_no, raw, value)
 
     def _record_slow(self, line_no: int, raw: bytes) -> Entry | None:
@@ -356,9 +358,9 @@ class SessionLog:
             text = "blank line" if not raw.strip() else f"unparsable record ({err})"
             self._note_defect(code, f"{text} at line {line_no}", line_no)
             return None
-        return self._record_value(line_no, raw, value)
+        return self._record_value(line_no, None, value)
 
-    def _record_value(self, line_no: int, raw: bytes, value: object) -> Entry | None:
+    def _record_value(self, line_no: int, raw: bytes | None, value: object) -> Entry | None:
         row = None
         tag = value.get("type") if isinstance(value, dict) else None
         if type(tag) is str and tag in ROW_TAGS:
@@ -380,7 +382,7 @@ class SessionLog:
                 )
                 return None
             self.event_count += len(row)
-            return Entry(line_no, index, None, row)
+            return Entry(line_no, index, None, row, raw)
         seq = value.get("seq") if isinstance(value, dict) else None
         if type(seq) not in (int, float) or seq != index:
             got = "no seq" if seq is None else repr(seq)
@@ -391,7 +393,7 @@ class SessionLog:
         assert isinstance(value, dict)
         self._check_envelope(value, line_no)
         self.event_count += 1
-        return Entry(line_no, index, value, None)
+        return Entry(line_no, index, value, None, raw)
 
     def _check_envelope(self, event: dict[str, object], line_no: int) -> None:
         problems = object_problems(event, EVENT_SHAPE)

@@ -12,11 +12,12 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import chain
+from typing import Protocol
 
-from invariant import SCHEDULE_CHANGE, Folded, Folder, ScheduleLogError
+from invariant import SCHEDULE_CHANGE, Folded, Folder, ScheduleLogError, Step
 from invariant.profiles import get_profile
 
-from .logfile import Finding, SessionLog
+from .logfile import Entry, Finding, SessionLog
 
 LOG_SUFFIXES = (".jsonl", ".jsonl.zstd")
 STDIN = "-"
@@ -77,11 +78,23 @@ def _violation(err: ScheduleLogError, line: int | None) -> Violation:
     return Violation(err.code, err.rule, err.index, err.index, line, err.pointer, err.message)
 
 
-def verify_log(log: SessionLog, profile: str = "calendar", seed_length: int | None = None) -> SessionReport:
+class Sink(Protocol):
+    """Hears the session's seedLength, then every committed record with the fold step it caused."""
+
+    def seed(self, seed_length: object) -> None: ...
+
+    def __call__(self, entry: Entry, step: Step | None) -> None: ...
+
+
+def verify_log(
+    log: SessionLog, profile: str = "calendar", seed_length: int | None = None, sink: Sink | None = None
+) -> SessionReport:
     """Read `log` to the end, folding its schedule events; return the session's report."""
     entries = log.entries()
     first = next(entries, None)  # the header (if any) has been read once this returns
     seed = log.seed_length if seed_length is None else seed_length
+    if sink is not None:
+        sink.seed(seed)
     folder: Folder | None = None
     violation: Violation | None = None
     try:
@@ -92,15 +105,20 @@ def verify_log(log: SessionLog, profile: str = "calendar", seed_length: int | No
     for entry in chain([first] if first is not None else [], entries):
         event = entry.event
         if event is None or event.get("type") != SCHEDULE_CHANGE:
+            if sink is not None:
+                sink(entry, None)
             continue
         schedule_events += 1
+        step = None
         if folder is not None:
             folder.skip(entry.event_index - folder.count)  # the events in between hold no schedule change
             try:
-                folder.feed(event)
+                step = folder.feed(event)
             except ScheduleLogError as err:
                 violation = _violation(err, entry.line)
                 folder = None
+        if sink is not None:
+            sink(entry, step)
     folded = None
     if folder is not None:
         folder.skip(log.event_count - folder.count)

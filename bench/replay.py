@@ -1,0 +1,56 @@
+"""Replay throughput next to verify throughput (same corpus, same run), and the database size.
+
+    python bench/replay.py [--mb 200] [--sessions 50] [--jobs 1]
+
+Goals (issue 5): replay >= 0.5x verify; the database no larger than the input logs.
+Wall-clock time for both (DuckDB works on several threads).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.corpus import build
+from replay.duck import replay
+from replay.verify import verify_path
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mb", type=int, default=200)
+    ap.add_argument("--sessions", type=int, default=50)
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--runs", type=int, default=2, help="best of N runs for each side")
+    args = ap.parse_args()
+    paths = build(Path(__file__).resolve().parent / "out" / "corpus", args.mb, args.sessions)
+    size = sum(p.stat().st_size for p in paths)
+    events = 0
+    verify_s = replay_s = float("inf")
+    db_size = 0
+    for _ in range(args.runs):
+        start = time.perf_counter()
+        events = sum(verify_path(str(p)).events for p in paths)
+        verify_s = min(verify_s, time.perf_counter() - start)
+        with tempfile.TemporaryDirectory(dir=Path(__file__).resolve().parent / "out") as tmp:
+            db = Path(tmp) / "bench.duckdb"
+            start = time.perf_counter()
+            replay([str(p) for p in paths], db, jobs=args.jobs)
+            replay_s = min(replay_s, time.perf_counter() - start)
+            db_size = db.stat().st_size
+    mb = size / 1e6
+    print(f"corpus: {len(paths)} sessions, {mb:.0f} MB, {events} events; best of {args.runs}, wall clock")
+    print(f"verify : {mb / verify_s:7.1f} MB/s  {events / verify_s:10.0f} events/s  ({verify_s:.2f} s)")
+    rate = f"{mb / replay_s:7.1f} MB/s  {events / replay_s:10.0f} events/s"
+    print(f"replay : {rate}  ({replay_s:.2f} s, --jobs {args.jobs})")
+    print(f"ratio replay/verify: {verify_s / replay_s:.2f}x (goal >= 0.5x)")
+    print(f"database: {db_size / 1e6:.0f} MB = {db_size / size:.2f}x the input (goal <= 1.0x)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,119 @@
+"""`sql` and `inspect`: questions asked of a replay database (opened read-only)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from pathlib import Path
+
+import duckdb
+
+QUERY_FORMATS = ("table", "json", "csv")
+
+
+class QueryError(ValueError):
+    """The database cannot be opened or the query fails (a usage problem)."""
+
+
+@dataclass(frozen=True)
+class Result:
+    columns: tuple[str, ...]
+    rows: tuple[tuple[object, ...], ...]
+    json_columns: frozenset[str] = frozenset()
+    """Columns of DuckDB type JSON: their text is embedded as JSON in `--format json`."""
+
+
+def _text(value: object) -> str:
+    if value is None:
+        return "NULL"
+    if isinstance(value, datetime):
+        if value.tzinfo is not None:
+            return value.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
+        return value.isoformat(sep=" ", timespec="milliseconds")
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, (list, dict)):
+        return json.dumps(value, ensure_ascii=False, default=_text)
+    return str(value)
+
+
+def connect(db: Path) -> duckdb.DuckDBPyConnection:
+    if not db.is_file():
+        raise QueryError(f"{db}: no such database (create one with `schedlog replay ... --db {db}`)")
+    try:
+        con = duckdb.connect(str(db), read_only=True)
+    except duckdb.Error as err:
+        raise QueryError(f"{db}: cannot open as a DuckDB database: {err}") from None
+    con.execute("SET TimeZone = 'UTC'")
+    return con
+
+
+def run_sql(db: Path, query: str) -> Result:
+    """Run one query against a replay database."""
+    con = connect(db)
+    try:
+        cursor = con.execute(query)
+        description = cursor.description or []
+        columns = tuple(d[0] for d in description)
+        json_columns = frozenset(d[0] for d in description if str(d[1]) == "JSON")
+        rows = tuple(tuple(r) for r in cursor.fetchall()) if columns else ()
+    except duckdb.Error as err:
+        raise QueryError(str(err).strip()) from None
+    finally:
+        con.close()
+    return Result(columns, rows, json_columns)
+
+
+def render_result(result: Result, fmt: str) -> str:
+    if fmt == "json":
+        records = [
+            {
+                c: json.loads(v) if c in result.json_columns and isinstance(v, str) else v
+                for c, v in zip(result.columns, row, strict=True)
+            }
+            for row in result.rows
+        ]
+        return json.dumps(records, ensure_ascii=False, indent=2, default=_text) + "\n"
+    if fmt == "csv":
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(result.columns)
+        writer.writerows([["" if v is None else _text(v) for v in row] for row in result.rows])
+        return out.getvalue()
+    return table(result.columns, [[_text(v) for v in row] for row in result.rows])
+
+
+def table(columns: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A plain aligned text table (one header line, a rule, one line per row)."""
+    widths = [max([len(c), *(len(r[i]) for r in rows)]) for i, c in enumerate(columns)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)).rstrip()]
+    lines.append("  ".join("-" * w for w in widths))
+    lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip() for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+INSPECT_QUERIES = {
+    "sessions by verdict": "SELECT verdict, count(*) AS sessions, sum(event_count) AS events, "
+    "sum(schedule_event_count) AS schedule_events FROM sessions GROUP BY verdict ORDER BY verdict",
+    "rules violated": "SELECT rule, count(*) AS sessions FROM violations "
+    "GROUP BY rule ORDER BY sessions DESC, rule LIMIT 10",
+    "format findings": "SELECT f->>'code' AS code, f->>'severity' AS severity, count(*) AS findings "
+    "FROM (SELECT unnest(CAST(format_findings AS JSON[])) AS f FROM sessions) "
+    "GROUP BY ALL ORDER BY findings DESC, code LIMIT 10",
+    "active reminders": "SELECT s.path, a.id, a.kind, a.current_target AS target, a.prompt "
+    "FROM active_schedules a JOIN sessions s USING (session_key) ORDER BY a.current_target, s.path, a.id LIMIT 20",
+}
+
+
+def inspect_db(db: Path) -> str:
+    """A short human summary: sessions, verdicts, rules violated, findings, active reminders."""
+    sections = []
+    for title, query in INSPECT_QUERIES.items():
+        result = run_sql(db, query)
+        body = render_result(result, "table") if result.rows else "(none)\n"
+        sections.append(f"{title}\n{body}")
+    return "\n".join(sections)

@@ -1,0 +1,56 @@
+"""The README's commands stay true: its SQL examples return what it shows."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from replay.cli import main
+
+from .conftest import ROOT
+
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+EXAMPLE = re.compile(r"```text\n\$ schedlog sql fixtures\.duckdb \"([^\n]*)\"\n(.*?)```", re.S)
+EXAMPLES = EXAMPLE.findall(README)
+
+
+@pytest.fixture(scope="module")
+def fixtures_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    db = tmp_path_factory.mktemp("readme") / "fixtures.duckdb"
+    old = Path.cwd()
+    os.chdir(ROOT)  # the README's paths are relative to the project root
+    try:
+        result = CliRunner().invoke(main, ["replay", "fixtures/sessions", "--db", str(db)])
+    finally:
+        os.chdir(old)
+    assert result.exit_code == 1, result.output  # the fixtures include corrupt sessions
+    return db
+
+
+def test_readme_has_sql_examples() -> None:
+    assert len(EXAMPLES) >= 4
+
+
+@pytest.mark.parametrize(("query", "expected"), EXAMPLES, ids=[q[:50] for q, _ in EXAMPLES])
+def test_readme_sql_example(fixtures_db: Path, query: str, expected: str) -> None:
+    result = CliRunner().invoke(main, ["sql", str(fixtures_db), query])
+    assert result.exit_code == 0, result.output
+    assert result.output == expected
+
+
+def test_readme_opens_with_the_two_commands() -> None:
+    lines = README.split("```sh\n", 1)[1].split("```", 1)[0].splitlines()
+    assert lines[0].startswith("python3 -m venv .venv && .venv/bin/pip install -e '.[dev]' && {")
+    assert "schedlog verify fixtures/sessions" in lines[0] and "schedlog replay fixtures/sessions" in lines[0]
+    assert "schedlog sql fixtures.duckdb" in lines[0]
+    assert lines[1] == ".venv/bin/python -m pytest"
+
+
+def test_ci_runs_the_readme_test_command() -> None:
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "\n.venv/bin/python -m pytest\n" in ci
+    assert "schedlog schemas --check" in ci

@@ -1,0 +1,260 @@
+"""`schedlog replay` into DuckDB, `sql` and `inspect`."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+from click.testing import CliRunner
+
+from replay.cli import main
+from replay.duck import TABLES, replay
+from replay.logfile import SessionLog
+from replay.verify import discover
+
+from .conftest import REAL_LOGS, ROOT, requires_real_logs
+
+SESSIONS = ROOT / "fixtures" / "sessions"
+EXPECTED = json.loads((SESSIONS / "expected.json").read_text())
+
+
+def run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    return result.exit_code, result.output
+
+
+@pytest.fixture(scope="module")
+def fixtures_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    db = tmp_path_factory.mktemp("db") / "fixtures.duckdb"
+    replay(list(discover([str(SESSIONS)])), db)
+    return db
+
+
+def of(path: object) -> str:
+    """SQL condition selecting one session by path."""
+    return f"session_key = (SELECT session_key FROM sessions WHERE path = '{path}')"
+
+
+def q(db: Path, sql: str) -> list[tuple[object, ...]]:
+    with duckdb.connect(str(db), read_only=True) as con:
+        con.execute("SET TimeZone = 'UTC'")
+        return con.execute(sql).fetchall()
+
+
+def test_counts_match_the_reader(fixtures_db: Path) -> None:
+    paths = list(discover([str(SESSIONS)]))
+    rows = dict(q(fixtures_db, "SELECT path, event_count FROM sessions"))  # type: ignore[arg-type]
+    assert len(rows) == len(paths)
+    for path in paths:
+        log = SessionLog(path)
+        entries = list(log.entries())
+        assert rows[path] == log.event_count
+        counted = q(fixtures_db, f"SELECT count(*) FROM events JOIN sessions USING (session_key) WHERE path = '{path}'")
+        assert counted == [(log.event_count,)]
+        schedule = sum(1 for e in entries if e.event is not None and e.event.get("type") == "schedule/change")
+        changes = q(
+            fixtures_db,
+            f"SELECT count(*) FROM schedule_changes JOIN sessions USING (session_key) WHERE path = '{path}'",
+        )
+        assert changes == [(schedule,)]
+
+
+@pytest.mark.parametrize("name", sorted(n for n, e in EXPECTED.items() if e.get("rule")))
+def test_corrupt_fixture_has_exactly_one_violation_row(fixtures_db: Path, name: str) -> None:
+    path = str(SESSIONS / name)
+    rows = q(
+        fixtures_db,
+        f"SELECT index, seq, line, rule, code FROM violations WHERE {of(path)}",
+    )
+    e = EXPECTED[name]
+    assert rows == [(e["index"], e["index"], e["line"], e["rule"], "corrupt_schedule_log")]
+    status = q(
+        fixtures_db,
+        f"SELECT status FROM schedule_changes WHERE {of(path)} AND idx = {e['index']}",
+    )
+    assert status == [("violation",)]
+
+
+def test_valid_fixtures_have_no_violation_rows(fixtures_db: Path) -> None:
+    assert q(
+        fixtures_db, "SELECT count(*) FROM violations v JOIN sessions s USING (session_key) WHERE s.verdict = 'ok'"
+    ) == [(0,)]
+
+
+def test_typed_columns(fixtures_db: Path) -> None:
+    types = {
+        (t, c): d
+        for t in ("events", "schedule_changes", "schedules", "dispatches")
+        for c, d, *_ in q(fixtures_db, f"DESCRIBE {t}")
+    }
+    assert types[("events", "time")] == "TIMESTAMP" and types[("events", "time_ms")] == "BIGINT"
+    assert types[("events", "data")] == "JSON" and types[("events", "owned")] == "BOOLEAN"
+    for column in ("scheduled_at", "accepted_at", "occurrence_at", "next_scheduled_at"):
+        assert types[("schedule_changes", column)] == "TIMESTAMP WITH TIME ZONE"
+    assert types[("schedules", "current_target")] == "TIMESTAMP WITH TIME ZONE"
+    assert types[("dispatches", "accepted_at")] == "TIMESTAMP WITH TIME ZONE"
+
+
+def test_schedule_life_cycle_and_views(fixtures_db: Path) -> None:
+    path = str(SESSIONS / "valid/reminders.session.jsonl")
+    rows = q(
+        fixtures_db,
+        f"SELECT id, kind, end_reason, dispatch_count FROM schedules WHERE {of(path)} ORDER BY created_index",
+    )
+    assert rows == [
+        ("schedule-1", "after", "dispatched", 1),
+        ("schedule-2", "every", "deleted", 1),
+        ("schedule-3", "cron", "active", 0),
+    ]
+    active = q(fixtures_db, f"SELECT id FROM active_schedules JOIN sessions USING (session_key) WHERE path = '{path}'")
+    assert active == [("schedule-3",)]
+    batch = q(fixtures_db, f"SELECT size, ids FROM batches JOIN sessions USING (session_key) WHERE path = '{path}'")
+    assert batch == [(1, ["schedule-2"])]
+    timeline = q(fixtures_db, f"SELECT operation, id FROM timeline WHERE path = '{path}'")
+    assert [op for op, _ in timeline] == ["create", "create", "create", "dispatch", "dispatch", "delete"]
+    gate = str(SESSIONS / "corrupt/gate-too-soon.session.jsonl")
+    unknown = q(
+        fixtures_db,
+        f"SELECT DISTINCT end_reason FROM schedules JOIN sessions USING (session_key) WHERE path = '{gate}'",
+    )
+    assert unknown == [("unknown",)]
+
+
+def test_fork_child_owns_only_its_suffix(fixtures_db: Path) -> None:
+    path = str(SESSIONS / "valid/fork-child.session.jsonl")
+    rows = q(
+        fixtures_db,
+        f"SELECT status, count(*) FROM schedule_changes WHERE {of(path)} GROUP BY ALL ORDER BY 1",
+    )
+    assert rows == [("applied", 1), ("inherited", 1)]
+
+
+@requires_real_logs
+def test_real_logs_expand_exactly_like_the_reader(tmp_path: Path) -> None:
+    db = tmp_path / "real.duckdb"
+    paths = sorted(str(p) for p in REAL_LOGS.glob("*.jsonl"))
+    reports = replay(paths, db)
+    assert q(db, "SELECT count(*) FROM sessions") == [(len(paths),)]
+    for report in reports:
+        log = SessionLog(report.path)
+        expected = [(e["seq"], e["type"], e["time"], e["data"]) for entry in log.entries() for e in entry.events()]
+        got = q(
+            db,
+            f"SELECT idx, type, time_ms, data FROM events WHERE {of(report.path)} ORDER BY idx",
+        )
+        assert [(i, t, ms, json.loads(d)) for i, t, ms, d in got] == expected, report.path  # type: ignore[arg-type]
+
+
+def _contents(db: Path) -> dict[str, list[tuple[object, ...]]]:
+    return {t: q(db, f"SELECT * FROM {t} ORDER BY ALL") for t in (*TABLES, "active_schedules", "batches")}
+
+
+def test_replaying_twice_gives_identical_contents(tmp_path: Path) -> None:
+    inputs = list(discover([str(SESSIONS)]))
+    replay(inputs, tmp_path / "a.duckdb")
+    replay(inputs, tmp_path / "b.duckdb", jobs=2)
+    assert _contents(tmp_path / "a.duckdb") == _contents(tmp_path / "b.duckdb")
+
+
+def test_no_temporary_files_are_left(tmp_path: Path) -> None:
+    replay(list(discover([str(SESSIONS)])), tmp_path / "x.duckdb")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.duckdb"]
+
+
+@pytest.fixture(scope="module")
+def big_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    sys.path.insert(0, str(ROOT))
+    from bench.corpus import build
+
+    directory = tmp_path_factory.mktemp("big")
+    build(directory, total_mb=60, sessions=6)
+    return directory
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
+def test_an_interrupted_replay_leaves_the_earlier_database_untouched(
+    tmp_path: Path, big_corpus: Path, sig: signal.Signals
+) -> None:
+    db = tmp_path / "kept.duckdb"
+    replay(list(discover([str(SESSIONS)])), db)
+    before = db.read_bytes()
+    exe = Path(sys.executable).with_name("schedlog")
+    proc = subprocess.Popen([str(exe), "replay", str(big_corpus), "--db", str(db)], stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 30
+    while not list(tmp_path.glob(".kept.duckdb.*.tmp")):  # the new database is being built
+        assert proc.poll() is None and time.monotonic() < deadline, "the replay ended before it could be interrupted"
+        time.sleep(0.01)
+    time.sleep(0.2)
+    assert proc.poll() is None, "the replay ended before it could be interrupted"
+    os.kill(proc.pid, sig)
+    proc.wait(timeout=30)
+    assert db.read_bytes() == before
+    assert q(db, "SELECT count(*) FROM sessions") == [(len(EXPECTED),)]
+    if sig == signal.SIGTERM:  # a clean exit removes its temporary files
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["kept.duckdb"]
+        assert b"Traceback" not in (proc.stderr.read() if proc.stderr else b"")
+
+
+def test_parquet_export_reads_back(tmp_path: Path) -> None:
+    out = tmp_path / "pq"
+    replay(list(discover([str(SESSIONS)])), tmp_path / "p.duckdb", parquet=out)
+    assert (out / "sessions.parquet").is_file() and (out / "events").is_dir()
+    with duckdb.connect() as con:
+        n = con.execute(
+            f"SELECT count(*) FROM read_parquet('{out}/events/*/*.parquet', hive_partitioning = true)"
+        ).fetchone()
+        keys = con.execute(
+            f"SELECT count(DISTINCT session_key) FROM read_parquet('{out}/events/*/*.parquet', hive_partitioning=1)"
+        ).fetchone()
+    assert n == q(tmp_path / "p.duckdb", "SELECT count(*) FROM events")[0]
+    assert keys == (len(EXPECTED),)
+
+
+def test_replay_cli_exit_codes_and_summary(tmp_path: Path) -> None:
+    code, out = run("replay", str(SESSIONS / "valid"), "--db", str(tmp_path / "v.duckdb"))
+    assert code == 0 and "3 session(s): 3 ok" in out
+    code, out = run("replay", str(SESSIONS), "--db", str(tmp_path / "all.duckdb"))
+    assert code == 1 and (tmp_path / "all.duckdb").is_file()
+    (tmp_path / "empty.jsonl").write_bytes(b"")
+    code, _ = run("replay", str(tmp_path / "empty.jsonl"), "--db", str(tmp_path / "e.duckdb"))
+    assert code == 2 and (tmp_path / "e.duckdb").is_file()
+
+
+def test_sql_formats(fixtures_db: Path) -> None:
+    query = 'SELECT rule, "index" FROM violations ORDER BY rule'
+    code, table = run("sql", str(fixtures_db), query)
+    assert code == 0 and table.splitlines()[0].split() == ["rule", "index"]
+    _, as_json = run("sql", str(fixtures_db), query, "--format", "json")
+    assert json.loads(as_json)[0] == {"rule": "decode.cron.canonical", "index": 9}
+    _, as_csv = run("sql", str(fixtures_db), query, "--format", "csv")
+    assert as_csv.splitlines()[:2] == ["rule,index", "decode.cron.canonical,9"]
+
+
+@pytest.mark.parametrize("query", ["SELEC 1", "SELECT * FROM nowhere", "DROP TABLE events"])
+def test_sql_errors_are_usage_errors(fixtures_db: Path, query: str) -> None:
+    result = CliRunner().invoke(main, ["sql", str(fixtures_db), query])
+    assert (result.exit_code == 2 and result.exception is None) or isinstance(result.exception, SystemExit)
+    assert "Traceback" not in result.output
+
+
+def test_sql_and_inspect_on_a_missing_database(tmp_path: Path) -> None:
+    assert run("sql", str(tmp_path / "no.duckdb"), "SELECT 1")[0] == 2
+    assert run("inspect", str(tmp_path / "no.duckdb"))[0] == 2
+    (tmp_path / "junk.duckdb").write_bytes(b"not a database")
+    assert run("inspect", str(tmp_path / "junk.duckdb"))[0] == 2
+
+
+def test_inspect_summarizes(fixtures_db: Path) -> None:
+    code, out = run("inspect", str(fixtures_db))
+    assert code == 0
+    for heading in ("sessions by verdict", "rules violated", "format findings", "active reminders"):
+        assert heading in out
+    assert "fold.gate" in out and "schedule-3" in out
