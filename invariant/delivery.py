@@ -1,0 +1,116 @@
+"""The due decision (owner.md §5.4; protocol.md §5.3): what a correct live owner does at `now`.
+
+Pure: a fold and one clock sample in, one decision out. Due one-shots win, one per decision,
+earliest target first (ties by create order). Otherwise every due recurring record forms one
+batch when the shared 300 s gate is open, each resolved at `now`. Otherwise wait for the earliest
+future target, or for the gate while a recurring record is overdue behind it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .changes import ONE_SHOT_KINDS, CronRecord, DispatchChange, EveryRecord, Record
+from .errors import ScheduleLogError
+from .fold import Folded
+from .framing import render_batch_framing, render_framing
+from .instant import GATE_MS, MAX_MS, MIN_MS, format_instant, parse_instant
+from .live import resolve_cron, resolve_every
+from .profiles import Profile
+
+CronResolver = Callable[[CronRecord, int], tuple[str, str | None]]
+"""(record, acceptedAt ms) -> (occurrenceAt, nextScheduledAt or None); may raise."""
+
+
+class DecisionError(Exception):
+    """The decision cannot be made now (calendar resolution failed, clock out of range)."""
+
+
+@dataclass(frozen=True)
+class OneShotDue:
+    record: Record
+
+    def changes(self) -> tuple[DispatchChange, ...]:
+        return (DispatchChange(self.record.id),)
+
+    def framing(self, profile: str | Profile = "calendar") -> str:
+        return render_framing(self.record, profile)
+
+
+@dataclass(frozen=True)
+class BatchMember:
+    record: Record
+    occurrence_at: str
+    next_target: str | None
+
+
+@dataclass(frozen=True)
+class BatchDue:
+    accepted_at: str
+    members: tuple[BatchMember, ...]
+
+    def changes(self) -> tuple[DispatchChange, ...]:
+        out = []
+        for m in self.members:
+            if isinstance(m.record, EveryRecord):
+                out.append(DispatchChange(m.record.id, accepted_at=self.accepted_at))
+            else:
+                out.append(
+                    DispatchChange(m.record.id, m.occurrence_at, self.accepted_at, next_scheduled_at=m.next_target)
+                )
+        return tuple(out)
+
+    def framing(self, profile: str | Profile = "calendar") -> str:
+        return render_batch_framing([(m.record, m.occurrence_at) for m in self.members])
+
+
+@dataclass(frozen=True)
+class Wait:
+    target: int | None
+    """Epoch ms to wake at, or None when nothing is scheduled."""
+
+
+Decision = OneShotDue | BatchDue | Wait
+
+
+def _target(record: Record) -> int:
+    ms = parse_instant(record.scheduled_at)
+    assert ms is not None
+    return ms
+
+
+def decide(folded: Folded, now: int, cron_resolver: CronResolver = resolve_cron) -> Decision:
+    """The decision at `now` (epoch ms); raise DecisionError when a resolution fails."""
+    ordered = list(enumerate(folded.active))
+    one_shots = [(r, _target(r), n) for n, r in ordered if r.kind in ONE_SHOT_KINDS]
+    recurring = [(r, _target(r), n) for n, r in ordered if r.kind not in ONE_SHOT_KINDS]
+    due = sorted((t, n, r) for r, t, n in one_shots if t <= now)
+    if due:
+        return OneShotDue(due[0][2])
+    batch = sorted((t, n, r) for r, t, n in recurring if t <= now)
+    gate = None
+    if folded.last_recurring_accepted_at is not None:
+        gate = (parse_instant(folded.last_recurring_accepted_at) or 0) + GATE_MS
+    if batch and (gate is None or now >= gate):
+        if not MIN_MS <= now <= MAX_MS:
+            raise DecisionError(f"the clock {now} is outside years 0001-9999")
+        members = []
+        for _, _, record in batch:
+            try:
+                if isinstance(record, EveryRecord):
+                    occurrence, following = resolve_every(record, now)
+                else:
+                    assert isinstance(record, CronRecord)
+                    occurrence, following = cron_resolver(record, now)
+            except (ScheduleLogError, ValueError) as err:
+                raise DecisionError(f"cannot resolve {record.id!r} at {now}: {err}") from None
+            members.append(BatchMember(record, occurrence, following))
+        return BatchDue(format_instant(now), tuple(members))
+    candidates = [t for _, t, _ in one_shots if t > now]
+    if batch:
+        assert gate is not None
+        candidates.append(gate)
+    else:
+        candidates += [t for _, t, _ in recurring if t > now]
+    return Wait(min(candidates) if candidates else None)

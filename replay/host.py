@@ -1,0 +1,123 @@
+"""The world the simulated owner lives in (owner.md §2, §7): one virtual clock, the session log
+with its durable prefix, persistence checkpoints, the agent stub, injected faults, the agent's
+transaction queue, and the trace of observable effects.
+
+Everything is explicit state; nothing reads the wall clock or sleeps.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from invariant import SCHEDULE_CHANGE, format_instant
+
+TIMER_LIMIT_MS = 2_147_483_647
+"""The largest timer segment (Node's setTimeout maximum); longer waits are split."""
+
+
+@dataclass
+class VirtualClock:
+    """Wall clock (what samples read) and monotonic clock (what timers measure), in ms."""
+
+    wall: int
+    monotonic: int = 0
+
+    def elapse(self, ms: int) -> None:
+        self.wall += ms
+        self.monotonic += ms
+
+    def jump(self, to: int) -> None:
+        """Set the wall clock only (rollback or forward jump); timers keep their deadlines."""
+        self.wall = to
+
+
+class AppendRejected(Exception):
+    """The session refused an append (an injected fault)."""
+
+
+@dataclass
+class Faults:
+    """Injected failures, each consumed as it fires (owner-scenarios vocabulary)."""
+
+    flush_outcomes: deque[str] = field(default_factory=deque)
+    followup: int = 0
+    framing: int = 0
+    maintenance: int = 0
+    append: dict[str, int] = field(default_factory=dict)
+    calendar: bool = False
+    on_claim_jump: int | None = None
+    on_claim_log: dict[str, Any] | None = None
+
+
+@dataclass
+class Host:
+    """Session log, persistence, agent stub and trace, shared by the tools and the owner."""
+
+    clock: VirtualClock
+    time_zone: str | None = None
+    events: list[dict[str, Any]] = field(default_factory=list)
+    durable: int = 0
+    """Length of the durable prefix of `events`."""
+    seed_length: int = 0
+    faults: Faults = field(default_factory=Faults)
+    appended: list[dict[str, Any]] = field(default_factory=list)
+    followups: list[str] = field(default_factory=list)
+    trace: list[dict[str, Any]] = field(default_factory=list)
+    busy: bool = False
+    claim_open: bool = False
+    queue: deque[Callable[[], None]] = field(default_factory=deque)
+
+    # --- trace --------------------------------------------------------------------------------
+
+    def effect(self, effect: str, **fields: Any) -> None:
+        self.trace.append({"at": format_instant(self.clock.wall), "effect": effect, **fields})
+
+    # --- the session log ---------------------------------------------------------------------------
+
+    def log_event(self, type_: str, data: object) -> None:
+        """Pre-existing history: appended durably, observed by nobody."""
+        durable = self.durable == len(self.events)
+        self.events.append({"type": type_, "seq": len(self.events), "time": self.clock.wall, "data": data})
+        if durable:
+            self.durable = len(self.events)
+
+    def append_change(self, payload: dict[str, Any]) -> None:
+        """A `schedule/change` append by the tools or the owner; raise AppendRejected on a fault."""
+        operation = payload["operation"]
+        if self.faults.append.get(operation, 0) > 0:
+            self.faults.append[operation] -= 1
+            self.effect("append_rejected", change=payload)
+            raise AppendRejected(operation)
+        self.events.append({"type": SCHEDULE_CHANGE, "seq": len(self.events), "time": self.clock.wall, "data": payload})
+        self.appended.append(payload)
+        self.effect("append", index=len(self.appended) - 1)
+
+    def has_schedule_events(self) -> bool:
+        return any(e["type"] == SCHEDULE_CHANGE for e in self.events)
+
+    def lose_unflushed(self) -> None:
+        """A crash: events after the durable prefix are gone."""
+        del self.events[self.durable :]
+
+    # --- persistence ---------------------------------------------------------------------------------
+
+    def checkpoint(self) -> bool:
+        """One flush: the next queued outcome (default ok); ok makes everything so far durable."""
+        outcome = self.faults.flush_outcomes.popleft() if self.faults.flush_outcomes else "ok"
+        self.effect("flush", outcome=outcome)
+        if outcome == "ok":
+            self.durable = len(self.events)
+        return outcome == "ok"
+
+    # --- the agent queue -------------------------------------------------------------------------------
+
+    def enqueue(self, transaction: Callable[[], None]) -> None:
+        self.queue.append(transaction)
+
+    def run_queue(self) -> None:
+        """Run transactions to quiescence; each runs atomically (checkpoints are instant)."""
+        while self.queue:
+            self.queue.popleft()()

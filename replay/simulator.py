@@ -1,0 +1,297 @@
+"""The reference live-owner simulator (owner.md §7): scenarios in, appended payloads, followup
+texts, tool results, the effect trace and a real session log out.
+
+All time comes from one virtual clock; the simulator jumps from wake to wake and never sleeps or
+reads the wall clock, so the same scenario always gives byte-identical output.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from invariant import format_instant, parse_instant
+from invariant.profiles import Profile, get_profile
+
+from .host import Faults, Host, VirtualClock
+from .owner import LiveOwner
+from .tools import UNAVAILABLE, Tools
+
+
+class ScenarioError(ValueError):
+    """A scenario that does not follow the vocabulary (a usage problem)."""
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    start: int
+    steps: tuple[Mapping[str, Any], ...]
+    time_zone: str | None = None
+
+    @classmethod
+    def from_json(cls, obj: object) -> Scenario:
+        """Read the owner-scenarios vocabulary (owner.md §0); raise ScenarioError."""
+        if not isinstance(obj, Mapping):
+            raise ScenarioError("a scenario is a JSON object")
+        start = parse_instant(obj.get("start")) if isinstance(obj.get("start"), str) else None
+        if start is None:
+            raise ScenarioError("start must be a canonical instant")
+        steps = obj.get("steps")
+        if not isinstance(steps, list) or not all(isinstance(s, Mapping) for s in steps):
+            raise ScenarioError("steps must be a list of objects")
+        for n, step in enumerate(steps):
+            if step.get("do") not in VERBS:
+                raise ScenarioError(f"step {n}: unknown verb {step.get('do')!r}")
+            if not isinstance(step.get("at"), str) or parse_instant(step["at"]) is None:
+                raise ScenarioError(f"step {n}: at must be a canonical instant")
+        session = obj.get("session") or {}
+        zone = session.get("timeZone") if isinstance(session, Mapping) else None
+        return cls(str(obj.get("name", "scenario")), start, tuple(steps), zone if isinstance(zone, str) else None)
+
+
+@dataclass
+class SimulationResult:
+    appended: list[dict[str, Any]]
+    followups: list[str]
+    results: list[object]
+    trace: list[dict[str, Any]]
+    header: dict[str, Any]
+    events: list[dict[str, Any]]
+    timeline: list[dict[str, Any]] = field(default_factory=list)
+
+    def expectations(self) -> dict[str, object]:
+        """The four observables of owner-scenarios.jsonl (`expect`)."""
+        return {"appended": self.appended, "followups": self.followups, "results": self.results, "trace": self.trace}
+
+    def session_log(self) -> bytes:
+        """The session log (header + events) as the harness writes it."""
+        lines = [self.header, *self.events]
+        return b"".join(
+            json.dumps(x, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass") + b"\n"
+            for x in lines
+        )
+
+
+class Simulation:
+    """One scenario run: the host, the agent's tools and owner, and the step verbs."""
+
+    def __init__(self, scenario: Scenario, profile: str | Profile = "calendar") -> None:
+        self.scenario = scenario
+        self.profile = get_profile(profile)
+        self.host = Host(VirtualClock(scenario.start), time_zone=scenario.time_zone)
+        self.owner: LiveOwner | None = None
+        self.tools: Tools | None = None
+        self.subscribed = False
+        self.results: list[object] = []
+        self.timeline: list[dict[str, Any]] = []
+
+    # --- lifecycle ----------------------------------------------------------------------------------
+
+    def _live(self, owner: LiveOwner) -> bool:
+        return self.owner is owner and self.tools is not None
+
+    def start(self, with_owner: bool = True) -> None:
+        self.host.queue.clear()
+        owner = LiveOwner(self.host, self.profile, lambda: self._live(owner))
+        self.owner = owner
+        self.tools = Tools(self.host, self.profile, owner.request)
+        self.subscribed = True
+        if with_owner:
+            owner.request()
+        else:
+            owner.dispose()
+
+    def dispose(self) -> None:
+        self.tools = None
+        self.subscribed = False
+        if self.owner is not None:
+            self.owner.dispose()
+
+    # --- time (§7.3 step 1) --------------------------------------------------------------------------
+
+    def advance_to(self, at: int) -> None:
+        clock = self.host.clock
+        while self.owner is not None and self.owner.state.timer is not None:
+            deadline = self.owner.state.timer
+            if deadline > clock.monotonic + (at - clock.wall):
+                break
+            clock.elapse(deadline - clock.monotonic)
+            self.owner.fire_timer()
+            self.host.run_queue()
+        clock.elapse(at - clock.wall)
+
+    # --- management calls ---------------------------------------------------------------------------
+
+    def call(self, verb: str, args: Mapping[str, Any], cancelled: bool) -> None:
+        """Issue one call: Phase A now, its transaction on the queue (the result slot is fixed now)."""
+        slot = len(self.results)
+        self.results.append(None)
+        tools = self.tools
+        if tools is None:
+            self.results[slot] = UNAVAILABLE
+            return
+
+        def settle(value: object) -> None:
+            self.results[slot] = value
+
+        if verb == "create":
+            kind = tools.create_phase_a(args)
+            if isinstance(kind, dict):
+                settle(kind)
+                return
+            self.host.enqueue(lambda: settle(tools.create(args, kind, cancelled)))
+        elif verb == "list":
+            failure = tools.list_phase_a(args)
+            if failure is not None:
+                settle(failure)
+                return
+            self.host.enqueue(lambda: settle(tools.list(cancelled)))
+        else:
+            failure = tools.delete_phase_a(args)
+            if failure is not None:
+                settle(failure)
+                return
+            self.host.enqueue(lambda: settle(tools.delete(args["id"], cancelled)))
+
+    # --- one step (§7.3) ---------------------------------------------------------------------------------
+
+    def step(self, step: Mapping[str, Any]) -> None:
+        at = parse_instant(step["at"])
+        assert at is not None
+        if at < self.host.clock.wall:
+            raise ScenarioError(f"step at {step['at']} is earlier than the wall clock (use jump)")
+        self.advance_to(at)
+        before = (len(self.host.trace), len(self.results))
+        self._apply(step["do"], step.get("args") or {}, bool(step.get("cancelled")))
+        self.host.run_queue()
+        self.timeline.append(
+            {
+                "at": step["at"],
+                "do": step["do"],
+                "args": step.get("args") or {},
+                "effects": self.host.trace[before[0] :],
+                "results": self.results[before[1] :],
+            }
+        )
+
+    def _apply(self, verb: str, args: Mapping[str, Any], cancelled: bool) -> None:
+        host = self.host
+        faults = host.faults
+        owner = self.owner
+        if verb == "start":
+            self.start(args.get("owner", True) is not False)
+        elif verb in ("create", "list", "delete"):
+            self.call(verb, args, cancelled)
+        elif verb == "parallel":
+            for call in args.get("calls", []):
+                self.call(call["do"], call.get("args") or {}, bool(call.get("cancelled")))
+        elif verb == "advance":
+            pass
+        elif verb == "jump":
+            host.clock.jump(_instant(args["to"]))
+        elif verb == "busy":
+            host.busy = True
+        elif verb == "idle":
+            if host.busy:
+                host.busy = False
+                if self.subscribed and owner is not None and host.has_schedule_events():
+                    owner.request()
+            if owner is not None:
+                owner.idle_resolved()
+        elif verb == "idle_wait_fails":
+            if owner is not None:
+                owner.idle_rejected()
+        elif verb == "drive":
+            if owner is not None:
+                owner.request()
+        elif verb == "log":
+            host.log_event(args.get("type", "schedule/change"), args.get("data"))
+        elif verb == "fork":
+            host.seed_length = len(host.events)
+        elif verb == "flush_outcomes":
+            faults.flush_outcomes.extend(args.get("outcomes", []))
+        elif verb == "fail_followup":
+            faults.followup += int(args.get("times", 1))
+        elif verb == "fail_framing":
+            faults.framing += int(args.get("times", 1))
+        elif verb == "fail_append":
+            operation = args["operation"]
+            faults.append[operation] = faults.append.get(operation, 0) + int(args.get("times", 1))
+        elif verb == "fail_maintenance":
+            faults.maintenance += int(args.get("times", 1))
+        elif verb == "calendar_fails":
+            faults.calendar = bool(args.get("enabled", True))
+        elif verb == "on_claim_jump":
+            faults.on_claim_jump = _instant(args["to"])
+        elif verb == "on_claim_log":
+            faults.on_claim_log = args["data"]
+        elif verb == "dispose":
+            self.dispose()
+        elif verb == "restart":  # a resume publishes a new, idle agent object
+            self.dispose()
+            if args.get("lose_unflushed"):
+                host.lose_unflushed()
+            host.busy = False
+            host.claim_open = False
+            self.start()
+
+    def run(self) -> SimulationResult:
+        for step in self.scenario.steps:
+            self.step(step)
+        return self.result()
+
+    def result(self) -> SimulationResult:
+        host = self.host
+        header: dict[str, Any] = {
+            "type": "session",
+            "version": 0,
+            "id": self.scenario.name,
+            "createdAt": max(self.scenario.start, 0),
+        }
+        if host.seed_length:
+            header["seedLength"] = host.seed_length
+        if self.scenario.time_zone is not None:
+            header["timeZone"] = self.scenario.time_zone
+        header["delegationDepth"] = 0
+        return SimulationResult(
+            list(host.appended),
+            list(host.followups),
+            list(self.results),
+            list(host.trace),
+            header,
+            list(host.events),
+            list(self.timeline),
+        )
+
+
+VERBS = frozenset(
+    {
+        "start", "create", "list", "delete", "parallel", "advance", "jump", "busy", "idle", "idle_wait_fails",
+        "drive", "log", "fork", "flush_outcomes", "fail_followup", "fail_framing", "fail_append",
+        "fail_maintenance", "calendar_fails", "on_claim_jump", "on_claim_log", "dispose", "restart",
+    }
+)  # fmt: skip
+
+
+def _instant(value: object) -> int:
+    ms = parse_instant(value) if isinstance(value, str) else None
+    if ms is None:
+        raise ScenarioError(f"{value!r} is not a canonical instant")
+    return ms
+
+
+def simulate(scenario: Scenario | Mapping[str, Any], profile: str | Profile = "calendar") -> SimulationResult:
+    """Run one scenario (a Scenario or its JSON object) and return everything it produced."""
+    if not isinstance(scenario, Scenario):
+        scenario = Scenario.from_json(scenario)
+    return Simulation(scenario, profile).run()
+
+
+def now_text(sim: Simulation) -> str:
+    return format_instant(sim.host.clock.wall)
+
+
+__all__ = ["Faults", "Scenario", "ScenarioError", "SimulationResult", "simulate"]
