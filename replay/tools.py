@@ -33,7 +33,9 @@ from .host import AppendRejected, Host
 MESSAGES = {
     "internal_error": "The schedule operation failed.",
     "corrupt_schedule_log": "The session schedule log is corrupt.",
-    "persistence_uncertain": "Schedule persistence is uncertain; retry with schedule_list before relying on this result.",
+    "persistence_uncertain": (
+        "Schedule persistence is uncertain; retry with schedule_list before relying on this result."
+    ),
     "invalid_prompt": "prompt must be non-empty after trimming.",
 }
 SELECTOR_MESSAGES = {
