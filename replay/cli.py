@@ -24,6 +24,8 @@ from .duck import replay as replay_logs
 from .logfile import MODES
 from .query import QUERY_FORMATS, QueryError, inspect_db, render_result, run_sql
 from .schemafiles import stale_schemas, write_schemas
+from .simulator import Scenario, ScenarioError
+from .simulator import simulate as run_simulation
 from .verify import STDIN, SessionReport, discover, verify_path
 
 PROGRESS_BYTES = 64 << 20
@@ -312,3 +314,60 @@ def inspect(db: str) -> None:
         click.echo(inspect_db(Path(db)), nl=False)
     except QueryError as err:
         raise click.UsageError(str(err)) from None
+
+
+@main.command()
+@click.argument("scenario", type=click.Path(dir_okay=False))
+@click.option("--name", default=None, help="Pick one scenario of a JSON-lines file by name.")
+@click.option("--log", "log_path", type=click.Path(dir_okay=False), default=None, help="Write the session log here.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--profile", type=click.Choice(sorted(PROFILES)), default="calendar", show_default=True)
+def simulate(scenario: str, name: str | None, log_path: str | None, fmt: str, profile: str) -> None:
+    """Run the reference live-owner simulator on a SCENARIO (JSON) and print its timeline.
+
+    When the scenario carries `expect`, exit 1 if the run does not meet it.
+    """
+    from pathlib import Path
+
+    from .atomic import write_atomic
+    from .scenarios import load_scenario, timeline_text, unmet_expectations
+
+    try:
+        obj = load_scenario(Path(scenario), name)
+        result = run_simulation(Scenario.from_json(obj), profile)
+    except ScenarioError as err:
+        raise click.UsageError(str(err)) from None
+    if log_path is not None:
+        write_atomic(Path(log_path), result.session_log())
+    unmet = unmet_expectations(result, obj["expect"]) if isinstance(obj.get("expect"), dict) else []
+    if fmt == "json":
+        out = {**result.expectations(), "timeline": result.timeline, "unmet": unmet}
+        click.echo(json.dumps(out, ensure_ascii=False, indent=2))
+    else:
+        click.echo(timeline_text(result), nl=False)
+        if isinstance(obj.get("expect"), dict):
+            click.echo("expectations: " + ("met" if not unmet else "NOT met: " + ", ".join(unmet)))
+    sys.exit(1 if unmet else 0)
+
+
+@main.command()
+@click.option("--seed", type=int, default=0, show_default=True, help="First seed; run r uses seed + r.")
+@click.option("--runs", type=click.IntRange(min=1), default=200, show_default=True)
+@click.option("--steps", type=click.IntRange(min=1), default=40, show_default=True)
+def fuzz(seed: int, runs: int, steps: int) -> None:
+    """Random scenarios checked against the owner's invariants; failures are shrunk.
+
+    Exit 0 when every run holds, 1 when any fails (its seed and a small scenario are printed).
+    """
+    from .fuzz import fuzz as run_fuzz
+    from .fuzz import scenario_json
+
+    total, failures = run_fuzz(seed, runs, steps)
+    for failure in failures:
+        click.echo(f"FAIL seed {failure.seed}:")
+        for violation in failure.violations:
+            click.echo(f"    {violation.invariant}: {violation.detail}")
+        click.echo("    shrunk scenario (schedlog simulate FILE reproduces it):")
+        click.echo("    " + json.dumps(scenario_json(failure.scenario), ensure_ascii=False))
+    click.echo(f"{total} run(s) from seed {seed}: {total - len(failures)} held, {len(failures)} failed")
+    sys.exit(1 if failures else 0)

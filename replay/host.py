@@ -12,7 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from invariant import SCHEDULE_CHANGE, format_instant
+from invariant import SCHEDULE_CHANGE, Folded, Folder, ScheduleLogError, format_instant
+from invariant.profiles import Profile
 
 TIMER_LIMIT_MS = 2_147_483_647
 """The largest timer segment (Node's setTimeout maximum); longer waits are split."""
@@ -69,6 +70,9 @@ class Host:
     busy: bool = False
     claim_open: bool = False
     queue: deque[Callable[[], None]] = field(default_factory=deque)
+    schedule_events: int = 0
+    _folder: Folder | None = None
+    _folded_error: ScheduleLogError | None = None
 
     # --- trace --------------------------------------------------------------------------------
 
@@ -81,8 +85,33 @@ class Host:
         """Pre-existing history: appended durably, observed by nobody."""
         durable = self.durable == len(self.events)
         self.events.append({"type": type_, "seq": len(self.events), "time": self.clock.wall, "data": data})
+        self.schedule_events += type_ == SCHEDULE_CHANGE
         if durable:
             self.durable = len(self.events)
+
+    def fold(self, profile: Profile) -> Folded:
+        """`fold(events, seedLength)`, computed incrementally (the log only grows between resets).
+
+        Raises ScheduleLogError exactly as the full fold would.
+        """
+        folder = self._folder
+        if folder is None or folder.count > len(self.events) or folder.profile != profile:
+            folder = self._folder = Folder(self.seed_length, profile)
+            self._folded_error = None
+        if self._folded_error is None:
+            try:
+                for event in self.events[folder.count :]:
+                    folder.feed(event)
+            except ScheduleLogError as err:
+                self._folded_error = err
+        if self._folded_error is not None:
+            raise self._folded_error
+        return folder.finish()
+
+    def reset_fold(self) -> None:
+        """Forget the cached fold (the log was truncated or re-seeded)."""
+        self._folder = None
+        self._folded_error = None
 
     def append_change(self, payload: dict[str, Any]) -> None:
         """A `schedule/change` append by the tools or the owner; raise AppendRejected on a fault."""
@@ -92,15 +121,19 @@ class Host:
             self.effect("append_rejected", change=payload)
             raise AppendRejected(operation)
         self.events.append({"type": SCHEDULE_CHANGE, "seq": len(self.events), "time": self.clock.wall, "data": payload})
+        self.schedule_events += 1
         self.appended.append(payload)
         self.effect("append", index=len(self.appended) - 1)
 
     def has_schedule_events(self) -> bool:
-        return any(e["type"] == SCHEDULE_CHANGE for e in self.events)
+        return self.schedule_events > 0
 
     def lose_unflushed(self) -> None:
         """A crash: events after the durable prefix are gone."""
+        lost = self.events[self.durable :]
         del self.events[self.durable :]
+        self.schedule_events -= sum(1 for e in lost if e["type"] == SCHEDULE_CHANGE)
+        self.reset_fold()
 
     # --- persistence ---------------------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from invariant import CronRecord, Folded, ScheduleLogError, fold
+from invariant import CronRecord, Folded, ScheduleLogError
 from invariant.delivery import BatchDue, Decision, DecisionError, OneShotDue, Wait, decide
 from invariant.live import resolve_cron
 from invariant.profiles import Profile
@@ -96,7 +96,7 @@ class LiveOwner:
 
     def _fold(self) -> Folded | None:
         try:
-            return fold(self.host.events, self.host.seed_length, self.profile)
+            return self.host.fold(self.profile)
         except ScheduleLogError:
             self.state.faulted = True
             return None

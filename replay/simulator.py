@@ -163,8 +163,8 @@ class Simulation:
         assert at is not None
         if at < self.host.clock.wall:
             raise ScenarioError(f"step at {step['at']} is earlier than the wall clock (use jump)")
-        self.advance_to(at)
         before = (len(self.host.trace), len(self.results))
+        self.advance_to(at)
         self._apply(step["do"], step.get("args") or {}, bool(step.get("cancelled")))
         self.host.run_queue()
         self.timeline.append(
@@ -211,6 +211,7 @@ class Simulation:
             host.log_event(args.get("type", "schedule/change"), args.get("data"))
         elif verb == "fork":
             host.seed_length = len(host.events)
+            host.reset_fold()
         elif verb == "flush_outcomes":
             faults.flush_outcomes.extend(args.get("outcomes", []))
         elif verb == "fail_followup":

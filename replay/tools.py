@@ -17,7 +17,6 @@ from invariant import (
     ScheduleLogError,
     allocate_id,
     create_record,
-    fold,
     parse_instant,
     schedule_view,
 )
@@ -130,7 +129,7 @@ class Tools:
 
     def _fold_or_error(self) -> tuple[Any, dict[str, Any] | None]:
         try:
-            return fold(self.host.events, self.host.seed_length, self.profile), None
+            return self.host.fold(self.profile), None
         except ScheduleLogError:
             return None, error("corrupt_schedule_log")
 
