@@ -1,0 +1,184 @@
+"""The reference live-owner simulator: conformance scenarios, logs, determinism, CLI."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import time as time_module
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+import replay
+from invariant import fold
+from replay.cli import main
+from replay.fuzz import check, fuzz, generate, run_checked, scenario_json
+from replay.scenarios import unmet_expectations
+from replay.simulator import Scenario, Simulation
+from replay.verify import verify_path
+
+from .conftest import CONFORMANCE, ROOT, load_jsonl
+
+SCENARIOS = load_jsonl(CONFORMANCE / "owner-scenarios.jsonl")
+NAMES = [s["name"] for s in SCENARIOS]
+
+
+def test_there_are_fifty_scenarios() -> None:
+    assert len(SCENARIOS) == 50 and len(set(NAMES)) == 50
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=NAMES)
+def test_scenario_matches_strictly(scenario: dict[str, Any]) -> None:
+    result = replay.simulate(scenario)
+    assert unmet_expectations(result, scenario["expect"]) == []
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=NAMES)
+def test_simulated_log_is_a_valid_session_log(tmp_path: Path, scenario: dict[str, Any]) -> None:
+    sim = Simulation(Scenario.from_json(scenario))
+    result = sim.run()
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(result.session_log())
+    report = verify_path(str(path))
+    if scenario["name"] == "corrupt-log":  # its history was seeded corrupt on purpose
+        assert report.verdict == "corrupt" and report.violation is not None
+        return
+    assert report.verdict == "ok", (report.violation, report.findings)
+    assert report.folded is not None
+    assert report.folded == fold(result.events, sim.host.seed_length)
+    assert check(result, sim.host.seed_length) == []
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "fixtures" / "scenarios").glob("*.json")), ids=lambda p: p.name)
+def test_readable_scenario_files_are_the_conformance_ones(path: Path) -> None:
+    scenario = json.loads(path.read_text())
+    assert scenario == next(s for s in SCENARIOS if s["name"] == scenario["name"])
+    code = CliRunner().invoke(main, ["simulate", str(path)]).exit_code
+    assert code == 0
+
+
+# --- determinism ----------------------------------------------------------------------------------
+
+
+def _digest(seed: int) -> str:
+    result = Simulation(generate(seed, 60)).run()
+    blob = json.dumps([result.expectations(), result.events], sort_keys=True).encode() + result.session_log()
+    return hashlib.sha256(blob).hexdigest()
+
+
+def test_same_seed_gives_byte_identical_output() -> None:
+    assert _digest(7) == _digest(7)
+    assert _digest(7) != _digest(8)
+
+
+def test_nothing_reads_the_wall_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    def forbidden(*args: object, **kwargs: object) -> float:
+        raise AssertionError("the simulator read the process clock")
+
+    expected = _digest(11)
+    for name in ("time", "time_ns", "monotonic", "monotonic_ns", "perf_counter", "sleep"):
+        monkeypatch.setattr(time_module, name, forbidden)
+
+    class NoNow(datetime):
+        @classmethod
+        def now(cls, tz: object = None) -> NoNow:  # type: ignore[override]
+            raise AssertionError("the simulator read datetime.now")
+
+    monkeypatch.setattr("datetime.datetime", NoNow)
+    assert _digest(11) == expected
+
+
+def test_output_does_not_depend_on_the_process_time_zone() -> None:
+    code = f"import sys; sys.path.insert(0, {str(ROOT)!r}); from tests.test_simulator import _digest; print(_digest(5))"
+    digests = set()
+    for tz in ("UTC", "America/New_York", "Asia/Kolkata", "Pacific/Chatham"):
+        env = {**os.environ, "TZ": tz}
+        proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+        digests.add(proc.stdout.strip())
+    assert len(digests) == 1
+
+
+# --- the fuzzer ----------------------------------------------------------------------------------------
+
+
+def test_fuzz_holds_on_the_reference_model() -> None:
+    runs, failures = fuzz(100, 60, 40)
+    assert runs == 60 and failures == []
+
+
+def test_fuzz_catches_an_owner_that_ignores_the_gate(monkeypatch: pytest.MonkeyPatch) -> None:
+    import invariant.delivery
+
+    monkeypatch.setattr(invariant.delivery, "GATE_MS", 60_000)
+    found = None
+    for seed in range(0, 400, 2):
+        scenario = generate(seed, 40, faults=False)
+        if run_checked(scenario, True)[1]:
+            found = seed
+            break
+    assert found is not None, "the broken owner was never caught"
+    _, failures = fuzz(found, 1, 40)
+    (failure,) = failures
+    assert any(v.invariant in ("log folds", "gate spacing") for v in failure.violations)
+    assert len(failure.scenario.steps) <= 8  # shrunk
+    assert run_checked(failure.scenario, True)[1]  # and it still reproduces
+
+
+# --- CLI -----------------------------------------------------------------------------------------------------
+
+
+def test_simulate_cli_writes_a_log_verify_accepts(tmp_path: Path) -> None:
+    log = tmp_path / "out.jsonl"
+    result = CliRunner().invoke(
+        main, ["simulate", str(ROOT / "fixtures/scenarios/one-shot-lifecycle.json"), "--log", str(log)]
+    )
+    assert result.exit_code == 0 and "expectations: met" in result.output
+    assert "followup" in result.output and "[SCHEDULE REMINDER]" in result.output
+    assert verify_path(str(log)).verdict == "ok"
+
+
+def test_simulate_cli_json_and_name_selection() -> None:
+    path = str(CONFORMANCE / "owner-scenarios.jsonl")
+    result = CliRunner().invoke(main, ["simulate", path, "--name", "timer-segmentation", "--format", "json"])
+    out = json.loads(result.output)
+    assert result.exit_code == 0 and out["unmet"] == [] and len(out["followups"]) == 1
+    assert CliRunner().invoke(main, ["simulate", path]).exit_code == 2  # which one?
+
+
+def test_simulate_cli_reports_unmet_expectations(tmp_path: Path) -> None:
+    scenario = dict(SCENARIOS[0])
+    scenario["expect"] = {**scenario["expect"], "followups": []}
+    (tmp_path / "s.json").write_text(json.dumps(scenario))
+    result = CliRunner().invoke(main, ["simulate", str(tmp_path / "s.json")])
+    assert result.exit_code == 1 and "NOT met: followups" in result.output
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "{not json",
+        "[]",
+        '{"name":"x","start":"soon","steps":[]}',
+        '{"start":"2026-08-05T12:00:00.000Z","steps":[{"do":"dance"}]}',
+    ],
+)
+def test_simulate_cli_bad_scenarios_are_usage_errors(tmp_path: Path, content: str) -> None:
+    (tmp_path / "bad.json").write_text(content)
+    result = CliRunner().invoke(main, ["simulate", str(tmp_path / "bad.json")])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+
+
+def test_fuzz_cli() -> None:
+    result = CliRunner().invoke(main, ["fuzz", "--seed", "3", "--runs", "10", "--steps", "20"])
+    assert result.exit_code == 0 and "10 run(s) from seed 3: 10 held, 0 failed" in result.output
+
+
+def test_scenario_json_round_trips() -> None:
+    scenario = generate(4, 10)
+    assert Scenario.from_json(json.loads(json.dumps(scenario_json(scenario)))) == scenario
