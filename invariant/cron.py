@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import IntEnum
+from functools import lru_cache
 from itertools import pairwise
 
 from .errors import ScheduleInputError
@@ -187,8 +188,12 @@ def _parse_field(field: CronField, text: str) -> tuple[str, list[int]]:
     raise CronSyntaxError(f"{_NAMES[field]} field {text!r} is not a supported form")
 
 
+@lru_cache(maxsize=4096)
 def parse_cron(text: str) -> CronRule:
-    """Parse restricted cron text (canonical or not) into a rule; raise CronSyntaxError."""
+    """Parse restricted cron text (canonical or not) into a rule; raise CronSyntaxError.
+
+    Memoized: a rule is a frozen value, and the owner resolves the same rules again and again.
+    """
     if not is_trimmed_nonempty(text):
         raise CronSyntaxError("cron text must be non-empty without surrounding whitespace")
     parts = _SEPARATORS.split(text)

@@ -219,9 +219,13 @@ class Folder:
             records = [r for r in records if r.kind in ONE_SHOT_KINDS]
         return Folded(tuple(records), tuple(self.seen), self.last)
 
+    def check_bound(self) -> None:
+        """seedLength must not exceed the events fed so far (the end-of-log check)."""
+        check_seed_bound(self.seed_length, self.count)
+
     def finish(self) -> Folded:
         """Close the fold: check seedLength against the event count and return the result."""
-        check_seed_bound(self.seed_length, self.count)
+        self.check_bound()
         return self.snapshot()
 
 

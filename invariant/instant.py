@@ -7,7 +7,7 @@ so a value is valid iff it parses strictly and formats back to the same string.
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime
 from functools import lru_cache
 
 MIN_MS = -62135596800000
@@ -19,6 +19,7 @@ GATE_MS = 300_000
 MINUTE_MS = 60_000
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
 _PATTERN = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})\.([0-9]{3})Z")
 
 
@@ -39,16 +40,17 @@ def parse_instant(text: str) -> int | None:
     return (delta.days * 86400 + delta.seconds) * 1000 + milli
 
 
+@lru_cache(maxsize=65536)
 def format_instant(ms: int) -> str:
     """The canonical text of an epoch-ms instant within [MIN_MS, MAX_MS]."""
     if not MIN_MS <= ms <= MAX_MS:
         raise ValueError(f"instant {ms} is outside years 0001-9999")
-    seconds, milli = divmod(ms, 1000)
-    moment = _EPOCH + timedelta(seconds=seconds)
-    return (
-        f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}T"
-        f"{moment.hour:02d}:{moment.minute:02d}:{moment.second:02d}.{milli:03d}Z"
-    )
+    days, rest = divmod(ms, 86_400_000)
+    day = date.fromordinal(days + _EPOCH_ORDINAL)
+    seconds, milli = divmod(rest, 1000)
+    minutes, second = divmod(seconds, 60)
+    hour, minute = divmod(minutes, 60)
+    return f"{day.year:04d}-{day.month:02d}-{day.day:02d}T{hour:02d}:{minute:02d}:{second:02d}.{milli:03d}Z"
 
 
 def is_whole_minute(ms: int) -> bool:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from invariant import SCHEDULE_CHANGE, Folded, Folder, ScheduleLogError, format_instant
+from invariant.delivery import Agenda
 from invariant.profiles import Profile
 
 TIMER_LIMIT_MS = 2_147_483_647
@@ -72,6 +73,7 @@ class Host:
     queue: deque[Callable[[], None]] = field(default_factory=deque)
     schedule_events: int = 0
     _folder: Folder | None = None
+    _agenda: Agenda = field(default_factory=Agenda)
     _folded_error: ScheduleLogError | None = None
 
     # --- trace --------------------------------------------------------------------------------
@@ -94,19 +96,27 @@ class Host:
 
         Raises ScheduleLogError exactly as the full fold would.
         """
+        return self.live_fold(profile)[0].finish()
+
+    def live_fold(self, profile: Profile) -> tuple[Folder, Agenda]:
+        """The up-to-date fold state and its agenda, without copying the active set."""
         folder = self._folder
         if folder is None or folder.count > len(self.events) or folder.profile != profile:
             folder = self._folder = Folder(self.seed_length, profile)
+            self._agenda = Agenda()
             self._folded_error = None
         if self._folded_error is None:
             try:
                 for event in self.events[folder.count :]:
-                    folder.feed(event)
+                    step = folder.feed(event)
+                    if step is not None:
+                        self._agenda.apply(step)
             except ScheduleLogError as err:
                 self._folded_error = err
         if self._folded_error is not None:
             raise self._folded_error
-        return folder.finish()
+        folder.check_bound()
+        return folder, self._agenda
 
     def reset_fold(self) -> None:
         """Forget the cached fold (the log was truncated or re-seeded)."""

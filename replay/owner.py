@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from invariant import CronRecord, Folded, ScheduleLogError
-from invariant.delivery import BatchDue, Decision, DecisionError, OneShotDue, Wait, decide
+from invariant import CronRecord, Folder, ScheduleLogError
+from invariant.delivery import Agenda, BatchDue, Decision, DecisionError, OneShotDue, Wait
 from invariant.live import resolve_cron
 from invariant.profiles import Profile
 
@@ -94,16 +94,18 @@ class LiveOwner:
     def _active(self) -> bool:
         return not self.state.stopping and self.is_live()
 
-    def _fold(self) -> Folded | None:
+    def _fold(self) -> tuple[Folder, Agenda] | None:
+        """Re-derive the state from the log (incrementally: the result equals a full fold)."""
         try:
-            return self.host.fold(self.profile)
+            return self.host.live_fold(self.profile)
         except ScheduleLogError:
             self.state.faulted = True
             return None
 
-    def _decide(self, folded: Folded, now: int) -> Decision | None:
+    def _decide(self, state: tuple[Folder, Agenda], now: int) -> Decision | None:
+        folder, agenda = state
         try:
-            return decide(folded, now, self._resolve_cron)
+            return agenda.decide(folder.active, folder.last, folder.gate_exhausted, now, self._resolve_cron)
         except DecisionError:
             return None
 

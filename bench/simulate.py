@@ -1,0 +1,69 @@
+"""Simulator speed: one virtual year of mixed schedules, appended events per CPU second.
+
+    python bench/simulate.py [--schedules 1000]
+
+Goal (issue 6): >= 100,000 appended events per CPU second, cost growing linearly with the number
+of events (three sizes in one run). The simulator jumps from wake to wake; it never steps
+through idle time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from invariant import format_instant
+from replay.simulator import Scenario, Simulation
+
+START = 1_767_225_600_000  # 2026-01-01T00:00:00.000Z
+YEAR_MS = 365 * 86_400_000
+ZONES = ["UTC", "America/New_York", "Europe/Berlin", "Asia/Calcutta", "Australia/Sydney"]
+
+
+def year_scenario(schedules: int, seed: int = 1) -> Scenario:
+    """Creates at the start (one-shots spread over the year; hourly and daily every/cron rules)."""
+    rng = random.Random(seed)
+    at = format_instant(START)
+    steps: list[dict[str, Any]] = [{"at": at, "do": "start", "args": {}}]
+    for n in range(schedules):
+        kind = n % 10
+        if kind < 4:
+            args: dict[str, Any] = {"prompt": f"one-shot {n}", "after_seconds": rng.randint(60, YEAR_MS // 1000)}
+        elif kind < 6:
+            args = {"prompt": f"every {n}", "every_seconds": rng.choice([3600, 86400])}
+        else:
+            rule = rng.choice([f"{rng.randint(0, 59)} * * * *", f"{rng.randint(0, 59)} {rng.randint(0, 23)} * * *"])
+            args = {"prompt": f"cron {n}", "cron": rule, "time_zone": rng.choice(ZONES)}
+        steps.append({"at": at, "do": "create", "args": args})
+    steps.append({"at": format_instant(START + YEAR_MS), "do": "advance", "args": {}})
+    return Scenario(f"year-{schedules}", START, tuple(steps))
+
+
+def measure(schedules: int) -> tuple[int, float]:
+    scenario = year_scenario(schedules)
+    start = time.process_time()
+    result = Simulation(scenario).run()
+    return len(result.appended), time.process_time() - start
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--schedules", type=int, default=1000)
+    args = ap.parse_args()
+    sizes = [args.schedules // 4, args.schedules // 2, args.schedules]
+    print("one virtual year, mixed schedules (40% one-shot, 20% every, 40% cron; hourly and daily)")
+    rows = [(n, *measure(n)) for n in sizes]
+    for n, events, cpu in rows:
+        print(f"{n:6d} schedules: {events:9d} appended events in {cpu:6.2f} s CPU = {events / cpu:10,.0f} events/s")
+    (_, e0, c0), (_, e2, c2) = rows[0], rows[-1]
+    print(f"events x{e2 / e0:.2f}, CPU x{c2 / c0:.2f} (linear: the two ratios match; goal >= 100,000 events/s)")
+
+
+if __name__ == "__main__":
+    main()
