@@ -331,12 +331,39 @@ def _reference_previous(rule: CronRule, zone: ZoneInfo, through: int, baseline: 
     return baseline
 
 
+_UNDECIDED = -1 << 62
+
+
+def _plain_previous(rule: CronRule, zone: ZoneInfo, through: int, baseline: int) -> int | None:
+    """The answer when no daylight-saving transition is involved, else _UNDECIDED.
+
+    When the local reading of `through` is unambiguous and the latest matching local time before
+    it is neither a gap nor an overlap time, every algorithm agrees: that time's one instant.
+    """
+    wall = wall_ms(zone, through)
+    if wall % 1000 or not MIN_MS <= wall <= MAX_MS:
+        return _UNDECIDED
+    off0, off1 = _fold_offsets(zone, wall - wall % MINUTE_MS)
+    if off0 != off1 or off0 % MINUTE_MS:
+        return _UNDECIDED
+    candidate = previous_local(rule, wall)
+    if candidate is None:
+        return _UNDECIDED
+    t, near = first_instance(zone, candidate)
+    if near or t is None or t % MINUTE_MS or not MIN_MS <= t <= MAX_MS:
+        return _UNDECIDED
+    return t if t > baseline else None
+
+
 def previous_through(rule: CronRule, zone: ZoneInfo, through: int, baseline: int, *, ideal: bool = False) -> int | None:
     """The latest occurrence t with baseline < t <= through, or None."""
     if not has_matching_date(rule):
         return None
     if ideal or _utc_year(through) <= 108:
         return _intended_previous(rule, zone, through, baseline)
+    plain = _plain_previous(rule, zone, through, baseline)
+    if plain != _UNDECIDED:
+        return plain
     result = _reference_previous(rule, zone, through, baseline)
     following = next_occurrence(rule, zone, result)
     if following is not None and following <= through:

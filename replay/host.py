@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from invariant import SCHEDULE_CHANGE, Folded, Folder, ScheduleLogError, format_instant
+from invariant import SCHEDULE_CHANGE, Change, Folded, Folder, ScheduleLogError, format_instant
 from invariant.delivery import Agenda
 from invariant.profiles import Profile
 
@@ -74,6 +74,9 @@ class Host:
     schedule_events: int = 0
     _folder: Folder | None = None
     _agenda: Agenda = field(default_factory=Agenda)
+    _decoded: dict[int, Change] = field(default_factory=dict)
+    fold_generation: int = 0
+    """Counts fold resets; (generation, events folded) identifies one fold state."""
     _folded_error: ScheduleLogError | None = None
 
     # --- trace --------------------------------------------------------------------------------
@@ -104,11 +107,16 @@ class Host:
         if folder is None or folder.count > len(self.events) or folder.profile != profile:
             folder = self._folder = Folder(self.seed_length, profile)
             self._agenda = Agenda()
+            self.fold_generation += 1
             self._folded_error = None
         if self._folded_error is None:
             try:
                 for event in self.events[folder.count :]:
-                    step = folder.feed(event)
+                    change = self._decoded.get(folder.count)
+                    if change is None or folder.count < folder.seed_length:
+                        step = folder.feed(event)
+                    else:
+                        step = folder.apply(change)
                     if step is not None:
                         self._agenda.apply(step)
             except ScheduleLogError as err:
@@ -123,13 +131,19 @@ class Host:
         self._folder = None
         self._folded_error = None
 
-    def append_change(self, payload: dict[str, Any]) -> None:
-        """A `schedule/change` append by the tools or the owner; raise AppendRejected on a fault."""
+    def append_change(self, payload: dict[str, Any], change: Change | None = None) -> None:
+        """A `schedule/change` append by the tools or the owner; raise AppendRejected on a fault.
+
+        `change` is the payload already decoded (it must equal `decode_change(payload)`); the
+        fold then applies it without decoding it again.
+        """
         operation = payload["operation"]
         if self.faults.append.get(operation, 0) > 0:
             self.faults.append[operation] -= 1
             self.effect("append_rejected", change=payload)
             raise AppendRejected(operation)
+        if change is not None:
+            self._decoded[len(self.events)] = change
         self.events.append({"type": SCHEDULE_CHANGE, "seq": len(self.events), "time": self.clock.wall, "data": payload})
         self.schedule_events += 1
         self.appended.append(payload)
@@ -142,6 +156,7 @@ class Host:
         """A crash: events after the durable prefix are gone."""
         lost = self.events[self.durable :]
         del self.events[self.durable :]
+        self._decoded = {i: c for i, c in self._decoded.items() if i < self.durable}
         self.schedule_events -= sum(1 for e in lost if e["type"] == SCHEDULE_CHANGE)
         self.reset_fold()
 

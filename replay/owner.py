@@ -41,6 +41,7 @@ class LiveOwner:
         self.profile = profile
         self.is_live = is_live
         self.state = OwnerState()
+        self._memo: tuple[tuple[int, int, int, bool], Decision | None] | None = None
 
     # --- drive requests and the loop (§5.3) -----------------------------------------------------
 
@@ -103,11 +104,20 @@ class LiveOwner:
             return None
 
     def _decide(self, state: tuple[Folder, Agenda], now: int) -> Decision | None:
+        """The pure decision, memoized on its inputs (the claimed task's re-decision usually
+        sees the same fold and clock as the drive's first one)."""
         folder, agenda = state
+        key = (self.host.fold_generation, folder.count, now, self.host.faults.calendar)
+        if self._memo is not None and self._memo[0] == key:
+            return self._memo[1]
         try:
-            return agenda.decide(folder.active, folder.last, folder.gate_exhausted, now, self._resolve_cron)
+            decision: Decision | None = agenda.decide(
+                folder.active, folder.last, folder.gate_exhausted, now, self._resolve_cron
+            )
         except DecisionError:
-            return None
+            decision = None
+        self._memo = (key, decision)
+        return decision
 
     def _resolve_cron(self, record: CronRecord, accepted: int) -> tuple[str, str | None]:
         if self.host.faults.calendar:
@@ -196,7 +206,7 @@ class LiveOwner:
         host.effect("followup", index=len(host.followups) - 1)
         for change in decision.changes():  # C5
             try:
-                host.append_change(change.to_json())
+                host.append_change(change.to_json(), change)
             except AppendRejected:
                 self.state.faulted = True
                 self.state.timer = None
