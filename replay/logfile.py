@@ -23,6 +23,7 @@ from typing import NamedTuple
 import orjson
 import zstandard
 
+from invariant import SCHEDULE_CHANGE
 from invariant.jsvalue import MAX_SAFE_INTEGER
 from invariant.logshapes import EVENT_SHAPE, header_problems
 from invariant.shapes import object_problems
@@ -111,6 +112,7 @@ class SessionLog:
     size: int = 0
 
     _defect: _Defect | None = None
+    _schedule_only: bool = False
     _fatal: bool = False
     _counts: dict[str, int] = field(default_factory=dict)
 
@@ -145,8 +147,13 @@ class SessionLog:
 
     # --- reading --------------------------------------------------------------------------
 
-    def entries(self) -> Iterator[Entry]:
-        """Yield the committed records; findings are final once the iterator is exhausted."""
+    def entries(self, schedule_only: bool = False) -> Iterator[Entry]:
+        """Yield the committed records; findings are final once the iterator is exhausted.
+
+        With `schedule_only`, every record is still read, checked and counted, but only the
+        `schedule/change` events are yielded (what a verifier needs, at less cost).
+        """
+        self._schedule_only = schedule_only
         if self.mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}")
         try:
@@ -329,7 +336,7 @@ class SessionLog:
                     return None
                 if row.seq0 == index:
                     self.event_count = index + len(row.members)
-                    return Entry(line_no, index, None, row, raw)
+                    return None if self._schedule_only else Entry(line_no, index, None, row, raw)
                 return self._record_value(line_no, raw, value)
             seq = value.get("seq")
             time = value.get("time")
@@ -345,6 +352,8 @@ class SessionLog:
                 )
             ):
                 self.event_count = index + 1
+                if self._schedule_only and tag != SCHEDULE_CHANGE:
+                    return None
                 return Entry(line_no, index, value, None, raw)
         return self._record_value(line_no, raw, value)
 
@@ -382,7 +391,7 @@ class SessionLog:
                 )
                 return None
             self.event_count += len(row)
-            return Entry(line_no, index, None, row, raw)
+            return None if self._schedule_only else Entry(line_no, index, None, row, raw)
         seq = value.get("seq") if isinstance(value, dict) else None
         if type(seq) not in (int, float) or seq != index:
             got = "no seq" if seq is None else repr(seq)
@@ -393,6 +402,8 @@ class SessionLog:
         assert isinstance(value, dict)
         self._check_envelope(value, line_no)
         self.event_count += 1
+        if self._schedule_only and tag != SCHEDULE_CHANGE:
+            return None
         return Entry(line_no, index, value, None, raw)
 
     def _check_envelope(self, event: dict[str, object], line_no: int) -> None:

@@ -90,7 +90,7 @@ def verify_log(
     log: SessionLog, profile: str = "calendar", seed_length: int | None = None, sink: Sink | None = None
 ) -> SessionReport:
     """Read `log` to the end, folding its schedule events; return the session's report."""
-    entries = log.entries()
+    entries = log.entries(schedule_only=sink is None)
     first = next(entries, None)  # the header (if any) has been read once this returns
     seed = log.seed_length if seed_length is None else seed_length
     if sink is not None:

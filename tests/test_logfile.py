@@ -232,3 +232,18 @@ def test_inputs_are_opened_read_only(tmp_path: Path) -> None:
     log = SessionLog(str(path))
     assert [e.event_index for e in log.entries()] == [0]
     assert path.read_bytes() == session_bytes([ev(0)])
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted(p for p in (Path(__file__).resolve().parent.parent / "fixtures" / "sessions").rglob("*.jsonl*")),
+    ids=lambda p: p.name,
+)
+def test_schedule_only_reading_sees_the_same_log(path: Path) -> None:
+    full = SessionLog(str(path))
+    every = list(full.entries())
+    lean = SessionLog(str(path))
+    schedule = list(lean.entries(schedule_only=True))
+    expected = [e for e in every if e.event is not None and e.event.get("type") == "schedule/change"]
+    assert schedule == expected
+    assert (lean.event_count, lean.findings, lean.rejected) == (full.event_count, full.findings, full.rejected)
