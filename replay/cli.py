@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 
@@ -21,6 +19,8 @@ from . import report
 from .candidate import CandidateInputError, check_log_candidate
 from .cronreport import describe_cron
 from .duck import replay as replay_logs
+from .fanout import file_size as _size
+from .fanout import in_processes
 from .logfile import MODES
 from .query import QUERY_FORMATS, QueryError, inspect_db, render_result, run_sql
 from .schemafiles import stale_schemas, write_schemas
@@ -68,21 +68,11 @@ def _run(
     files = [p for p in paths if p != STDIN]
     tasks = [(p, profile, mode, seed_length) for p in files]  # (stdin, if any, came first)
     if jobs > 1 and len(tasks) > 1:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            for path, result in zip(files, pool.map(_verify_one, tasks, chunksize=1), strict=True):
-                if progress is not None:
-                    progress(_size(path))
-                yield result
+        for _, result in in_processes(_verify_one, tasks, jobs, progress):
+            yield result
     else:
         for path in files:
             yield verify_path(path, profile, mode, seed_length, progress=progress)
-
-
-def _size(path: str) -> int:
-    try:
-        return os.stat(path).st_size
-    except OSError:
-        return 0
 
 
 @main.command()

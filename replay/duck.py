@@ -13,11 +13,12 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import duckdb
 
+from .fanout import file_size, in_processes
 from .staging import TABLE_FILES, stage_session, staged_name
 from .verify import STDIN, SessionReport
 
@@ -262,12 +263,8 @@ def _staged(
         first_key = 2
     tasks = [(p, first_key + n, str(stage), profile, mode, seed_length) for n, p in enumerate(files)]
     if jobs > 1:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            for task, report in zip(tasks, pool.map(_stage_one, tasks), strict=True):
-                size = _size(task[0])
-                if progress is not None:
-                    progress(size)
-                yield task[1], size, report
+        for task, report in in_processes(_stage_one, tasks, jobs, progress):
+            yield task[1], file_size(task[0]), report
         return
     with ThreadPoolExecutor(max_workers=1) as pool:
         futures = [
@@ -275,14 +272,7 @@ def _staged(
             for p, key, _, _, _, seed in tasks
         ]
         for task, future in zip(tasks, futures, strict=True):
-            yield task[1], _size(task[0]), future.result()
-
-
-def _size(path: str) -> int:
-    try:
-        return os.stat(path).st_size
-    except OSError:
-        return 0
+            yield task[1], file_size(task[0]), future.result()
 
 
 def _parquet(con: duckdb.DuckDBPyConnection, target: Path) -> None:
