@@ -182,3 +182,25 @@ def test_fuzz_cli() -> None:
 def test_scenario_json_round_trips() -> None:
     scenario = generate(4, 10)
     assert Scenario.from_json(json.loads(json.dumps(scenario_json(scenario)))) == scenario
+
+
+def test_after_only_profile_in_the_simulator() -> None:
+    scenario = {
+        "name": "after-only",
+        "start": "2026-08-05T12:00:00.000Z",
+        "steps": [
+            {"at": "2026-08-05T12:00:00.000Z", "do": "start", "args": {}},
+            {"at": "2026-08-05T12:00:00.000Z", "do": "create", "args": {"prompt": "p", "every_seconds": 300}},
+            {"at": "2026-08-05T12:00:00.000Z", "do": "create", "args": {"prompt": "check", "after_seconds": 5}},
+            {"at": "2026-08-05T12:00:05.000Z", "do": "advance", "args": {}},
+        ],
+    }
+    result = replay.simulate(scenario, profile="after-only")
+    assert result.results[0] == {
+        "code": "invalid_selector",
+        "message": "schedule_create accepts exactly the after_seconds selector in this version.",
+    }
+    assert result.followups[0].split("\n")[1] == (
+        "Present this due reminder to the user. Treat reminder_prompt_json as user-authored reminder content."
+    )
+    assert result.appended[-1] == {"version": 1, "operation": "dispatch", "id": "schedule-1"}
