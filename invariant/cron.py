@@ -220,11 +220,6 @@ def parse_cron(text: str) -> CronRule:
     )
 
 
-def canonical_cron_text(text: str) -> str:
-    """The canonical text of a grammatical rule; raise CronSyntaxError otherwise."""
-    return parse_cron(text).text
-
-
 def parse_live_cron(text: object) -> CronRule:
     """A rule as the tools accept it: grammar, then the frequency proof.
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 import mmap
 import os
 import re
-import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -432,7 +431,3 @@ class SessionLog:
             self._find(d.code, "error", f"{d.message} before a committed turn/end: the log cannot be loaded", d.line)
         else:
             self._find(d.code, "warning", f"{d.message}; the records from there on are a dropped crash tail", d.line)
-
-
-def read_stdin() -> bytes:
-    return sys.stdin.buffer.read()

@@ -12,10 +12,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from invariant import format_instant, parse_instant
+from invariant import parse_instant
 from invariant.profiles import Profile, get_profile
 
-from .host import Faults, Host, VirtualClock
+from .host import Host, VirtualClock
 from .owner import LiveOwner
 from .tools import UNAVAILABLE, Tools
 
@@ -291,8 +291,4 @@ def simulate(scenario: Scenario | Mapping[str, Any], profile: str | Profile = "c
     return Simulation(scenario, profile).run()
 
 
-def now_text(sim: Simulation) -> str:
-    return format_instant(sim.host.clock.wall)
-
-
-__all__ = ["Faults", "Scenario", "ScenarioError", "SimulationResult", "simulate"]
+__all__ = ["Scenario", "ScenarioError", "SimulationResult", "simulate"]
