@@ -112,7 +112,7 @@ class Host:
         if self._folded_error is None:
             try:
                 for event in self.events[folder.count :]:
-                    change = self._decoded.get(folder.count)
+                    change = self._decoded.pop(folder.count, None)  # applied once, then forgotten
                     if change is None or folder.count < folder.seed_length:
                         step = folder.feed(event)
                     else:
