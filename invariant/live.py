@@ -9,13 +9,13 @@ tzdata updates); only new appends are.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from zoneinfo import ZoneInfo
 
-from .changes import CreateChange, CronRecord, DispatchChange, EveryRecord, decode_change
+from .changes import Change, CreateChange, CronRecord, DispatchChange, EveryRecord, decode_change
 from .cron import CronRule, CronSyntaxError, frequency_ok, has_matching_date, parse_cron
 from .errors import ScheduleLogError
-from .fold import SCHEDULE_CHANGE, Folded, every_progression, fold
+from .fold import SCHEDULE_CHANGE, Folded, Folder, every_progression, fold
 from .instant import MAX_MS, MIN_MS, MINUTE_MS, format_instant, parse_instant
 from .jsvalue import safe_integer
 from .occurrences import next_occurrence, resolve_occurrence
@@ -27,8 +27,11 @@ def _fail(rule: str, message: str, pointer: str) -> ScheduleLogError:
     return ScheduleLogError(rule, message, pointer=pointer)
 
 
-def _rule_and_zone(record: CronRecord, stage: str, pointer: str) -> tuple[CronRule, ZoneInfo]:
-    """The checks both live stages apply to a cron record's rule (protocol.md §4.2-4.3 step 1)."""
+def _rule_and_zone(record: CronRecord, stage: str, pointer: str) -> tuple[CronRule, str, ZoneInfo]:
+    """The checks both live stages apply to a cron record's rule (protocol.md §4.2-4.3 step 1).
+
+    Returns the parsed rule, the zone's canonical name and its rules.
+    """
     try:
         rule = parse_cron(record.cron)
     except CronSyntaxError as err:
@@ -40,7 +43,7 @@ def _rule_and_zone(record: CronRecord, stage: str, pointer: str) -> tuple[CronRu
         raise _fail(f"{stage}.zone-unknown", f"time zone {record.time_zone!r} is unknown", f"{pointer}/timeZone")
     if not has_matching_date(rule):
         raise _fail(f"{stage}.no-matching-date", f"{record.cron!r} matches no calendar date", f"{pointer}/cron")
-    return rule, zone_rules(canonical)
+    return rule, canonical, zone_rules(canonical)
 
 
 def _accepted(record: CronRecord | EveryRecord, accepted_at_ms: object) -> tuple[int, int]:
@@ -75,17 +78,21 @@ def resolve_cron(record: CronRecord, accepted_at_ms: object, *, ideal: bool = Fa
         rule = parse_cron(record.cron)
     except CronSyntaxError as err:
         raise ScheduleLogError("live.resolve.rule", str(err)) from None
-    occurrence, following = resolve_occurrence(rule, zone_rules(canonical), target, accepted, ideal=ideal)
+    return _decision(rule, zone_rules(canonical), target, accepted, ideal)
+
+
+def _decision(rule: CronRule, zone: ZoneInfo, target: int, accepted: int, ideal: bool) -> tuple[str, str | None]:
+    occurrence, following = resolve_occurrence(rule, zone, target, accepted, ideal=ideal)
     return format_instant(occurrence), None if following is None else format_instant(following)
 
 
 def _live_cron_create(record: CronRecord, ideal: bool) -> None:
     pointer = "/data/schedule"
-    rule, zone = _rule_and_zone(record, "live.cron.create", pointer)
-    if resolve_zone(record.time_zone) != record.time_zone:
+    rule, canonical, zone = _rule_and_zone(record, "live.cron.create", pointer)
+    if canonical != record.time_zone:
         raise _fail(
             "live.cron.create.zone-alias",
-            f"time zone {record.time_zone!r} is not canonical (expected {resolve_zone(record.time_zone)!r})",
+            f"time zone {record.time_zone!r} is not canonical (expected {canonical!r})",
             f"{pointer}/timeZone",
         )
     target = parse_instant(record.scheduled_at)
@@ -99,8 +106,9 @@ def _live_cron_create(record: CronRecord, ideal: bool) -> None:
 
 
 def _live_cron_dispatch(record: CronRecord, change: DispatchChange, ideal: bool) -> None:
-    _rule_and_zone(record, "live.cron.dispatch", "/data")
-    occurrence, following = resolve_cron(record, parse_instant(change.accepted_at or ""), ideal=ideal)
+    rule, _, zone = _rule_and_zone(record, "live.cron.dispatch", "/data")
+    target, accepted = _accepted(record, parse_instant(change.accepted_at or ""))
+    occurrence, following = _decision(rule, zone, target, accepted, ideal)
     if change.occurrence_at != occurrence:
         raise _fail(
             "live.cron.dispatch.occurrence",
@@ -116,6 +124,19 @@ def _live_cron_dispatch(record: CronRecord, change: DispatchChange, ideal: bool)
         )
 
 
+def _live_checks(change: Change, prior: Callable[[], Folded], index: int, ideal: bool) -> None:
+    """Today's calendar rules for a decoded candidate at `index`; `prior` gives the log's fold."""
+    try:
+        if isinstance(change, CreateChange) and isinstance(change.record, CronRecord):
+            _live_cron_create(change.record, ideal)
+        elif isinstance(change, DispatchChange) and change.occurrence_at is not None:
+            record = prior().find(change.id)
+            if isinstance(record, CronRecord):
+                _live_cron_dispatch(record, change, ideal)
+    except ScheduleLogError as err:
+        raise ScheduleLogError(err.rule, err.message, index=index, pointer=err.pointer) from None
+
+
 def validate_live(
     events: Sequence[object],
     payload: object,
@@ -129,15 +150,7 @@ def validate_live(
         change = decode_change(payload, profile)
     except ScheduleLogError as err:
         raise err.at(len(events), "/data") from None
-    try:
-        if isinstance(change, CreateChange) and isinstance(change.record, CronRecord):
-            _live_cron_create(change.record, ideal)
-        elif isinstance(change, DispatchChange) and change.occurrence_at is not None:
-            record = fold(events, seed_length, profile).find(change.id)
-            if isinstance(record, CronRecord):
-                _live_cron_dispatch(record, change, ideal)
-    except ScheduleLogError as err:
-        raise ScheduleLogError(err.rule, err.message, index=len(events), pointer=err.pointer) from None
+    _live_checks(change, lambda: fold(events, seed_length, profile), len(events), ideal)
 
 
 def candidate_event(events: Sequence[object], payload: object) -> dict[str, object]:
@@ -156,10 +169,18 @@ def check_candidate(
     """Accept or refuse appending `candidate_payload`: the fold first, then live validation.
 
     Returns the fold including the candidate; raises ScheduleLogError (rules `decode.*` and
-    `fold.*` from the fold stage, `live.*` from the live stage).
+    `fold.*` from the fold stage, `live.*` from the live stage). The log is folded once: the
+    live stage reads the state just before the candidate from the same pass.
     """
-    folded = fold([*events, candidate_event(events, candidate_payload)], seed_length, profile)
-    validate_live(events, candidate_payload, seed_length, profile, ideal=ideal)
+    folder = Folder(seed_length, profile)
+    folder.feed_all(events)
+    prior = folder.snapshot()
+    step = folder.feed(candidate_event(events, candidate_payload))
+    folded = folder.finish()
+    if step is None:  # seedLength covers the candidate itself: judge it as validate_live does
+        validate_live(events, candidate_payload, seed_length, profile, ideal=ideal)
+    else:
+        _live_checks(step.change, lambda: prior, len(events), ideal)
     return folded
 
 

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from invariant import GATE_MS, ScheduleLogError, allocate_id, fold, format_instant, parse_instant
+from invariant import GATE_MS, CronRecord, ScheduleLogError, allocate_id, fold, format_instant, parse_instant
+from invariant.live import candidate_event, check_candidate, resolve_cron, validate_live
 
 from .logmodel import GeneratedLog, valid_logs
 
@@ -190,3 +191,53 @@ def test_seed_length_out_of_bounds_is_caught(log: GeneratedLog, delta: int) -> N
     with pytest.raises(ScheduleLogError) as info:
         fold(log.events, seed)
     assert info.value.rule == "fold.seed.bounds" and info.value.index is None
+
+
+def _cron_dispatch(data: st.DataObject, log: GeneratedLog, record: dict[str, Any]) -> dict[str, Any]:
+    """A dispatch of an active cron record: the calendar decision, or one minute off it."""
+    target = parse_instant(record["scheduledAt"])
+    assert target is not None
+    floor = target if log.model.last is None else max(target, log.model.last + GATE_MS)
+    accepted = floor + data.draw(st.integers(0, 40 * 86_400_000))
+    folded = fold(log.events, log.seed_length).find(record["id"])
+    assume(isinstance(folded, CronRecord))  # not when the gate is exhausted
+    occurrence, following = resolve_cron(folded, accepted)
+    payload = {"version": 1, "operation": "dispatch", "id": record["id"], "occurrenceAt": occurrence}
+    payload |= {"acceptedAt": format_instant(accepted)}
+    if following is not None:
+        payload["nextScheduledAt"] = following
+    off = data.draw(st.sampled_from([None, "occurrenceAt", "nextScheduledAt"]))
+    if off in payload:
+        payload[off] = format_instant(parse_instant(payload[off]) + 60_000)
+    return payload
+
+
+def _outcome(run: Any) -> object:
+    try:
+        return run()
+    except ScheduleLogError as err:
+        return (err.rule, err.index, err.pointer, err.message)
+
+
+@SETTINGS
+@given(valid_logs(fork=None), st.data())
+def test_check_candidate_is_the_fold_then_live_validation(log: GeneratedLog, data: st.DataObject) -> None:
+    """check_candidate folds once, yet answers as its definition: fold with the candidate, then
+    validate_live against the log before it (seedLength anywhere, even over the candidate)."""
+    crons = [r for r in log.model.active.values() if r["kind"] == "cron"]
+    if crons and data.draw(st.booleans()):
+        events, payload = log.events, _cron_dispatch(data, log, data.draw(st.sampled_from(crons)))
+    else:
+        changes = [i for i, e in enumerate(log.events) if e["type"] == "schedule/change"]
+        assume(changes)
+        at = data.draw(st.sampled_from(changes))
+        events, payload = log.events[:at], log.events[at]["data"]
+    at = len(events)
+    seed = data.draw(st.sampled_from([0, log.seed_length, at, at + 1, at + 2]))
+
+    def definition() -> object:
+        folded = fold([*events, candidate_event(events, payload)], seed)
+        validate_live(events, payload, seed)
+        return folded
+
+    assert _outcome(lambda: check_candidate(events, payload, seed)) == _outcome(definition)
