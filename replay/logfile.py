@@ -114,6 +114,7 @@ class SessionLog:
     _schedule_only: bool = False
     _fatal: bool = False
     _counts: dict[str, int] = field(default_factory=dict)
+    _consumed: int = 0
 
     # --- findings -------------------------------------------------------------------------
 
@@ -169,6 +170,7 @@ class SessionLog:
         else:
             yield from self._plain(raw)
         self._close_scan()
+        self._advance(self.size - self._consumed)  # the bytes no block reported: header frame, torn or refused tail
 
     def _load(self) -> bytes | mmap.mmap:
         if self.data is not None:
@@ -185,8 +187,7 @@ class SessionLog:
             return
         line_no = 1
         entry = self._first_line(bytes(raw[:first]))
-        if self.progress is not None:
-            self.progress(first + 1)
+        self._advance(first + 1)
         if entry is not None:
             yield entry
         pos = first + 1
@@ -205,8 +206,7 @@ class SessionLog:
                 entry = record(line_no, line)
                 if entry is not None:
                     yield entry
-            if self.progress is not None:
-                self.progress(block_end + 1 - pos)
+            self._advance(block_end + 1 - pos)
             pos = block_end + 1
 
     def _zstd(self, raw: bytes | mmap.mmap) -> Iterator[Entry]:
@@ -232,8 +232,7 @@ class SessionLog:
             yield entry
         line_no = 1
         for frame in frames[1:]:
-            if self.progress is not None:
-                self.progress(frame.end - frame.start)
+            self._advance(frame.end - frame.start)
             chunk = raw[frame.start : frame.end]
             if frame.complete:
                 try:
@@ -261,6 +260,12 @@ class SessionLog:
                 return
             if tail:
                 self._torn(line_no + 1, len(tail))
+
+    def _advance(self, nbytes: int) -> None:
+        """Tell `progress` that `nbytes` more input bytes were read; a whole read reports the file size."""
+        self._consumed += nbytes
+        if self.progress is not None and nbytes:
+            self.progress(nbytes)
 
     # --- header -----------------------------------------------------------------------------
 

@@ -8,6 +8,7 @@ import pytest
 
 from replay.logfile import SessionLog
 
+from .conftest import ROOT
 from .sessionfiles import ev, header, line, session_bytes, text_row, zstd_session
 
 
@@ -247,3 +248,37 @@ def test_schedule_only_reading_sees_the_same_log(path: Path) -> None:
     expected = [e for e in every if e.event is not None and e.event.get("type") == "schedule/change"]
     assert schedule == expected
     assert (lean.event_count, lean.findings, lean.rejected) == (full.event_count, full.findings, full.rejected)
+
+
+PROGRESS_FILES = sorted(p for p in (ROOT / "fixtures" / "sessions").rglob("*.jsonl*"))
+
+
+@pytest.mark.parametrize("path", PROGRESS_FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("schedule_only", [False, True])
+def test_progress_adds_up_to_the_file_size(path: Path, schedule_only: bool) -> None:
+    """A progress bar's total is the file size, so a whole read must report exactly that:
+    header frames, torn tails and refused records included."""
+    heard: list[int] = []
+    log = SessionLog(str(path), progress=heard.append)
+    for _ in log.entries(schedule_only):
+        pass
+    assert all(n > 0 for n in heard)
+    assert sum(heard) == path.stat().st_size
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"",
+        b"\x00\xff garbage",
+        b'{"type":"session"',
+        session_bytes([ev(0, "turn/start", {})])[:-3],
+        zstd_session([[ev(0, "turn/start", {})], [ev(1, "turn/end", {})]])[:-5],
+    ],
+    ids=["empty", "garbage", "no-lf", "torn-tail", "torn-frame"],
+)
+def test_progress_adds_up_on_bad_input(data: bytes) -> None:
+    heard: list[int] = []
+    for _ in SessionLog("<stdin>", data=data, progress=heard.append).entries():
+        pass
+    assert sum(heard) == len(data)
