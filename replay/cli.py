@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 
 import click
 import duckdb
@@ -97,20 +99,21 @@ def verify(paths: tuple[str, ...], fmt: str, profile: str, mode: str, seed_lengt
     stdin = sys.stdin.buffer.read() if STDIN in paths else None
     if not files:
         raise click.UsageError("no *.jsonl or *.jsonl.zstd file found under the given paths")
-    reports = _collect(files, profile, mode, seed_length, jobs, stdin)
+    with _progress(files, "reading") as progress:
+        reports = list(_run(files, profile, mode, seed_length, jobs, stdin, progress))
     click.echo(report.render(reports, fmt), nl=False)
     _exit(reports)
 
 
-def _collect(
-    files: Sequence[str], profile: str, mode: str, seed_length: int | None, jobs: int, stdin: bytes | None
-) -> list[SessionReport]:
-    """Run the sessions, with a byte progress bar on stderr for large inputs on a terminal."""
+@contextmanager
+def _progress(files: Sequence[str], label: str) -> Iterator[Callable[[int], None] | None]:
+    """A byte progress bar on stderr for large inputs on a terminal; None otherwise."""
     total = sum(_size(p) for p in files if p != STDIN)
     if total < PROGRESS_BYTES or not sys.stderr.isatty():
-        return list(_run(files, profile, mode, seed_length, jobs, stdin, None))
-    with click.progressbar(length=total, label="reading", file=sys.stderr) as bar:
-        return list(_run(files, profile, mode, seed_length, jobs, stdin, bar.update))
+        yield None
+        return
+    with click.progressbar(length=total, label=label, file=sys.stderr) as bar:
+        yield bar.update
 
 
 def _exit(reports: Sequence[SessionReport]) -> None:
@@ -208,8 +211,6 @@ def cron(expression: str, time_zone: str, after: str | None, count: int, fmt: st
 @click.option("--check", is_flag=True, help="Compare instead of writing; exit 1 on any difference.")
 def schemas(out: str, check: bool) -> None:
     """Write the v1 JSON Schemas (generated from the decoder's shapes) into OUT."""
-    from pathlib import Path
-
     target = Path(out)
     if check:
         problems = stale_schemas(target)
@@ -254,22 +255,24 @@ def replay(
     Exit 0 when every session is ok, 1 when any is corrupt (after writing the database), 2 on
     usage errors or unreadable input.
     """
-    from pathlib import Path
-
     _terminate_cleanly()
     files = list(discover(paths))
     if not files:
         raise click.UsageError("no *.jsonl or *.jsonl.zstd file found under the given paths")
     stdin = sys.stdin.buffer.read() if STDIN in paths else None
-    total = sum(_size(p) for p in files if p != STDIN)
-    kwargs = dict(profile=profile, mode=mode, seed_length=seed_length, jobs=jobs, stdin=stdin)
-    out = Path(parquet) if parquet else None
     try:
-        if total >= PROGRESS_BYTES and sys.stderr.isatty():
-            with click.progressbar(length=total, label="replaying", file=sys.stderr) as bar:
-                reports = replay_logs(files, Path(db), parquet=out, progress=bar.update, **kwargs)  # type: ignore[arg-type]
-        else:
-            reports = replay_logs(files, Path(db), parquet=out, **kwargs)  # type: ignore[arg-type]
+        with _progress(files, "replaying") as progress:
+            reports = replay_logs(
+                files,
+                Path(db),
+                profile=profile,
+                mode=mode,
+                seed_length=seed_length,
+                jobs=jobs,
+                stdin=stdin,
+                parquet=Path(parquet) if parquet else None,
+                progress=progress,
+            )
     except (RuntimeError, duckdb.Error, OSError) as err:
         if _TERMINATED:  # DuckDB reports the interrupted query; the earlier database is untouched
             sys.exit(128 + _TERMINATED[0])
@@ -285,8 +288,6 @@ def replay(
 @click.option("--format", "fmt", type=click.Choice(QUERY_FORMATS), default="table", show_default=True)
 def sql(db: str, query: str, fmt: str) -> None:
     """Run one SQL QUERY against a replay database (opened read-only)."""
-    from pathlib import Path
-
     try:
         result = run_sql(Path(db), query)
     except QueryError as err:
@@ -298,8 +299,6 @@ def sql(db: str, query: str, fmt: str) -> None:
 @click.argument("db", type=click.Path(dir_okay=False))
 def inspect(db: str) -> None:
     """A short summary of a replay database: verdicts, rules violated, active reminders."""
-    from pathlib import Path
-
     try:
         click.echo(inspect_db(Path(db)), nl=False)
     except QueryError as err:
@@ -317,8 +316,6 @@ def simulate(scenario: str, name: str | None, log_path: str | None, fmt: str, pr
 
     When the scenario carries `expect`, exit 1 if the run does not meet it.
     """
-    from pathlib import Path
-
     from .atomic import write_atomic
     from .scenarios import load_scenario, timeline_text, unmet_expectations
 

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import signal
 import subprocess
 import sys
 import time
+import types
 from pathlib import Path
 
 import duckdb
 import pytest
 from click.testing import CliRunner
 
+from replay import cli
 from replay.cli import main
 from replay.duck import TABLES, replay
 from replay.logfile import SessionLog
@@ -258,3 +261,21 @@ def test_inspect_summarizes(fixtures_db: Path) -> None:
     for heading in ("sessions by verdict", "rules violated", "format findings", "active reminders"):
         assert heading in out
     assert "fold.gate" in out and "schedule-3" in out
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize(("command", "label"), [("verify", "reading"), ("replay", "replaying")])
+def test_large_inputs_on_a_terminal_show_a_byte_progress_bar(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str, label: str
+) -> None:
+    args = [command, str(SESSIONS / "valid")] + (["--db", str(tmp_path / "p.duckdb")] if command == "replay" else [])
+    quiet = run(*args)
+    terminal = _Terminal()
+    monkeypatch.setattr(cli, "PROGRESS_BYTES", 1)
+    monkeypatch.setattr(cli, "sys", types.SimpleNamespace(stderr=terminal, stdin=sys.stdin, exit=sys.exit))
+    assert run(*args) == quiet  # the bar goes to stderr only; verdicts and exit code are unchanged
+    assert label in terminal.getvalue() and "100%" in terminal.getvalue()
