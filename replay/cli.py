@@ -34,6 +34,24 @@ PROGRESS_BYTES = 64 << 20
 """Inputs at least this large show a progress bar (when stderr is a terminal)."""
 
 
+# Options shared by several commands, defined once so that their meaning cannot drift apart.
+PROFILE = click.option("--profile", type=click.Choice(sorted(PROFILES)), default="calendar", show_default=True)
+MODE = click.option(
+    "--mode",
+    type=click.Choice(MODES),
+    default="strict",
+    show_default=True,
+    help="strict: the persistence reader's rules; lenient: the fixture reader's (header not validated).",
+)
+SEED_LENGTH = click.option(
+    "--seed-length", type=click.IntRange(min=0), default=None, help="Override the header's seedLength."
+)
+JOBS = click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, help="Worker processes.")
+IDEAL = click.option(
+    "--ideal", is_flag=True, help="Use the intended calendar rule instead of the reference's decisions."
+)
+
+
 def _versions() -> str:
     def v(name: str) -> str:
         try:
@@ -80,16 +98,10 @@ def _run(
 @main.command()
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--format", "fmt", type=click.Choice(report.FORMATS), default="text", show_default=True)
-@click.option("--profile", type=click.Choice(sorted(PROFILES)), default="calendar", show_default=True)
-@click.option(
-    "--mode",
-    type=click.Choice(MODES),
-    default="strict",
-    show_default=True,
-    help="strict: the persistence reader's rules; lenient: the fixture reader's (header not validated).",
-)
-@click.option("--seed-length", type=click.IntRange(min=0), default=None, help="Override the header's seedLength.")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, help="Worker processes.")
+@PROFILE
+@MODE
+@SEED_LENGTH
+@JOBS
 def verify(paths: tuple[str, ...], fmt: str, profile: str, mode: str, seed_length: int | None, jobs: int) -> None:
     """Check session logs (files, directories, or - for stdin) against the schedule protocol.
 
@@ -137,10 +149,10 @@ def _read_input(path: str) -> bytes:
 @click.argument("log")
 @click.argument("candidate")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.option("--profile", type=click.Choice(sorted(PROFILES)), default="calendar", show_default=True)
-@click.option("--mode", type=click.Choice(MODES), default="strict", show_default=True)
-@click.option("--seed-length", type=click.IntRange(min=0), default=None, help="Override the header's seedLength.")
-@click.option("--ideal", is_flag=True, help="Use the intended calendar rule instead of the reference's decisions.")
+@PROFILE
+@MODE
+@SEED_LENGTH
+@IDEAL
 def check(log: str, candidate: str, fmt: str, profile: str, mode: str, seed_length: int | None, ideal: bool) -> None:
     """May CANDIDATE be appended to LOG? CANDIDATE is a file or - holding a schedule/change
     payload or a whole event. Exit 0 accepted, 1 rejected, 2 usage or unreadable input."""
@@ -177,7 +189,7 @@ def check(log: str, candidate: str, fmt: str, profile: str, mode: str, seed_leng
 @click.option("--after", default=None, help="Canonical instant to search from (default: now).")
 @click.option("--count", type=click.IntRange(min=0, max=10_000), default=5, show_default=True)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.option("--ideal", is_flag=True, help="Use the intended calendar rule instead of the reference's decisions.")
+@IDEAL
 def cron(expression: str, time_zone: str, after: str | None, count: int, fmt: str, ideal: bool) -> None:
     """Canonical form, verdict and next occurrences of a restricted cron EXPRESSION.
 
@@ -242,10 +254,10 @@ def _terminate_cleanly() -> None:
 @main.command()
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--db", "db", type=click.Path(dir_okay=False), required=True, help="The DuckDB file to (re)create.")
-@click.option("--profile", type=click.Choice(sorted(PROFILES)), default="calendar", show_default=True)
-@click.option("--mode", type=click.Choice(MODES), default="strict", show_default=True)
-@click.option("--seed-length", type=click.IntRange(min=0), default=None, help="Override the header's seedLength.")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, help="Worker processes.")
+@PROFILE
+@MODE
+@SEED_LENGTH
+@JOBS
 @click.option("--parquet", type=click.Path(file_okay=False), default=None, help="Also write every table as Parquet.")
 def replay(
     paths: tuple[str, ...], db: str, profile: str, mode: str, seed_length: int | None, jobs: int, parquet: str | None
@@ -310,7 +322,7 @@ def inspect(db: str) -> None:
 @click.option("--name", default=None, help="Pick one scenario of a JSON-lines file by name.")
 @click.option("--log", "log_path", type=click.Path(dir_okay=False), default=None, help="Write the session log here.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.option("--profile", type=click.Choice(sorted(PROFILES)), default="calendar", show_default=True)
+@PROFILE
 def simulate(scenario: str, name: str | None, log_path: str | None, fmt: str, profile: str) -> None:
     """Run the reference live-owner simulator on a SCENARIO (JSON) and print its timeline.
 
