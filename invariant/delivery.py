@@ -16,7 +16,7 @@ from .changes import ONE_SHOT_KINDS, CreateChange, CronRecord, DispatchChange, E
 from .errors import ScheduleLogError
 from .fold import Folded, Step
 from .framing import render_batch_framing, render_framing
-from .instant import GATE_MS, MAX_MS, MIN_MS, format_instant, parse_instant
+from .instant import MAX_MS, MIN_MS, format_instant, gate_instant, parse_instant
 from .live import resolve_cron, resolve_every
 from .profiles import Profile
 
@@ -108,9 +108,7 @@ def decide(folded: Folded, now: int, cron_resolver: CronResolver = resolve_cron)
     if due:
         return OneShotDue(due[0][2])
     batch = sorted((t, n, r) for r, t, n in recurring if t <= now)
-    gate = None
-    if folded.last_recurring_accepted_at is not None:
-        gate = (parse_instant(folded.last_recurring_accepted_at) or 0) + GATE_MS
+    gate = gate_instant(folded.last_recurring_accepted_at)
     if batch and (gate is None or now >= gate):
         return _batch([record for _, _, record in batch], now, cron_resolver)
     candidates = [t for _, t, _ in one_shots if t > now]
@@ -178,9 +176,7 @@ class Agenda:
         if one_shot is not None and one_shot[0] <= now:
             return OneShotDue(records[one_shot[2]])
         due = [] if exhausted else [records[i] for i in self._due(self._recurring, now)]
-        gate = None
-        if last_recurring_accepted_at is not None:
-            gate = (parse_instant(last_recurring_accepted_at) or 0) + GATE_MS
+        gate = gate_instant(last_recurring_accepted_at)
         if due and (gate is None or now >= gate):
             return _batch(due, now, cron_resolver)
         candidates = [] if one_shot is None else [one_shot[0]]

@@ -53,6 +53,19 @@ def format_instant(ms: int) -> str:
     return f"{day.year:04d}-{day.month:02d}-{day.day:02d}T{hour:02d}:{minute:02d}:{second:02d}.{milli:03d}Z"
 
 
+def gate_instant(last_recurring_accepted_at: str | None) -> int | None:
+    """The earliest instant a new recurring batch may be accepted: the last batch + 300 s.
+
+    None before any batch. May exceed MAX_MS (the gate is then exhausted, protocol.md §3.8).
+    """
+    if last_recurring_accepted_at is None:
+        return None
+    last = parse_instant(last_recurring_accepted_at)
+    if last is None:
+        raise ValueError(f"{last_recurring_accepted_at!r} is not a canonical instant")
+    return last + GATE_MS
+
+
 def is_whole_minute(ms: int) -> bool:
     """True when the instant has zero seconds and milliseconds."""
     return ms % MINUTE_MS == 0

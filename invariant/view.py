@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .changes import RECURRING_KINDS, Record
-from .instant import GATE_MS, MAX_MS, format_instant, parse_instant
+from .instant import MAX_MS, format_instant, gate_instant, parse_instant
 
 DELIVERY_MODE = "session-local"
 
@@ -39,10 +39,8 @@ def schedule_view(record: Record, now: int, last_recurring_accepted_at: str | No
     overdue = now >= target
     not_before = None
     if overdue and record.kind in RECURRING_KINDS and last_recurring_accepted_at is not None:
-        last = parse_instant(last_recurring_accepted_at)
-        if last is None:
-            raise ValueError(f"{last_recurring_accepted_at!r} is not a canonical instant")
-        gate = last + GATE_MS
+        gate = gate_instant(last_recurring_accepted_at)
+        assert gate is not None
         if now < gate <= MAX_MS:
             not_before = format_instant(gate)
     return ScheduleView(record, "overdue" if overdue else "scheduled", not_before)

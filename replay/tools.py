@@ -11,16 +11,15 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from invariant import (
-    GATE_MS,
     MAX_MS,
     ScheduleInputError,
     ScheduleLogError,
     allocate_id,
     create_record,
-    parse_instant,
     schedule_view,
 )
 from invariant.create import check_every_seconds, check_prompt, select_kind
+from invariant.instant import gate_instant
 from invariant.jsvalue import is_trimmed_nonempty, safe_integer
 from invariant.profiles import Profile
 from invariant.shapes import object_problems
@@ -170,7 +169,8 @@ class Tools:
         if failure is not None:
             return failure
         last = folded.last_recurring_accepted_at
-        if kind in ("every", "cron") and last is not None and (parse_instant(last) or 0) + GATE_MS > MAX_MS:
+        gate = gate_instant(last)
+        if kind in ("every", "cron") and gate is not None and gate > MAX_MS:
             return error("time_out_of_range", "the shared recurring gate has no four-digit-year admission left")
         schedule_id = allocate_id(folded)
         now = host.clock.wall

@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from invariant import GATE_MS, CronRecord, ScheduleLogError, allocate_id, fold, format_instant, parse_instant
+from invariant.instant import gate_instant
 from invariant.live import candidate_event, check_candidate, resolve_cron, validate_live
 
 from .logmodel import GeneratedLog, valid_logs
@@ -241,3 +242,14 @@ def test_check_candidate_is_the_fold_then_live_validation(log: GeneratedLog, dat
         return folded
 
     assert _outcome(lambda: check_candidate(events, payload, seed)) == _outcome(definition)
+
+
+@given(st.integers(-62135596800000, 253402300799999))
+def test_gate_instant_is_the_last_batch_plus_300_seconds(last: int) -> None:
+    assert gate_instant(None) is None
+    assert gate_instant(format_instant(last)) == last + GATE_MS
+
+
+def test_gate_instant_refuses_a_non_canonical_instant() -> None:
+    with pytest.raises(ValueError, match="not a canonical instant"):
+        gate_instant("2026-08-05T12:00:00Z")

@@ -115,7 +115,10 @@ def test_fuzz_holds_on_the_reference_model() -> None:
 def test_fuzz_catches_an_owner_that_ignores_the_gate(monkeypatch: pytest.MonkeyPatch) -> None:
     import invariant.delivery
 
-    monkeypatch.setattr(invariant.delivery, "GATE_MS", 60_000)
+    def one_minute_gate(last: str | None) -> int | None:
+        return None if last is None else (invariant.delivery.parse_instant(last) or 0) + 60_000
+
+    monkeypatch.setattr(invariant.delivery, "gate_instant", one_minute_gate)
     found = None
     for seed in range(0, 400, 2):
         scenario = generate(seed, 40, faults=False)
