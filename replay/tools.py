@@ -126,11 +126,29 @@ class Tools:
         self.profile = profile
         self.notify = notify
 
-    def _fold_or_error(self) -> tuple[Any, dict[str, Any] | None]:
+    def _begin(self, cancelled: bool, operation: str, **where: Any) -> tuple[Any, dict[str, Any] | None]:
+        """The opening steps of every transaction (owner.md §3.2): honour a cancellation,
+        checkpoint, wake the owner, fold. Returns (fold, None) or (None, the error value)."""
+        if cancelled:
+            return None, ABORTED
+        if not self.host.checkpoint():
+            return None, error("persistence_uncertain", operation=operation, **where)
+        self.notify()
         try:
             return self.host.fold(self.profile), None
         except ScheduleLogError:
             return None, error("corrupt_schedule_log")
+
+    def _commit(self, payload: dict[str, Any], operation: str, schedule_id: str) -> dict[str, Any] | None:
+        """The closing steps: append the change, checkpoint, wake the owner; an error value or None."""
+        try:
+            self.host.append_change(payload)
+        except AppendRejected:
+            return error("internal_error")
+        if not self.host.checkpoint():
+            return error("persistence_uncertain", operation=operation, id=schedule_id)
+        self.notify()
+        return None
 
     # --- schedule_create ------------------------------------------------------------------------
 
@@ -160,12 +178,7 @@ class Tools:
     def create(self, args: Mapping[str, object], kind: str, cancelled: bool) -> dict[str, Any]:
         """The transaction of a create that passed Phase A (owner.md §3.2 B1-B12)."""
         host = self.host
-        if cancelled:
-            return ABORTED
-        if not host.checkpoint():
-            return error("persistence_uncertain", operation="create")
-        self.notify()
-        folded, failure = self._fold_or_error()
+        folded, failure = self._begin(cancelled, "create")
         if failure is not None:
             return failure
         last = folded.last_recurring_accepted_at
@@ -190,13 +203,11 @@ class Tools:
                     err.code, err.message, sessionTimeZone=host.time_zone or "unavailable", clientTimeZones=clients
                 )
             return error(err.code, err.message)
-        try:
-            host.append_change({"version": 1, "operation": "create", "schedule": record.to_json()})
-        except AppendRejected:
-            return error("internal_error")
-        if not host.checkpoint():
-            return error("persistence_uncertain", operation="create", id=schedule_id)
-        self.notify()
+        failure = self._commit(
+            {"version": 1, "operation": "create", "schedule": record.to_json()}, "create", schedule_id
+        )
+        if failure is not None:
+            return failure
         return schedule_view(record, now, last).to_json()
 
     # --- schedule_list ----------------------------------------------------------------------------
@@ -205,16 +216,10 @@ class Tools:
         return INVALID_ARGUMENTS if object_problems(args, LIST_ARGS) else None
 
     def list(self, cancelled: bool) -> object:
-        host = self.host
-        if cancelled:
-            return ABORTED
-        if not host.checkpoint():
-            return error("persistence_uncertain", operation="list")
-        self.notify()
-        folded, failure = self._fold_or_error()
+        folded, failure = self._begin(cancelled, "list")
         if failure is not None:
             return failure
-        now = host.clock.wall
+        now = self.host.clock.wall
         return [schedule_view(r, now, folded.last_recurring_accepted_at).to_json() for r in folded.active]
 
     # --- schedule_delete --------------------------------------------------------------------------
@@ -228,22 +233,10 @@ class Tools:
         return None
 
     def delete(self, schedule_id: str, cancelled: bool) -> dict[str, Any]:
-        host = self.host
-        if cancelled:
-            return ABORTED
-        if not host.checkpoint():
-            return error("persistence_uncertain", operation="delete", id=schedule_id)
-        self.notify()
-        folded, failure = self._fold_or_error()
+        folded, failure = self._begin(cancelled, "delete", id=schedule_id)
         if failure is not None:
             return failure
         if folded.find(schedule_id) is None:
             return {"id": schedule_id, "deleted": False, "code": "schedule_not_found"}
-        try:
-            host.append_change({"version": 1, "operation": "delete", "id": schedule_id})
-        except AppendRejected:
-            return error("internal_error")
-        if not host.checkpoint():
-            return error("persistence_uncertain", operation="delete", id=schedule_id)
-        self.notify()
-        return {"id": schedule_id, "deleted": True}
+        failure = self._commit({"version": 1, "operation": "delete", "id": schedule_id}, "delete", schedule_id)
+        return failure or {"id": schedule_id, "deleted": True}
