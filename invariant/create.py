@@ -57,12 +57,17 @@ def _delay_target(now: object, seconds: int) -> int:
     return target
 
 
-def after_target(after_seconds: object, now: object) -> int:
-    """Target of an `after_seconds` delay: a positive safe integer (§6.1)."""
+def check_after_seconds(after_seconds: object) -> int:
+    """The delay check that runs before persistence: a positive safe integer (§6.1)."""
     seconds = safe_integer(after_seconds)
     if seconds is None or seconds <= 0:
         raise _invalid("after_seconds must be a positive safe integer")
-    return _delay_target(now, seconds)
+    return seconds
+
+
+def after_target(after_seconds: object, now: object) -> int:
+    """Target of an `after_seconds` delay (§6.1)."""
+    return _delay_target(now, check_after_seconds(after_seconds))
 
 
 def check_every_seconds(every_seconds: object) -> int:
@@ -217,10 +222,8 @@ def create_record(
         raise ScheduleInputError("invalid_selector", f"the arguments do not select a {kind} record")
     prompt = check_prompt(args.get("prompt"))
     if kind == "after":
-        seconds = safe_integer(args["after_seconds"])
-        target = after_target(args["after_seconds"], now)
-        assert seconds is not None
-        return AfterRecord(id, prompt, seconds, format_instant(target))
+        seconds = check_after_seconds(args["after_seconds"])
+        return AfterRecord(id, prompt, seconds, format_instant(after_target(seconds, now)))
     if kind == "every":
         seconds = check_every_seconds(args["every_seconds"])
         return EveryRecord(id, prompt, seconds, format_instant(every_target(seconds, now)))

@@ -18,9 +18,9 @@ from invariant import (
     create_record,
     schedule_view,
 )
-from invariant.create import check_every_seconds, check_prompt, select_kind
+from invariant.create import check_after_seconds, check_every_seconds, check_prompt, select_kind
 from invariant.instant import gate_instant
-from invariant.jsvalue import is_trimmed_nonempty, safe_integer
+from invariant.jsvalue import is_trimmed_nonempty
 from invariant.profiles import Profile
 from invariant.shapes import object_problems
 from invariant.toolshapes import CREATE_ARGS, DELETE_ARGS, LIST_ARGS
@@ -165,9 +165,7 @@ class Tools:
                 kind = select_kind(args)
             check_prompt(args.get("prompt"))
             if kind == "after":
-                seconds = safe_integer(args["after_seconds"])
-                if seconds is None or seconds <= 0:
-                    raise ScheduleInputError("invalid_rule", "after_seconds must be a positive safe integer")
+                check_after_seconds(args["after_seconds"])
             if kind == "every":
                 check_every_seconds(args["every_seconds"])
         except ScheduleInputError as err:
