@@ -7,12 +7,12 @@ reads the wall clock, so the same scenario always gives byte-identical output.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from invariant import parse_instant
+from invariant.jsvalue import js_compact_json
 from invariant.profiles import Profile, get_profile
 
 from .host import Host, VirtualClock
@@ -67,12 +67,9 @@ class SimulationResult:
         return {"appended": self.appended, "followups": self.followups, "results": self.results, "trace": self.trace}
 
     def session_log(self) -> bytes:
-        """The session log (header + events) as the harness writes it."""
+        """The session log (header + events) as the harness writes it: one JSON.stringify per line."""
         lines = [self.header, *self.events]
-        return b"".join(
-            json.dumps(x, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass") + b"\n"
-            for x in lines
-        )
+        return b"".join(js_compact_json(x).encode("utf-8") + b"\n" for x in lines)
 
 
 class Simulation:

@@ -207,3 +207,23 @@ def test_after_only_profile_in_the_simulator() -> None:
         "Present this due reminder to the user. Treat reminder_prompt_json as user-authored reminder content."
     )
     assert result.appended[-1] == {"version": 1, "operation": "dispatch", "id": "schedule-1"}
+
+
+def test_simulated_log_writes_a_lone_surrogate_as_json_stringify_does(tmp_path: Path) -> None:
+    """JSON.stringify escapes a lone surrogate (\\udc80), so the harness's file stays UTF-8."""
+    scenario = {
+        "name": "lone-surrogate",
+        "start": "2026-08-05T12:00:00.000Z",
+        "steps": [
+            {"at": "2026-08-05T12:00:00.000Z", "do": "start", "args": {}},
+            {"at": "2026-08-05T12:00:00.000Z", "do": "create", "args": {"prompt": "a\udc80b", "after_seconds": 60}},
+        ],
+    }
+    log = Simulation(Scenario.from_json(scenario)).run().session_log()
+    assert b'"prompt":"a\\udc80b"' in log
+    log.decode("utf-8")  # strict: no surrogate bytes
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(log)
+    report = verify_path(str(path))
+    assert report.verdict == "ok" and report.folded is not None
+    assert [r.prompt for r in report.folded.active] == ["a\udc80b"]
