@@ -120,9 +120,8 @@ def verify_log(
         if sink is not None:
             sink(entry, step)
     folded = None
-    if folder is not None:
-        folder.skip(log.event_count - folder.count)
     if folder is not None and not log.unreadable:
+        folder.skip(log.event_count - folder.count)
         try:
             folded = folder.finish()
         except ScheduleLogError as err:
