@@ -18,7 +18,7 @@ from pathlib import Path
 
 import duckdb
 
-from .fanout import file_size, in_processes
+from .fanout import file_size, in_order, in_processes
 from .staging import TABLE_FILES, stage_session, staged_name
 from .verify import STDIN, SessionReport
 
@@ -254,7 +254,9 @@ def _staged(
     """(session key, input bytes, report) in input order, staged ahead by background workers.
 
     DuckDB releases the GIL while it ingests, so one staging thread overlaps with it; with
-    --jobs N, N processes stage in parallel.
+    --jobs N, N processes stage in parallel. They stage at most one batch (BATCH_BYTES of
+    input) beyond the sessions awaited, so the staging directory stays bounded when DuckDB is
+    the slower side.
     """
     files = [p for p in paths if p != STDIN]
     first_key = 1
@@ -263,16 +265,17 @@ def _staged(
         first_key = 2
     tasks = [(p, first_key + n, str(stage), profile, mode, seed_length) for n, p in enumerate(files)]
     if jobs > 1:
-        for task, report in in_processes(_stage_one, tasks, jobs, progress):
+        for task, report in in_processes(_stage_one, tasks, jobs, progress, BATCH_BYTES):
             yield task[1], file_size(task[0]), report
         return
+
+    def stage_here(task: tuple[str, int, str, str, str, int | None]) -> SessionReport:
+        path, key, _, _, _, seed = task
+        return stage_session(path, key, stage, profile, mode, seed, progress=progress)
+
     with ThreadPoolExecutor(max_workers=1) as pool:
-        futures = [
-            pool.submit(stage_session, p, key, stage, profile, mode, seed, progress=progress)
-            for p, key, _, _, _, seed in tasks
-        ]
-        for task, future in zip(tasks, futures, strict=True):
-            yield task[1], file_size(task[0]), future.result()
+        for task, report in in_order(pool, stage_here, tasks, 1, BATCH_BYTES):
+            yield task[1], file_size(task[0]), report
 
 
 def _parquet(con: duckdb.DuckDBPyConnection, target: Path) -> None:

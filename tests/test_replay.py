@@ -16,7 +16,7 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 
-from replay import cli
+from replay import cli, duck
 from replay.cli import main
 from replay.duck import TABLES, replay
 from replay.logfile import SessionLog
@@ -279,3 +279,29 @@ def test_large_inputs_on_a_terminal_show_a_byte_progress_bar(
     monkeypatch.setattr(cli, "sys", types.SimpleNamespace(stderr=terminal, stdin=sys.stdin, exit=sys.exit))
     assert run(*args) == quiet  # the bar goes to stderr only; verdicts and exit code are unchanged
     assert label in terminal.getvalue() and "100%" in terminal.getvalue()
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_staging_runs_only_a_few_sessions_ahead_of_ingest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: int
+) -> None:
+    """Disk stays bounded: the stager may not stage the whole corpus while DuckDB ingests."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    source = (SESSIONS / "valid" / "reminders.session.jsonl").read_bytes()
+    for n in range(12):
+        (corpus / f"s{n:02d}.jsonl").write_bytes(source)
+    staged_counts: list[int] = []
+    ingest = duck._ingest
+
+    def slow_ingest(con: duckdb.DuckDBPyConnection, stage: Path, keys: list[int]) -> None:
+        time.sleep(0.05)  # DuckDB slower than staging, as on large corpora
+        staged_counts.append(len(list(stage.glob("sessions-*"))))
+        ingest(con, stage, keys)
+
+    monkeypatch.setattr(duck, "BATCH_BYTES", 1)  # ingest every session on its own
+    monkeypatch.setattr(duck, "_ingest", slow_ingest)
+    reports = replay(list(discover([str(corpus)])), tmp_path / "b.duckdb", jobs=jobs)
+    assert [r.verdict for r in reports] == ["ok"] * 12
+    assert len(staged_counts) == 12
+    assert max(staged_counts) <= 1 + jobs + 1  # the batch being ingested, a task per worker, one queued
