@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
@@ -44,6 +46,24 @@ def in_order(
         yield first, future.result()
 
 
+PARENT_POLL_S = 0.2
+
+
+def _exit_with_parent(parent: int) -> None:
+    """Worker initializer: end this worker once its parent is gone.
+
+    A pool worker blocks on its task queue, which it holds both ends of, so a parent killed
+    with SIGKILL would leave it waiting forever; a watcher thread notices the re-parenting.
+    """
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL_S)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
 def in_processes(
     fn: Callable[[Task], Result],
     tasks: Sequence[Task],
@@ -55,7 +75,7 @@ def in_processes(
 
     Progress is reported per finished file, by its size.
     """
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_exit_with_parent, initargs=(os.getpid(),)) as pool:
         for task, result in in_order(pool, fn, tasks, jobs, budget):
             if progress is not None:
                 progress(file_size(str(task[0])))

@@ -3,8 +3,9 @@ loads in bulk.
 
 Every committed record becomes one tab-separated line: session, seedLength, line, index, whether it
 is a packed row, the row's member times, and the record's own bytes (passed through unchanged;
-JSON holds no raw newline, and a record with tab whitespace is re-dumped compactly). DuckDB
-parses each record once and expands packed chunk rows itself. The fold's steps become
+JSON holds no raw newline, and a record with tab whitespace is re-dumped compactly). The
+`schedule/change` records are also written to a small file of their own, so that decoding them
+never scans the large records table. The fold's steps become
 the (small) `schedules` and `dispatches` rows (NDJSON); the session's report becomes its
 `sessions` and `violations` rows.
 """
@@ -21,18 +22,18 @@ from typing import IO, Any
 
 import orjson
 
-from invariant import CreateChange, DeleteChange, DispatchChange, Step
+from invariant import SCHEDULE_CHANGE, CreateChange, DeleteChange, DispatchChange, Step
 from invariant.changes import ONE_SHOT_KINDS
 
 from .logfile import Entry, SessionLog
 from .verify import SessionReport, verify_log
 
-TABLE_FILES = ("records", "sessions", "schedules", "dispatches", "violations")
+TABLE_FILES = ("records", "changes", "sessions", "schedules", "dispatches", "violations")
 
 
 def staged_name(table: str, key: int) -> str:
-    """The staging file of one session's rows for `table` (records are TSV, the rest NDJSON)."""
-    return f"{table}-{key:08d}.{'tsv' if table == 'records' else 'jsonl'}"
+    """The staging file of one session's rows for `table` (records and changes are TSV, the rest NDJSON)."""
+    return f"{table}-{key:08d}.{'tsv' if table in ('records', 'changes') else 'jsonl'}"
 
 
 def _dumps(value: object) -> bytes:
@@ -60,6 +61,7 @@ class SessionStager:
             for name in TABLE_FILES
         }
         self.records = self.files["records"]
+        self.changes = self.files["changes"]
         self.head = b""
         self.schedules: dict[str, _Schedule] = {}
         self.batches: dict[str, int] = {}
@@ -75,7 +77,10 @@ class SessionStager:
         if raw is None or b"\t" in raw:  # not valid UTF-8 JSON as read, or JSON whitespace tabs: re-dump
             raw = _dumps(entry.event if row is None else row.to_json())
         if row is None:
-            self.records.write(self.head + b"%d\t%d\t0\t\t%s\n" % (entry.line, entry.event_index, raw))
+            line = self.head + b"%d\t%d\t0\t\t%s\n" % (entry.line, entry.event_index, raw)
+            self.records.write(line)
+            if entry.event is not None and entry.event.get("type") == SCHEDULE_CHANGE:
+                self.changes.write(line)
         else:
             times = _dumps(list(accumulate(row.dt, initial=row.time0)))
             self.records.write(self.head + b"%d\t%d\t1\t%s\t%s\n" % (entry.line, entry.event_index, times, raw))

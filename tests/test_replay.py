@@ -67,6 +67,8 @@ def test_counts_match_the_reader(fixtures_db: Path) -> None:
             f"SELECT count(*) FROM schedule_changes JOIN sessions USING (session_key) WHERE path = '{path}'",
         )
         assert changes == [(schedule,)]
+        stored = q(fixtures_db, f"SELECT line, idx, packed FROM records WHERE {of(path)} ORDER BY line")
+        assert stored == [(e.line, e.event_index, e.row is not None) for e in entries]
 
 
 @pytest.mark.parametrize("name", sorted(n for n, e in EXPECTED.items() if e.get("rule")))
@@ -139,6 +141,19 @@ def test_fork_child_owns_only_its_suffix(fixtures_db: Path) -> None:
     assert rows == [("applied", 1), ("inherited", 1)]
 
 
+def test_fixture_events_expand_exactly_like_the_reader(fixtures_db: Path) -> None:
+    """The `events` view decodes stored records and expands packed rows as the reader does."""
+    packed = 0
+    for path in discover([str(SESSIONS)]):
+        log = SessionLog(path)
+        entries = list(log.entries())
+        packed += sum(1 for e in entries if e.row is not None)
+        expected = [(e["seq"], e["type"], e["time"], e["data"]) for entry in entries for e in entry.events()]
+        got = q(fixtures_db, f"SELECT idx, type, time_ms, data FROM events WHERE {of(path)} ORDER BY idx")
+        assert [(i, t, ms, json.loads(d)) for i, t, ms, d in got] == expected, path  # type: ignore[arg-type]
+    assert packed > 0  # the fixtures hold packed chunk rows
+
+
 @requires_real_logs
 def test_real_logs_expand_exactly_like_the_reader(tmp_path: Path) -> None:
     db = tmp_path / "real.duckdb"
@@ -181,6 +196,18 @@ def big_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return directory
 
 
+def _children(pid: int) -> list[int]:
+    return [int(c) for t in Path(f"/proc/{pid}/task").iterdir() for c in (t / "children").read_text().split()]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
 def test_an_interrupted_replay_leaves_the_earlier_database_untouched(
@@ -197,8 +224,14 @@ def test_an_interrupted_replay_leaves_the_earlier_database_untouched(
         time.sleep(0.01)
     time.sleep(0.2)
     assert proc.poll() is None, "the replay ended before it could be interrupted"
+    workers = _children(proc.pid)
+    assert workers, "staging runs in worker processes"
     os.kill(proc.pid, sig)
     proc.wait(timeout=30)
+    deadline = time.monotonic() + 10
+    while any(_alive(w) for w in workers):  # workers end with their parent, even one killed outright
+        assert time.monotonic() < deadline, "a staging worker outlived the replay"
+        time.sleep(0.05)
     assert db.read_bytes() == before
     assert q(db, "SELECT count(*) FROM sessions") == [(len(EXPECTED),)]
     if sig == signal.SIGTERM:  # a clean exit removes its temporary files
@@ -285,7 +318,9 @@ def test_large_inputs_on_a_terminal_show_a_byte_progress_bar(
 def test_staging_runs_only_a_few_sessions_ahead_of_ingest(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: int
 ) -> None:
-    """Disk stays bounded: the stager may not stage the whole corpus while DuckDB ingests."""
+    """Disk stays bounded: the stager may not stage the whole corpus's records while DuckDB ingests.
+
+    (The small per-session tables stay staged until the end: they are loaded in one go.)"""
     corpus = tmp_path / "corpus"
     corpus.mkdir()
     source = (SESSIONS / "valid" / "reminders.session.jsonl").read_bytes()
@@ -296,10 +331,11 @@ def test_staging_runs_only_a_few_sessions_ahead_of_ingest(
 
     def slow_ingest(con: duckdb.DuckDBPyConnection, stage: Path, keys: list[int]) -> None:
         time.sleep(0.05)  # DuckDB slower than staging, as on large corpora
-        staged_counts.append(len(list(stage.glob("sessions-*"))))
+        staged_counts.append(len(list(stage.glob("records-*"))))
         ingest(con, stage, keys)
 
     monkeypatch.setattr(duck, "BATCH_BYTES", 1)  # ingest every session on its own
+    monkeypatch.setattr(duck, "FIRST_BATCH_BYTES", 1)
     monkeypatch.setattr(duck, "_ingest", slow_ingest)
     reports = replay(list(discover([str(corpus)])), tmp_path / "b.duckdb", jobs=jobs)
     assert [r.verdict for r in reports] == ["ok"] * 12
