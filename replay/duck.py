@@ -69,10 +69,9 @@ _RECORD_TABLE = (
     "time_ms BIGINT, times BIGINT[], record JSON"
 )
 _RECORD_COLUMNS = {
-    "s": "BIGINT", "o": "BIGINT", "l": "BIGINT", "i": "BIGINT", "p": "BOOLEAN", "times": "VARCHAR",
-    "raw": "VARCHAR",
+    "s": "BIGINT", "o": "BIGINT", "l": "BIGINT", "i": "BIGINT", "p": "BOOLEAN", "type": "VARCHAR",
+    "time": "BIGINT", "times": "VARCHAR", "raw": "VARCHAR",
 }  # fmt: skip
-_EVENT_PATHS = "['$.type', '$.time', '$.data']"
 _ROW_PATHS = "['$.type', '$.data.turn', '$.data.step', '$.data.index', '$.data.id', '$.data.name', '$.data.texts', '$.data.args']"  # noqa: E501
 
 
@@ -95,19 +94,20 @@ def _records(files: Sequence[Path]) -> str:
 def insert_records(files: Sequence[Path]) -> str:
     """Append the committed records of staged sessions: one row per verbatim event or packed row.
 
-    A record is stored as the log wrote it, with the few fields the views need decoded beside
-    it; the `events` view extracts `data` and expands packed rows on read. Decoding every event
-    and materializing 1.6 M chunk events per 200 MB of logs would cost more than all the rest of
-    the replay, and the log's own packing is the compact form.
+    A record is stored as the log wrote it, with the few fields the views need decoded beside it
+    (by the stager, which has parsed the record already; DuckDB parses only a record whose type
+    or time the stager left to it). The `events` view extracts `data` and expands packed rows on
+    read: materializing 1.6 M chunk events per 200 MB of logs would cost more than all the rest
+    of the replay, and the log's own packing is the compact form.
     """
     return f"""
     INSERT INTO records
-    WITH r AS (
-        SELECT s, o, l, i, p, times, raw, json_extract(raw, ['$.type', '$.time']) AS f FROM {_records(files)}
-    )
-    SELECT s, l, i, o, p, json_extract_string(f[1], '$'), CASE WHEN NOT p THEN TRY_CAST(f[2] AS BIGINT) END,
+    SELECT s, l, i, o, p,
+           CASE WHEN type IS NOT NULL THEN type ELSE json_extract_string(raw, '$.type') END,
+           CASE WHEN p THEN NULL WHEN type IS NOT NULL THEN time
+                ELSE TRY_CAST(json_extract(raw, '$.time') AS BIGINT) END,
            CASE WHEN p THEN CAST(json(times) AS BIGINT[]) END, raw
-    FROM r
+    FROM {_records(files)}
     """
 
 
@@ -270,13 +270,29 @@ def _ingest(con: duckdb.DuckDBPyConnection, stage: Path, keys: Sequence[int]) ->
         path.unlink()
 
 
-def _ingest_small(con: duckdb.DuckDBPyConnection, stage: Path, keys: Sequence[int]) -> None:
-    """Load the small staged tables of all sessions at once (one reader each costs less than one per batch)."""
-    if not keys:
-        return
+SMALL_TABLES = ("sessions", "schedules", "dispatches", "violations", "changes")
+GATHERED = 0
+"""The key naming the gathered small-table files (session keys start at 1)."""
+
+
+def _gather(stage: Path, key: int) -> None:
+    """Append one staged session's small tables to the run's single file per table.
+
+    DuckDB opens each file it reads at a cost (about 1 ms), which for many small files would
+    outweigh their rows; one file per table keeps the final load a few milliseconds.
+    """
+    for table in SMALL_TABLES:
+        part = stage / staged_name(table, key)
+        with open(stage / staged_name(table, GATHERED), "ab") as whole:
+            whole.write(part.read_bytes())
+        part.unlink()
+
+
+def _ingest_small(con: duckdb.DuckDBPyConnection, stage: Path) -> None:
+    """Load the gathered small tables of all sessions."""
     for table in ("sessions", "schedules", "dispatches", "violations"):
-        con.execute(insert_small(table, [stage / staged_name(table, k) for k in keys]))
-    changes = _records([stage / staged_name("changes", k) for k in keys])
+        con.execute(insert_small(table, [stage / staged_name(table, GATHERED)]))
+    changes = _records([stage / staged_name("changes", GATHERED)])
     con.execute(f"INSERT INTO changes_staged SELECT s, o, l, i, raw FROM {changes}")
 
 
@@ -361,12 +377,13 @@ def replay(
             for statement in _create():
                 con.execute(statement)
             con.execute("BEGIN")  # one transaction: each batch's row groups are written once, not merged later
-            keys: list[int] = []
+            for table in SMALL_TABLES:
+                (stage / staged_name(table, GATHERED)).touch()
             batch: list[int] = []
             pending, threshold = 0, FIRST_BATCH_BYTES
             for key, size, report in _staged(paths, stage, profile, mode, seed_length, jobs, stdin, progress):
                 reports.append(report)
-                keys.append(key)
+                _gather(stage, key)
                 batch.append(key)
                 pending += size
                 if pending >= threshold:
@@ -374,7 +391,7 @@ def replay(
                     batch, pending, threshold = [], 0, BATCH_BYTES
             if batch:
                 _ingest(con, stage, batch)
-            _ingest_small(con, stage, keys)
+            _ingest_small(con, stage)
             for statement in _finish():
                 con.execute(statement)
             con.execute("COMMIT")

@@ -1,9 +1,10 @@
 """Staging for the DuckDB replay: one pass over a session log writes NDJSON files that DuckDB
 loads in bulk.
 
-Every committed record becomes one tab-separated line: session, seedLength, line, index, whether it
-is a packed row, the row's member times, and the record's own bytes (passed through unchanged;
-JSON holds no raw newline, and a record with tab whitespace is re-dumped compactly). The
+Every committed record becomes one tab-separated line: session, seedLength, line, index, whether
+it is a packed row, its type and time (see `_type_time`), a row's member times, and the record's
+own bytes (passed through unchanged; JSON holds no raw newline, and a record with tab whitespace
+is re-dumped compactly). The
 `schedule/change` records are also written to a small file of their own, so that decoding them
 never scans the large records table. The fold's steps become
 the (small) `schedules` and `dispatches` rows (NDJSON); the session's report becomes its
@@ -28,6 +29,9 @@ from invariant.changes import ONE_SHOT_KINDS
 from .logfile import Entry, SessionLog
 from .verify import SessionReport, verify_log
 
+WRITE_BUFFER = 1 << 20
+"""Staging writes go to the kernel in 1 MB pieces (the default 8 KB costs a system call per few records)."""
+
 TABLE_FILES = ("records", "changes", "sessions", "schedules", "dispatches", "violations")
 
 
@@ -41,6 +45,22 @@ def _dumps(value: object) -> bytes:
         return orjson.dumps(value)
     except TypeError:  # lone surrogates, float subclasses: the standard library escapes them
         return json.dumps(value, separators=(",", ":")).encode()
+
+
+_BIGINT_MIN, _BIGINT_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def _type_time(event: dict[str, object] | None) -> bytes:
+    """The `type` and `time` staging fields of a verbatim event, or two empty fields (NULL) when
+    they are not plain: an ASCII printable type (nothing a TSV field would need to escape) and
+    an integer time DuckDB holds as BIGINT. DuckDB then takes them from the record itself.
+    """
+    tag = None if event is None else event.get("type")
+    time = None if event is None else event.get("time")
+    plain_tag = isinstance(tag, str) and tag.isascii() and tag.isprintable() and tag != ""
+    if plain_tag and isinstance(tag, str) and type(time) is int and _BIGINT_MIN <= time <= _BIGINT_MAX:
+        return b"%s\t%d" % (tag.encode(), time)
+    return b"\t"
 
 
 @dataclass
@@ -57,7 +77,7 @@ class SessionStager:
         self.out = out
         self.stack = ExitStack()
         self.files: dict[str, IO[bytes]] = {  # closed by `finish` or `abort` through the stack
-            name: self.stack.enter_context(open(out / staged_name(name, key), "wb"))  # noqa: SIM115
+            name: self.stack.enter_context(open(out / staged_name(name, key), "wb", buffering=WRITE_BUFFER))  # noqa: SIM115
             for name in TABLE_FILES
         }
         self.records = self.files["records"]
@@ -77,13 +97,15 @@ class SessionStager:
         if raw is None or b"\t" in raw:  # not valid UTF-8 JSON as read, or JSON whitespace tabs: re-dump
             raw = _dumps(entry.event if row is None else row.to_json())
         if row is None:
-            line = self.head + b"%d\t%d\t0\t\t%s\n" % (entry.line, entry.event_index, raw)
+            line = self.head + b"%d\t%d\t0\t%s\t\t%s\n" % (entry.line, entry.event_index, _type_time(entry.event), raw)
             self.records.write(line)
             if entry.event is not None and entry.event.get("type") == SCHEDULE_CHANGE:
                 self.changes.write(line)
         else:
             times = _dumps(list(accumulate(row.dt, initial=row.time0)))
-            self.records.write(self.head + b"%d\t%d\t1\t%s\t%s\n" % (entry.line, entry.event_index, times, raw))
+            self.records.write(
+                self.head + b"%d\t%d\t1\t%s\t\t%s\t%s\n" % (entry.line, entry.event_index, row.tag.encode(), times, raw)
+            )
         if step is not None:
             self._step(entry, step)
 

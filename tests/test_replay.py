@@ -154,6 +154,32 @@ def test_fixture_events_expand_exactly_like_the_reader(fixtures_db: Path) -> Non
     assert packed > 0  # the fixtures hold packed chunk rows
 
 
+def test_types_and_times_the_stager_leaves_to_duckdb(tmp_path: Path) -> None:
+    """Records whose type is not plain ASCII or whose time is not an integer are decoded by DuckDB."""
+    header = '{"type":"session","version":0,"id":"odd","createdAt":1785931200000,"cwd":"/srv","delegationDepth":0}'
+    lines = [
+        '{"type":"turn/start","seq":0,"time":1785931200050,"data":{"turn":1}}',
+        r'{"type":"caf\u00e9/ping","seq":1,"time":1785931200060,"data":{}}',
+        r'{"type":"tab\there","seq":2,"time":1785931200070,"data":{}}',
+        '{"type":"turn/end","seq":3,"time":1785931200080.0,"data":{"turn":1}}',
+        '{"type":"far","seq":4,"time":1e30,"data":{}}',
+        '{"type":"x","seq":5,"time":1785931200090,\t"data":{}}',  # tab whitespace: re-dumped
+    ]
+    log = tmp_path / "odd.session.jsonl"
+    log.write_text("\n".join([header, *lines]) + "\n")
+    db = tmp_path / "odd.duckdb"
+    replay([str(log)], db)
+    got = q(db, "SELECT idx, type, time_ms FROM events ORDER BY idx")
+    assert got == [
+        (0, "turn/start", 1785931200050),
+        (1, "caf\u00e9/ping", 1785931200060),
+        (2, "tab\there", 1785931200070),
+        (3, "turn/end", 1785931200080),
+        (4, "far", None),  # beyond BIGINT: no time, as before
+        (5, "x", 1785931200090),
+    ]
+
+
 @requires_real_logs
 def test_real_logs_expand_exactly_like_the_reader(tmp_path: Path) -> None:
     db = tmp_path / "real.duckdb"
