@@ -14,12 +14,14 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
+from functools import partial
 from pathlib import Path
 
 import duckdb
 
 from .fanout import file_size, in_processes
-from .staging import stage_session, staged_name
+from .loading import ParallelLoader
+from .staging import StagedSession, stage_session, staged_name
 from .verify import STDIN, SessionReport
 
 ROW_TAGS_SQL = "('text-chunks', 'reasoning-chunks', 'tool-call-chunks')"
@@ -68,10 +70,12 @@ _RECORD_TABLE = (
     "session_key BIGINT, line BIGINT, idx BIGINT, seed_length BIGINT, packed BOOLEAN, type VARCHAR, "
     "time_ms BIGINT, times BIGINT[], record JSON"
 )
-_RECORD_COLUMNS = {
+_DESCRIPTION = {
     "s": "BIGINT", "o": "BIGINT", "l": "BIGINT", "i": "BIGINT", "p": "BOOLEAN", "type": "VARCHAR",
-    "time": "BIGINT", "times": "VARCHAR", "raw": "VARCHAR",
+    "time": "BIGINT", "times": "VARCHAR",
 }  # fmt: skip
+_COPIED_COLUMNS = {**_DESCRIPTION, "raw": "VARCHAR"}
+_LINE_COLUMNS = {**_DESCRIPTION, "n": "BIGINT"}
 _ROW_PATHS = "['$.type', '$.data.turn', '$.data.step', '$.data.index', '$.data.id', '$.data.name', '$.data.texts', '$.data.args']"  # noqa: E501
 
 
@@ -83,16 +87,29 @@ def _listed(files: Sequence[Path]) -> str:
     return ", ".join(f"'{_quoted(f)}'" for f in files)
 
 
-def _records(files: Sequence[Path]) -> str:
-    columns = ", ".join(f"'{k}': '{v}'" for k, v in _RECORD_COLUMNS.items())
+def _fields(files: Sequence[Path], columns: dict[str, str]) -> str:
+    """Staged US-separated fields (see `staging.py`), read without quoting or escapes."""
+    typed = ", ".join(f"'{k}': '{v}'" for k, v in columns.items())
     return (
-        f"read_csv([{_listed(files)}], delim='\\t', quote='', escape='', header=false, auto_detect=false, "
-        f"columns={{{columns}}}, max_line_size=2147483647)"
+        f"read_csv([{_listed(files)}], delim='\x1f', quote='', escape='', header=false, auto_detect=false, "
+        f"columns={{{typed}}}, max_line_size=2147483647)"
     )
 
 
-def insert_records(files: Sequence[Path]) -> str:
+def _log_lines(files: Sequence[Path]) -> str:
+    """The lines of log files as written (direct staging has checked DuckDB splits them so)."""
+    return (
+        f"read_csv([{_listed(files)}], delim='\x1f', quote='', escape='', header=false, auto_detect=false, "
+        "columns={'raw': 'VARCHAR'}, new_line='\\n', max_line_size=2147483647)"
+    )
+
+
+def insert_records(copied: Sequence[Path], direct: Sequence[tuple[Path, Path]]) -> str:
     """Append the committed records of staged sessions: one row per verbatim event or packed row.
+
+    `copied` are staged files holding the records; `direct` pairs a log file with its staged
+    line descriptions, one per line (a header's is skipped), joined by position. Each record's
+    length guards the pairing: a log that changed since it was staged fails loudly.
 
     A record is stored as the log wrote it, with the few fields the views need decoded beside it
     (by the stager, which has parsed the record already; DuckDB parses only a record whose type
@@ -100,6 +117,18 @@ def insert_records(files: Sequence[Path]) -> str:
     read: materializing 1.6 M chunk events per 200 MB of logs would cost more than all the rest
     of the replay, and the log's own packing is the compact form.
     """
+    described = ", ".join(_DESCRIPTION)
+    parts = []
+    if copied:
+        parts.append(f"SELECT {described}, raw FROM {_fields(copied, _COPIED_COLUMNS)}")
+    if direct:
+        logs = _log_lines([log for log, _ in direct])
+        lines = _fields([lines for _, lines in direct], _LINE_COLUMNS)
+        parts.append(
+            f"SELECT {described}, CASE WHEN strlen(raw) = n THEN raw "
+            "ELSE error('a session log changed while it was replayed') END AS raw "
+            f"FROM {logs} POSITIONAL JOIN {lines} WHERE s IS NOT NULL"
+        )
     return f"""
     INSERT INTO records
     SELECT s, l, i, o, p,
@@ -107,7 +136,7 @@ def insert_records(files: Sequence[Path]) -> str:
            CASE WHEN p THEN NULL WHEN type IS NOT NULL THEN time
                 ELSE TRY_CAST(json_extract(raw, '$.time') AS BIGINT) END,
            CASE WHEN p THEN CAST(json(times) AS BIGINT[]) END, raw
-    FROM {_records(files)}
+    FROM ({" UNION ALL ".join(parts)})
     """
 
 
@@ -247,7 +276,7 @@ TABLES = ("sessions", "events", "schedule_changes", "schedules", "dispatches", "
 PARTITIONED = ("events", "schedule_changes", "schedules", "dispatches")
 
 
-def _stage_one(args: tuple[str, int, str, str, str, int | None]) -> SessionReport:
+def _stage_one(args: tuple[str, int, str, str, str, int | None]) -> StagedSession:
     path, key, out, profile, mode, seed_length = args
     return stage_session(path, key, Path(out), profile, mode, seed_length)
 
@@ -258,16 +287,20 @@ ROW_GROUP_SIZE = 8192
 
 BATCH_BYTES = 32 << 20
 """Staged input ingested per INSERT: large enough for bulk loading, small enough to bound disk."""
+LOADERS = 2
+"""Batches loading at once, each on its own connection and core (see `loading.py`)."""
 FIRST_BATCH_BYTES = 4 << 20
 """The first batch is smaller, so that DuckDB starts while the staging is still young."""
 
 
-def _ingest(con: duckdb.DuckDBPyConnection, stage: Path, keys: Sequence[int]) -> None:
-    """Load the records of the staged sessions `keys` and delete their records files."""
-    files = [stage / staged_name("records", k) for k in keys]
-    con.execute(insert_records(files))
-    for path in files:
-        path.unlink()
+def _ingest(con: duckdb.DuckDBPyConnection, stage: Path, batch: Sequence[tuple[int, str | None]]) -> None:
+    """Load the records of the staged sessions in `batch` (key, direct source) and delete their files."""
+    copied = [stage / staged_name("records", k) for k, source in batch if source is None]
+    direct = [(Path(source), stage / staged_name("lines", k)) for k, source in batch if source is not None]
+    con.execute(insert_records(copied, direct))
+    for key, _ in batch:
+        for table in ("records", "lines"):
+            (stage / staged_name(table, key)).unlink()
 
 
 SMALL_TABLES = ("sessions", "schedules", "dispatches", "violations", "changes")
@@ -292,7 +325,7 @@ def _ingest_small(con: duckdb.DuckDBPyConnection, stage: Path) -> None:
     """Load the gathered small tables of all sessions."""
     for table in ("sessions", "schedules", "dispatches", "violations"):
         con.execute(insert_small(table, [stage / staged_name(table, GATHERED)]))
-    changes = _records([stage / staged_name("changes", GATHERED)])
+    changes = _fields([stage / staged_name("changes", GATHERED)], _COPIED_COLUMNS)
     con.execute(f"INSERT INTO changes_staged SELECT s, o, l, i, raw FROM {changes}")
 
 
@@ -305,8 +338,8 @@ def _staged(
     jobs: int,
     stdin: bytes | None,
     progress: Callable[[int], None] | None,
-) -> Iterator[tuple[int, int, SessionReport]]:
-    """(session key, input bytes, report) in input order, staged ahead by worker processes.
+) -> Iterator[tuple[int, int, StagedSession]]:
+    """(session key, input bytes, staged session) in input order, staged ahead by worker processes.
 
     Staging runs in `jobs` processes (one by default), never in a thread beside DuckDB: DuckDB
     executing on this process's thread takes the GIL back between its tasks, so a busy Python
@@ -320,8 +353,8 @@ def _staged(
         yield 1, len(stdin), stage_session("<stdin>", 1, stage, profile, mode, seed_length, data=stdin)
         first_key = 2
     tasks = [(p, first_key + n, str(stage), profile, mode, seed_length) for n, p in enumerate(files)]
-    for task, report in in_processes(_stage_one, tasks, max(1, jobs), progress, BATCH_BYTES):
-        yield task[1], file_size(task[0]), report
+    for task, staged in in_processes(_stage_one, tasks, max(1, jobs), progress, BATCH_BYTES):
+        yield task[1], file_size(task[0]), staged
 
 
 def _parquet(con: duckdb.DuckDBPyConnection, target: Path) -> None:
@@ -376,25 +409,28 @@ def replay(
             con.execute("USE replay")
             for statement in _create():
                 con.execute(statement)
-            con.execute("BEGIN")  # one transaction: each batch's row groups are written once, not merged later
             for table in SMALL_TABLES:
                 (stage / staged_name(table, GATHERED)).touch()
-            batch: list[int] = []
-            pending, threshold = 0, FIRST_BATCH_BYTES
-            for key, size, report in _staged(paths, stage, profile, mode, seed_length, jobs, stdin, progress):
-                reports.append(report)
-                _gather(stage, key)
-                batch.append(key)
-                pending += size
-                if pending >= threshold:
-                    _ingest(con, stage, batch)
-                    batch, pending, threshold = [], 0, BATCH_BYTES
-            if batch:
-                _ingest(con, stage, batch)
+            loader = ParallelLoader(con, LOADERS, ["USE replay"])
+            try:
+                batch: list[tuple[int, str | None]] = []
+                pending, threshold = 0, FIRST_BATCH_BYTES
+                for key, size, staged in _staged(paths, stage, profile, mode, seed_length, jobs, stdin, progress):
+                    reports.append(staged.report)
+                    _gather(stage, key)
+                    batch.append((key, staged.source))
+                    pending += size
+                    if pending >= threshold:
+                        loader.submit(partial(_ingest, stage=stage, batch=batch))
+                        batch, pending, threshold = [], 0, BATCH_BYTES
+                if batch:
+                    loader.submit(partial(_ingest, stage=stage, batch=batch))
+                loader.finish()
+            finally:
+                loader.close()
             _ingest_small(con, stage)
             for statement in _finish():
                 con.execute(statement)
-            con.execute("COMMIT")
             if parquet is not None:
                 _parquet(con, parquet)
             con.execute("CHECKPOINT")

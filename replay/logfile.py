@@ -109,6 +109,8 @@ class SessionLog:
     unreadable: bool = False
     """Nothing could be read as a session log (I/O error, empty file, not JSONL)."""
     size: int = 0
+    lines: int = 0
+    """LF-terminated lines of a plain file read so far (a torn tail is not one)."""
 
     _defect: _Defect | None = None
     _schedule_only: bool = False
@@ -185,7 +187,7 @@ class SessionLog:
         if first < 0:
             self._first_line_without_lf(bytes(raw))
             return
-        line_no = 1
+        line_no = self.lines = 1
         entry = self._first_line(bytes(raw[:first]))
         self._advance(first + 1)
         if entry is not None:
@@ -203,6 +205,7 @@ class SessionLog:
                     break
             for line in raw[pos:block_end].split(b"\n"):
                 line_no += 1
+                self.lines = line_no
                 entry = record(line_no, line)
                 if entry is not None:
                     yield entry

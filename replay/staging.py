@@ -1,25 +1,30 @@
-"""Staging for the DuckDB replay: one pass over a session log writes NDJSON files that DuckDB
-loads in bulk.
+"""Staging for the DuckDB replay: one pass over a session log writes the files DuckDB loads in bulk.
 
-Every committed record becomes one tab-separated line: session, seedLength, line, index, whether
-it is a packed row, its type and time (see `_type_time`), a row's member times, and the record's
-own bytes (passed through unchanged; JSON holds no raw newline, and a record with tab whitespace
-is re-dumped compactly). The
-`schedule/change` records are also written to a small file of their own, so that decoding them
-never scans the large records table. The fold's steps become
-the (small) `schedules` and `dispatches` rows (NDJSON); the session's report becomes its
-`sessions` and `violations` rows.
+Every committed record is described by one line of fields separated by US (0x1F, a control
+character no JSON text holds raw, so no field needs escaping): session, seedLength, line,
+index, whether it is a packed row, its type and time (see `_type_time`), a row's member times.
+Then either
+- **direct**: the record's length in bytes (`lines` file), and DuckDB reads the record itself
+  from the log file, line by line beside these descriptions. Taken for a plain log file whose
+  every line is the header or a committed record and which DuckDB's line reader splits as the
+  reference's reader does (no CR, no byte-order mark, a final LF); or
+- **copied**: the record's own bytes (`records` file), for every other log (zstd, stdin, a
+  torn tail, refused or re-encoded records).
+The `schedule/change` records are also copied to a small file of their own, so that decoding
+them never scans the large records table. The fold's steps become the (small) `schedules` and
+`dispatches` rows (NDJSON); the session's report becomes its `sessions` and `violations` rows.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 import orjson
 
@@ -32,12 +37,50 @@ from .verify import SessionReport, verify_log
 WRITE_BUFFER = 1 << 20
 """Staging writes go to the kernel in 1 MB pieces (the default 8 KB costs a system call per few records)."""
 
-TABLE_FILES = ("records", "changes", "sessions", "schedules", "dispatches", "violations")
+TABLE_FILES = ("records", "lines", "changes", "sessions", "schedules", "dispatches", "violations")
+FIELD_FILES = ("records", "lines", "changes")
+SEP = b"\x1f"
+_SKIP = SEP * 8 + b"\n"
+"""The `lines` row of a header line: no session key, so the loader skips it."""
+_BOM = b"\xef\xbb\xbf"
+_ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 
 
 def staged_name(table: str, key: int) -> str:
-    """The staging file of one session's rows for `table` (records and changes are TSV, the rest NDJSON)."""
-    return f"{table}-{key:08d}.{'tsv' if table in ('records', 'changes') else 'jsonl'}"
+    """The staging file of one session's rows for `table` (US-separated fields or NDJSON)."""
+    return f"{table}-{key:08d}.{'us' if table in FIELD_FILES else 'jsonl'}"
+
+
+class _NotDirect(Exception):
+    """The log turned out not to be one DuckDB may read line by line: stage it by copying."""
+
+
+class StagedSession(NamedTuple):
+    report: SessionReport
+    source: str | None
+    """The log file DuckDB reads the records from (direct staging), or None (copied)."""
+
+
+def _may_read_directly(path: str) -> bool:
+    """A plain (not zstd) log file that can be opened; the pass then checks each line."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(4) != _ZSTD_MAGIC
+    except OSError:
+        return False
+
+
+def _split_like_duckdb(path: str, log: SessionLog, records_to: int) -> bool:
+    """DuckDB's line reader sees the lines the reader split, every one after the first a record
+    up to line `records_to`: the file ends with LF (no torn tail) and its first line holds no
+    byte-order mark (DuckDB drops it) and no CR (DuckDB ends a line there; the records were
+    checked as they were staged)."""
+    if log.lines != records_to or records_to == 0:
+        return False
+    with open(path, "rb") as f:
+        first = f.readline()
+        f.seek(-1, os.SEEK_END)
+        return not first.startswith(_BOM) and b"\r" not in first and f.read(1) == b"\n"
 
 
 def _dumps(value: object) -> bytes:
@@ -50,17 +93,26 @@ def _dumps(value: object) -> bytes:
 _BIGINT_MIN, _BIGINT_MAX = -(1 << 63), (1 << 63) - 1
 
 
-def _type_time(event: dict[str, object] | None) -> bytes:
+_PLAIN_TYPES: dict[str, bytes] = {}
+"""Event types seen, encoded when plain (else b""): a log repeats a few dozen types."""
+_PLAIN_TYPES_KEPT = 4096
+
+
+def _type_time(event: dict[str, object]) -> bytes:
     """The `type` and `time` staging fields of a verbatim event, or two empty fields (NULL) when
-    they are not plain: an ASCII printable type (nothing a TSV field would need to escape) and
-    an integer time DuckDB holds as BIGINT. DuckDB then takes them from the record itself.
+    they are not plain: an ASCII printable type (nothing a field would need to escape) and an
+    integer time DuckDB holds as BIGINT. DuckDB then takes them from the record itself.
     """
-    tag = None if event is None else event.get("type")
-    time = None if event is None else event.get("time")
-    plain_tag = isinstance(tag, str) and tag.isascii() and tag.isprintable() and tag != ""
-    if plain_tag and isinstance(tag, str) and type(time) is int and _BIGINT_MIN <= time <= _BIGINT_MAX:
-        return b"%s\t%d" % (tag.encode(), time)
-    return b"\t"
+    tag = event.get("type")
+    time = event.get("time")
+    if type(tag) is not str or type(time) is not int or not _BIGINT_MIN <= time <= _BIGINT_MAX:
+        return SEP
+    encoded = _PLAIN_TYPES.get(tag)
+    if encoded is None:
+        encoded = tag.encode() if tag.isascii() and tag.isprintable() and tag else b""
+        if len(_PLAIN_TYPES) < _PLAIN_TYPES_KEPT:
+            _PLAIN_TYPES[tag] = encoded
+    return b"%s\x1f%d" % (encoded, time) if encoded else SEP
 
 
 @dataclass
@@ -72,15 +124,19 @@ class _Schedule:
 class SessionStager:
     """The verify sink that writes one session's staging rows."""
 
-    def __init__(self, key: int, out: Path) -> None:
+    def __init__(self, key: int, out: Path, source: str | None = None) -> None:
         self.key = key
         self.out = out
+        self.source = source
+        """The log file, when staging directly (see the module docstring)."""
+        self.next_line = 1
         self.stack = ExitStack()
         self.files: dict[str, IO[bytes]] = {  # closed by `finish` or `abort` through the stack
             name: self.stack.enter_context(open(out / staged_name(name, key), "wb", buffering=WRITE_BUFFER))  # noqa: SIM115
             for name in TABLE_FILES
         }
         self.records = self.files["records"]
+        self.lines = self.files["lines"]
         self.changes = self.files["changes"]
         self.head = b""
         self.schedules: dict[str, _Schedule] = {}
@@ -89,23 +145,31 @@ class SessionStager:
     def seed(self, seed_length: object) -> None:
         """Known once the header is read: owned events are those at or after it."""
         seed = seed_length if type(seed_length) is int and seed_length >= 0 else None
-        self.head = b"%d\t%s\t" % (self.key, b"" if seed is None else b"%d" % seed)
+        self.head = b"%d\x1f%s\x1f" % (self.key, b"" if seed is None else b"%d" % seed)
 
     def __call__(self, entry: Entry, step: Step | None) -> None:
         raw = entry.raw
         row = entry.row
-        if raw is None or b"\t" in raw:  # not valid UTF-8 JSON as read, or JSON whitespace tabs: re-dump
-            raw = _dumps(entry.event if row is None else row.to_json())
         if row is None:
-            line = self.head + b"%d\t%d\t0\t%s\t\t%s\n" % (entry.line, entry.event_index, _type_time(entry.event), raw)
-            self.records.write(line)
-            if entry.event is not None and entry.event.get("type") == SCHEDULE_CHANGE:
-                self.changes.write(line)
+            assert entry.event is not None
+            fields = b"%d\x1f%d\x1f0\x1f%s\x1f" % (entry.line, entry.event_index, _type_time(entry.event))
         else:
             times = _dumps(list(accumulate(row.dt, initial=row.time0)))
-            self.records.write(
-                self.head + b"%d\t%d\t1\t%s\t\t%s\t%s\n" % (entry.line, entry.event_index, row.tag.encode(), times, raw)
-            )
+            fields = b"%d\x1f%d\x1f1\x1f%s\x1f\x1f%s" % (entry.line, entry.event_index, row.tag.encode(), times)
+        if self.source is not None:
+            if self.next_line == 1 and entry.line == 2:
+                self.lines.write(_SKIP)  # line 1 is the header
+                self.next_line = 2
+            if raw is None or entry.line != self.next_line or b"\r" in raw:  # see _split_like_duckdb
+                raise _NotDirect
+            self.next_line += 1
+            self.lines.write(b"%s%s\x1f%d\n" % (self.head, fields, len(raw)))
+        else:
+            if raw is None or b"\r" in raw:  # not valid UTF-8 JSON as read, or CR whitespace DuckDB splits at
+                raw = _dumps(entry.event if row is None else row.to_json())
+            self.records.write(b"%s%s\x1f%s\n" % (self.head, fields, raw))
+        if row is None and entry.event is not None and entry.event.get("type") == SCHEDULE_CHANGE:
+            self.changes.write(b"%s%s\x1f%s\n" % (self.head, fields, raw))
         if step is not None:
             self._step(entry, step)
 
@@ -179,6 +243,8 @@ class SessionStager:
 
     def finish(self, log: SessionLog, report: SessionReport, profile: str, mode: str) -> None:
         """Close the session: final schedule states, the session row and its violation."""
+        if self.source is not None and not _split_like_duckdb(self.source, log, self.next_line - 1):
+            raise _NotDirect
         active = set() if report.folded is None else {r.id for r in report.folded.active}
         for schedule in self.schedules.values():
             if not schedule.ended:
@@ -232,14 +298,34 @@ def stage_session(
     seed_length: int | None = None,
     data: bytes | None = None,
     progress: Callable[[int], None] | None = None,
-) -> SessionReport:
-    """Verify one session while writing its staging files into `out`."""
+) -> StagedSession:
+    """Verify one session while writing its staging files into `out`: directly if the log
+    allows it, else (or when the pass finds it does not) by copying its records."""
+    if data is None and progress is None and _may_read_directly(path):
+        try:
+            return _stage(path, key, out, profile, mode, seed_length, None, None, os.path.abspath(path))
+        except _NotDirect:
+            pass
+    return _stage(path, key, out, profile, mode, seed_length, data, progress, None)
+
+
+def _stage(
+    path: str,
+    key: int,
+    out: Path,
+    profile: str,
+    mode: str,
+    seed_length: int | None,
+    data: bytes | None,
+    progress: Callable[[int], None] | None,
+    source: str | None,
+) -> StagedSession:
     log = SessionLog(path, mode, data, progress)
-    stager = SessionStager(key, out)
+    stager = SessionStager(key, out, source)
     try:
         report = verify_log(log, profile, seed_length, stager)
+        stager.finish(log, report, profile, mode)
     except BaseException:
         stager.abort()
         raise
-    stager.finish(log, report, profile, mode)
-    return report
+    return StagedSession(report, source)

@@ -355,10 +355,10 @@ def test_staging_runs_only_a_few_sessions_ahead_of_ingest(
     staged_counts: list[int] = []
     ingest = duck._ingest
 
-    def slow_ingest(con: duckdb.DuckDBPyConnection, stage: Path, keys: list[int]) -> None:
+    def slow_ingest(con: duckdb.DuckDBPyConnection, stage: Path, batch: list[tuple[int, str | None]]) -> None:
         time.sleep(0.05)  # DuckDB slower than staging, as on large corpora
         staged_counts.append(len(list(stage.glob("records-*"))))
-        ingest(con, stage, keys)
+        ingest(con, stage, batch)
 
     monkeypatch.setattr(duck, "BATCH_BYTES", 1)  # ingest every session on its own
     monkeypatch.setattr(duck, "FIRST_BATCH_BYTES", 1)
@@ -366,4 +366,5 @@ def test_staging_runs_only_a_few_sessions_ahead_of_ingest(
     reports = replay(list(discover([str(corpus)])), tmp_path / "b.duckdb", jobs=jobs)
     assert [r.verdict for r in reports] == ["ok"] * 12
     assert len(staged_counts) == 12
-    assert max(staged_counts) <= 1 + jobs + 1  # the batch being ingested, a task per worker, one queued
+    # the batches loading, a task per staging worker, one queued
+    assert max(staged_counts) <= duck.LOADERS + jobs + 1

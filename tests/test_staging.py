@@ -1,0 +1,129 @@
+"""Replay staging: DuckDB reading plain logs directly gives what copying their records gives."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from replay import duck, staging
+from replay.duck import TABLES, replay
+from replay.logfile import SessionLog
+from replay.staging import stage_session
+from replay.verify import discover
+
+from .conftest import ROOT
+
+SESSIONS = ROOT / "fixtures" / "sessions"
+REMINDERS = SESSIONS / "valid" / "reminders.session.jsonl"
+
+
+def _contents(db: Path) -> dict[str, list[tuple[object, ...]]]:
+    with duckdb.connect(str(db), read_only=True) as con:
+        return {t: con.execute(f"SELECT * FROM {t} ORDER BY ALL").fetchall() for t in ("records", *TABLES)}
+
+
+def _sources(paths: list[str], tmp_path: Path) -> dict[str, bool]:
+    out = tmp_path / "stage"
+    out.mkdir()
+    return {p: stage_session(p, n, out).source is not None for n, p in enumerate(paths, 1)}
+
+
+def test_fixtures_stage_directly_where_they_can(tmp_path: Path) -> None:
+    direct = _sources(list(discover([str(SESSIONS)])), tmp_path)
+    assert direct[str(REMINDERS)]
+    assert not direct[str(SESSIONS / "corrupt" / "seq-gap.session.jsonl")]  # lines after the gap are no records
+    assert sum(direct.values()) >= len(direct) - 2
+
+
+def test_direct_and_copied_staging_give_the_same_database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    inputs = list(discover([str(SESSIONS)]))
+    replay(inputs, tmp_path / "direct.duckdb")
+    monkeypatch.setattr(staging, "_may_read_directly", lambda path: False)
+    assert not any(_sources(inputs, tmp_path).values())
+    replay(inputs, tmp_path / "copied.duckdb")
+    assert _contents(tmp_path / "direct.duckdb") == _contents(tmp_path / "copied.duckdb")
+
+
+@pytest.mark.parametrize(
+    ("name", "change"),
+    [
+        ("crlf", lambda b: b.replace(b"\n", b"\r\n")),  # DuckDB's reader would end lines at CR
+        ("bom", lambda b: b"\xef\xbb\xbf" + b),  # DuckDB's reader drops a byte-order mark
+        ("torn", lambda b: b[:-5]),  # the last line has no LF: a crash tail, not a record
+        ("blank", lambda b: b.replace(b"\n", b"\n\n", 3)),  # a blank line is no record
+        ("tabs", lambda b: b.replace(b'","', b'",\t"')),  # tab whitespace stays as written
+    ],
+)
+def test_logs_duckdb_would_split_differently_are_copied(
+    tmp_path: Path, name: str, change: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = tmp_path / f"{name}.session.jsonl"
+    log.write_bytes(change(REMINDERS.read_bytes()))  # type: ignore[operator]
+    reader = SessionLog(str(log))
+    expected = [(e.line, e.event_index) for e in reader.entries()]
+    source = _sources([str(log)], tmp_path)[str(log)]
+    assert source == (name == "tabs")
+    db = tmp_path / "x.duckdb"
+    replay([str(log)], db)
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert con.execute("SELECT line, idx FROM records ORDER BY line").fetchall() == expected
+        assert con.execute("SELECT count(*) FROM events").fetchall() == [(reader.event_count,)]
+
+
+def test_a_log_changed_after_staging_fails_loudly(tmp_path: Path) -> None:
+    log = tmp_path / "live.session.jsonl"
+    log.write_bytes(REMINDERS.read_bytes())
+    stage = tmp_path / "stage"
+    stage.mkdir()
+    staged = stage_session(str(log), 1, stage)
+    assert staged.source is not None
+    log.write_bytes(REMINDERS.read_bytes().replace(b'"turn":1', b'"turn":10', 1))  # one line one byte longer
+    con = duckdb.connect()
+    con.execute(f"CREATE TABLE records ({duck._RECORD_TABLE})")
+    with pytest.raises(duckdb.Error, match="changed while it was replayed"):
+        duck._ingest(con, stage, [(1, staged.source)])
+
+
+def test_a_log_growing_after_staging_loads_what_was_staged(tmp_path: Path) -> None:
+    log = tmp_path / "live.session.jsonl"
+    source = REMINDERS.read_bytes()
+    log.write_bytes(source)
+    stage = tmp_path / "stage"
+    stage.mkdir()
+    staged = stage_session(str(log), 1, stage)
+    with log.open("ab") as f:  # the harness appends while the replay runs
+        f.write(source.splitlines(keepends=True)[-1])
+    con = duckdb.connect()
+    con.execute(f"CREATE TABLE records ({duck._RECORD_TABLE})")
+    duck._ingest(con, stage, [(1, staged.source)])
+    assert con.execute("SELECT count(*) FROM records").fetchall() == [(len(source.splitlines()) - 1,)]
+
+
+def test_a_changed_log_is_a_replay_failure_not_a_traceback(tmp_path: Path) -> None:
+    """The CLI reports the loud failure as such (exit 2), leaving no database behind."""
+    script = (
+        "import sys; from replay import staging, cli\n"
+        "real = staging.stage_session\n"
+        "def stage_then_change(path, *a, **k):\n"
+        "    staged = real(path, *a, **k)\n"
+        "    open(path, 'ab').close(); data = open(path, 'rb').read()\n"
+        "    open(path, 'wb').write(data.replace(b'\"turn\":1', b'\"turn\":10', 1))\n"
+        "    return staged\n"
+        "staging.stage_session = stage_then_change\n"
+        "from replay import duck; duck.stage_session = stage_then_change\n"
+        "cli.main(['replay', sys.argv[1], '--db', sys.argv[2], '--jobs', '1'])\n"
+    )
+    log = tmp_path / "live.session.jsonl"
+    log.write_bytes(REMINDERS.read_bytes())
+    db = tmp_path / "x.duckdb"
+    result = subprocess.run(
+        [sys.executable, "-c", script, str(log), str(db)], capture_output=True, text=True, cwd=ROOT, check=False
+    )
+    assert result.returncode == 2, result.stderr
+    assert "replay failed" in result.stderr and "changed while it was replayed" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not db.exists()
