@@ -285,7 +285,7 @@ ROW_GROUP_SIZE = 8192
 """Rows per row group: DuckDB writes row groups in parallel, and the records table has few, large rows
 (108 k rows for 200 MB of logs), so DuckDB's default of 122,880 would write on one thread."""
 
-BATCH_BYTES = 32 << 20
+BATCH_BYTES = 16 << 20
 """Staged input ingested per INSERT: large enough for bulk loading, small enough to bound disk."""
 LOADERS = 2
 """Batches loading at once, each on its own connection and core (see `loading.py`)."""
@@ -425,12 +425,12 @@ def replay(
                         batch, pending, threshold = [], 0, BATCH_BYTES
                 if batch:
                     loader.submit(partial(_ingest, stage=stage, batch=batch))
+                _ingest_small(con, stage)  # the derived tables need no records: built while the last batches load
+                for statement in _finish():
+                    con.execute(statement)
                 loader.finish()
             finally:
                 loader.close()
-            _ingest_small(con, stage)
-            for statement in _finish():
-                con.execute(statement)
             if parquet is not None:
                 _parquet(con, parquet)
             con.execute("CHECKPOINT")

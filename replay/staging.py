@@ -18,6 +18,7 @@ them never scans the large records table. The fold's steps become the (small) `s
 from __future__ import annotations
 
 import json
+import mmap
 import os
 from collections.abc import Callable
 from contextlib import ExitStack
@@ -72,15 +73,12 @@ def _may_read_directly(path: str) -> bool:
 
 def _split_like_duckdb(path: str, log: SessionLog, records_to: int) -> bool:
     """DuckDB's line reader sees the lines the reader split, every one after the first a record
-    up to line `records_to`: the file ends with LF (no torn tail) and its first line holds no
-    byte-order mark (DuckDB drops it) and no CR (DuckDB ends a line there; the records were
-    checked as they were staged)."""
+    up to line `records_to`: the file ends with LF (no torn tail) and holds no CR (DuckDB ends a
+    line there) and no byte-order mark (DuckDB drops it)."""
     if log.lines != records_to or records_to == 0:
         return False
-    with open(path, "rb") as f:
-        first = f.readline()
-        f.seek(-1, os.SEEK_END)
-        return not first.startswith(_BOM) and b"\r" not in first and f.read(1) == b"\n"
+    with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        return data[:3] != _BOM and data[-1:] == b"\n" and data.find(b"\r") < 0
 
 
 def _dumps(value: object) -> bytes:
@@ -148,27 +146,27 @@ class SessionStager:
         self.head = b"%d\x1f%s\x1f" % (self.key, b"" if seed is None else b"%d" % seed)
 
     def __call__(self, entry: Entry, step: Step | None) -> None:
-        raw = entry.raw
-        row = entry.row
+        line, index, event, row, raw = entry
         if row is None:
-            assert entry.event is not None
-            fields = b"%d\x1f%d\x1f0\x1f%s\x1f" % (entry.line, entry.event_index, _type_time(entry.event))
+            assert event is not None
+            fields = b"%d\x1f%d\x1f0\x1f%s\x1f" % (line, index, _type_time(event))
         else:
             times = _dumps(list(accumulate(row.dt, initial=row.time0)))
-            fields = b"%d\x1f%d\x1f1\x1f%s\x1f\x1f%s" % (entry.line, entry.event_index, row.tag.encode(), times)
+            fields = b"%d\x1f%d\x1f1\x1f%s\x1f\x1f%s" % (line, index, row.tag.encode(), times)
         if self.source is not None:
-            if self.next_line == 1 and entry.line == 2:
+            if line != self.next_line:
+                if self.next_line != 1 or line != 2:
+                    raise _NotDirect  # a line that is no record
                 self.lines.write(_SKIP)  # line 1 is the header
-                self.next_line = 2
-            if raw is None or entry.line != self.next_line or b"\r" in raw:  # see _split_like_duckdb
+            if raw is None:  # not valid UTF-8 JSON as read: DuckDB would take it otherwise
                 raise _NotDirect
-            self.next_line += 1
+            self.next_line = line + 1
             self.lines.write(b"%s%s\x1f%d\n" % (self.head, fields, len(raw)))
         else:
             if raw is None or b"\r" in raw:  # not valid UTF-8 JSON as read, or CR whitespace DuckDB splits at
-                raw = _dumps(entry.event if row is None else row.to_json())
+                raw = _dumps(event if row is None else row.to_json())
             self.records.write(b"%s%s\x1f%s\n" % (self.head, fields, raw))
-        if row is None and entry.event is not None and entry.event.get("type") == SCHEDULE_CHANGE:
+        if event is not None and event.get("type") == SCHEDULE_CHANGE:
             self.changes.write(b"%s%s\x1f%s\n" % (self.head, fields, raw))
         if step is not None:
             self._step(entry, step)
