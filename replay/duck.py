@@ -290,7 +290,19 @@ BATCH_BYTES = 16 << 20
 LOADERS = 2
 """Batches loading at once, each on its own connection and core (see `loading.py`)."""
 FIRST_BATCH_BYTES = 4 << 20
-"""The first batch is smaller, so that DuckDB starts while the staging is still young."""
+LAST_BATCH_BYTES = 1 << 20
+
+
+def batch_limit(first: bool, remaining: int) -> int:
+    """Input bytes to gather before the next batch loads: BATCH_BYTES, less at both ends.
+
+    The first batch is small so that DuckDB starts while the staging is young; near the end
+    batches shrink with the input left to stage (a quarter of it, at least LAST_BATCH_BYTES),
+    so that little loading is left once the last session is staged.
+    """
+    if first:
+        return FIRST_BATCH_BYTES
+    return max(LAST_BATCH_BYTES, min(BATCH_BYTES, remaining // 4))
 
 
 def _ingest(con: duckdb.DuckDBPyConnection, stage: Path, batch: Sequence[tuple[int, str | None]]) -> None:
@@ -414,15 +426,17 @@ def replay(
             loader = ParallelLoader(con, LOADERS, ["USE replay"])
             try:
                 batch: list[tuple[int, str | None]] = []
-                pending, threshold = 0, FIRST_BATCH_BYTES
+                pending = 0
+                remaining = sum(file_size(p) for p in paths if p != STDIN) + (0 if stdin is None else len(stdin))
                 for key, size, staged in _staged(paths, stage, profile, mode, seed_length, jobs, stdin, progress):
                     reports.append(staged.report)
                     _gather(stage, key)
                     batch.append((key, staged.source))
                     pending += size
-                    if pending >= threshold:
+                    remaining -= size
+                    if pending >= batch_limit(len(reports) == len(batch), remaining):
                         loader.submit(partial(_ingest, stage=stage, batch=batch))
-                        batch, pending, threshold = [], 0, BATCH_BYTES
+                        batch, pending = [], 0
                 if batch:
                     loader.submit(partial(_ingest, stage=stage, batch=batch))
                 _ingest_small(con, stage)  # the derived tables need no records: built while the last batches load

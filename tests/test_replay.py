@@ -360,8 +360,8 @@ def test_staging_runs_only_a_few_sessions_ahead_of_ingest(
         staged_counts.append(len(list(stage.glob("records-*"))))
         ingest(con, stage, batch)
 
-    monkeypatch.setattr(duck, "BATCH_BYTES", 1)  # ingest every session on its own
-    monkeypatch.setattr(duck, "FIRST_BATCH_BYTES", 1)
+    monkeypatch.setattr(duck, "batch_limit", lambda first, remaining: 1)  # ingest every session on its own
+    monkeypatch.setattr(duck, "BATCH_BYTES", 1)  # and stage no more than one batch ahead
     monkeypatch.setattr(duck, "_ingest", slow_ingest)
     reports = replay(list(discover([str(corpus)])), tmp_path / "b.duckdb", jobs=jobs)
     assert [r.verdict for r in reports] == ["ok"] * 12
