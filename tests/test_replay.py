@@ -15,6 +15,8 @@ from pathlib import Path
 import duckdb
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
 from replay import cli, duck
 from replay.cli import main
@@ -368,3 +370,14 @@ def test_staging_runs_only_a_few_sessions_ahead_of_ingest(
     assert len(staged_counts) == 12
     # the batches loading, a task per staging worker, one queued
     assert max(staged_counts) <= duck.LOADERS + jobs + 1
+
+
+@given(st.booleans(), st.integers(min_value=0, max_value=1 << 40))
+def test_batch_limits_shrink_toward_the_end(first: bool, remaining: int) -> None:
+    limit = duck.batch_limit(first, remaining)
+    if first:
+        assert limit == duck.FIRST_BATCH_BYTES
+    else:
+        assert duck.LAST_BATCH_BYTES <= limit <= duck.BATCH_BYTES
+        assert limit == duck.BATCH_BYTES or limit == duck.LAST_BATCH_BYTES or limit == remaining // 4
+        assert duck.batch_limit(first, remaining // 2) <= limit  # less input left, smaller batches
