@@ -68,7 +68,7 @@ def _instant(column: str) -> str:
 
 _RECORD_TABLE = (
     "session_key BIGINT, line BIGINT, idx BIGINT, seed_length BIGINT, packed BOOLEAN, type VARCHAR, "
-    "time_ms BIGINT, times BIGINT[], record JSON"
+    "time_ms BIGINT, times BIGINT[], record VARCHAR"
 )
 _DESCRIPTION = {
     "s": "BIGINT", "o": "BIGINT", "l": "BIGINT", "i": "BIGINT", "p": "BOOLEAN", "type": "VARCHAR",
@@ -312,7 +312,7 @@ def _ingest(con: duckdb.DuckDBPyConnection, stage: Path, batch: Sequence[tuple[i
     con.execute(insert_records(copied, direct))
     for key, _ in batch:
         for table in ("records", "lines"):
-            (stage / staged_name(table, key)).unlink()
+            (stage / staged_name(table, key)).unlink(missing_ok=True)  # one of the two was written
 
 
 SMALL_TABLES = ("sessions", "schedules", "dispatches", "violations", "changes")

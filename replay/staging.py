@@ -129,12 +129,16 @@ class SessionStager:
         """The log file, when staging directly (see the module docstring)."""
         self.next_line = 1
         self.stack = ExitStack()
+        big = "records" if source is None else "lines"  # the one large file: the other is not written
         self.files: dict[str, IO[bytes]] = {  # closed by `finish` or `abort` through the stack
-            name: self.stack.enter_context(open(out / staged_name(name, key), "wb", buffering=WRITE_BUFFER))  # noqa: SIM115
+            name: self.stack.enter_context(
+                open(out / staged_name(name, key), "wb", buffering=WRITE_BUFFER if name == big else -1)  # noqa: SIM115
+            )
             for name in TABLE_FILES
+            if name not in ("records", "lines") or name == big
         }
-        self.records = self.files["records"]
-        self.lines = self.files["lines"]
+        self.described = self.files[big]
+        """`lines` (direct: one description per line) or `records` (copied: descriptions and records)."""
         self.changes = self.files["changes"]
         self.head = b""
         self.schedules: dict[str, _Schedule] = {}
@@ -157,15 +161,15 @@ class SessionStager:
             if line != self.next_line:
                 if self.next_line != 1 or line != 2:
                     raise _NotDirect  # a line that is no record
-                self.lines.write(_SKIP)  # line 1 is the header
+                self.described.write(_SKIP)  # line 1 is the header
             if raw is None:  # not valid UTF-8 JSON as read: DuckDB would take it otherwise
                 raise _NotDirect
             self.next_line = line + 1
-            self.lines.write(b"%s%s\x1f%d\n" % (self.head, fields, len(raw)))
+            self.described.write(b"%s%s\x1f%d\n" % (self.head, fields, len(raw)))
         else:
             if raw is None or b"\r" in raw:  # not valid UTF-8 JSON as read, or CR whitespace DuckDB splits at
                 raw = _dumps(event if row is None else row.to_json())
-            self.records.write(b"%s%s\x1f%s\n" % (self.head, fields, raw))
+            self.described.write(b"%s%s\x1f%s\n" % (self.head, fields, raw))
         if event is not None and event.get("type") == SCHEDULE_CHANGE:
             self.changes.write(b"%s%s\x1f%s\n" % (self.head, fields, raw))
         if step is not None:
