@@ -2,7 +2,7 @@
 
 Every committed record is described by one line of fields separated by US (0x1F, a control
 character no JSON text holds raw, so no field needs escaping): session, seedLength, line,
-index, whether it is a packed row, its type and time (see `_type_time`), a row's member times.
+index, whether it is a packed row, its type and time (when plain, see `_plain_type`), a row's member times.
 Then either
 - **direct**: the record's length in bytes (`lines` file), and DuckDB reads the record itself
   from the log file, line by line beside these descriptions. Taken for a plain log file whose
@@ -38,7 +38,6 @@ from .verify import SessionReport, verify_log
 WRITE_BUFFER = 1 << 20
 """Staging writes go to the kernel in 1 MB pieces (the default 8 KB costs a system call per few records)."""
 
-TABLE_FILES = ("records", "lines", "changes", "sessions", "schedules", "dispatches", "violations")
 FIELD_FILES = ("records", "lines", "changes")
 SEP = b"\x1f"
 _SKIP = SEP * 8 + b"\n"
@@ -96,21 +95,18 @@ _PLAIN_TYPES: dict[str, bytes] = {}
 _PLAIN_TYPES_KEPT = 4096
 
 
-def _type_time(event: dict[str, object]) -> bytes:
-    """The `type` and `time` staging fields of a verbatim event, or two empty fields (NULL) when
-    they are not plain: an ASCII printable type (nothing a field would need to escape) and an
-    integer time DuckDB holds as BIGINT. DuckDB then takes them from the record itself.
-    """
-    tag = event.get("type")
-    time = event.get("time")
-    if type(tag) is not str or type(time) is not int or not _BIGINT_MIN <= time <= _BIGINT_MAX:
-        return SEP
+def _plain_type(tag: object) -> bytes:
+    """An event type as its staging field, or b"" when it is not plain: an ASCII printable
+    string (nothing a field would need to escape). DuckDB takes a non-plain type (and then
+    the time) from the record itself."""
+    if type(tag) is not str:
+        return b""
     encoded = _PLAIN_TYPES.get(tag)
     if encoded is None:
         encoded = tag.encode() if tag.isascii() and tag.isprintable() and tag else b""
         if len(_PLAIN_TYPES) < _PLAIN_TYPES_KEPT:
             _PLAIN_TYPES[tag] = encoded
-    return b"%s\x1f%d" % (encoded, time) if encoded else SEP
+    return encoded
 
 
 @dataclass
@@ -129,20 +125,27 @@ class SessionStager:
         """The log file, when staging directly (see the module docstring)."""
         self.next_line = 1
         self.stack = ExitStack()
+        """Closes the files opened so far (by `finish` or `abort`)."""
+        self.written: list[Path] = []
         big = "records" if source is None else "lines"  # the one large file: the other is not written
-        self.files: dict[str, IO[bytes]] = {  # closed by `finish` or `abort` through the stack
-            name: self.stack.enter_context(
-                open(out / staged_name(name, key), "wb", buffering=WRITE_BUFFER if name == big else -1)  # noqa: SIM115
-            )
-            for name in TABLE_FILES
-            if name not in ("records", "lines") or name == big
-        }
-        self.described = self.files[big]
+        self.described = self._open(big, WRITE_BUFFER)
         """`lines` (direct: one description per line) or `records` (copied: descriptions and records)."""
-        self.changes = self.files["changes"]
+        self.small: dict[str, IO[bytes]] = {}
         self.head = b""
         self.schedules: dict[str, _Schedule] = {}
         self.batches: dict[str, int] = {}
+
+    def _open(self, table: str, buffering: int = -1) -> IO[bytes]:
+        path = self.out / staged_name(table, self.key)
+        self.written.append(path)
+        return self.stack.enter_context(open(path, "wb", buffering=buffering))
+
+    def _write(self, table: str, data: bytes) -> None:
+        """Append to one of the small tables' files, created on first use (most stay empty)."""
+        f = self.small.get(table)
+        if f is None:
+            f = self.small[table] = self._open(table)
+        f.write(data)
 
     def seed(self, seed_length: object) -> None:
         """Known once the header is read: owned events are those at or after it."""
@@ -153,7 +156,13 @@ class SessionStager:
         line, index, event, row, raw = entry
         if row is None:
             assert event is not None
-            fields = b"%d\x1f%d\x1f0\x1f%s\x1f" % (line, index, _type_time(event))
+            # type and time, when plain: a type `_plain_type` keeps and an integer time DuckDB
+            # holds as BIGINT; else two empty fields (NULL), and DuckDB reads both from the record
+            time = event.get("time")
+            if type(time) is int and _BIGINT_MIN <= time <= _BIGINT_MAX and (tag := _plain_type(event.get("type"))):
+                fields = b"%d\x1f%d\x1f0\x1f%s\x1f%d\x1f" % (line, index, tag, time)
+            else:
+                fields = b"%d\x1f%d\x1f0\x1f\x1f\x1f" % (line, index)
         else:
             times = _dumps(list(accumulate(row.dt, initial=row.time0)))
             fields = b"%d\x1f%d\x1f1\x1f%s\x1f\x1f%s" % (line, index, row.tag.encode(), times)
@@ -171,7 +180,7 @@ class SessionStager:
                 raw = _dumps(event if row is None else row.to_json())
             self.described.write(b"%s%s\x1f%s\n" % (self.head, fields, raw))
         if event is not None and event.get("type") == SCHEDULE_CHANGE:
-            self.changes.write(b"%s%s\x1f%s\n" % (self.head, fields, raw))
+            self._write("changes", b"%s%s\x1f%s\n" % (self.head, fields, raw))
         if step is not None:
             self._step(entry, step)
 
@@ -214,7 +223,8 @@ class SessionStager:
         batch = None
         if recurring and change.accepted_at is not None:
             batch = self.batches.setdefault(change.accepted_at, len(self.batches) + 1)
-        self.files["dispatches"].write(
+        self._write(
+            "dispatches",
             _dumps(
                 {
                     "session_key": self.key,
@@ -232,7 +242,7 @@ class SessionStager:
                     "time_ms": event.get("time"),
                 }
             )
-            + b"\n"
+            + b"\n",
         )
         if step.after is None:
             self._end(schedule, step.index, "exhausted" if recurring else "dispatched")
@@ -255,7 +265,7 @@ class SessionStager:
                 else:
                     reason = "active" if schedule.row["id"] in active else "exhausted"
                 schedule.row["end_reason"] = reason
-            self.files["schedules"].write(_dumps(schedule.row) + b"\n")
+            self._write("schedules", _dumps(schedule.row) + b"\n")
         header = log.header or {}
         v = report.violation
         session = {
@@ -281,14 +291,17 @@ class SessionStager:
             "profile": profile,
             "mode": mode,
         }
-        self.files["sessions"].write(_dumps(session) + b"\n")
+        self._write("sessions", _dumps(session) + b"\n")
         if v is not None:
             violation = {"session_key": self.key, **v.to_json()}
-            self.files["violations"].write(_dumps(violation) + b"\n")
+            self._write("violations", _dumps(violation) + b"\n")
         self.stack.close()
 
     def abort(self) -> None:
+        """Close and remove what was written: a second attempt (copied after direct) starts clean."""
         self.stack.close()
+        for path in self.written:
+            path.unlink(missing_ok=True)
 
 
 def stage_session(
