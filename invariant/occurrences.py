@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from datetime import UTC, date, datetime, timedelta
+from functools import lru_cache
 from zoneinfo import ZoneInfo
 
 from .cron import CronRule, CronSyntaxError, has_matching_date, parse_cron
@@ -41,8 +42,13 @@ def _is_utc(zone: ZoneInfo) -> bool:
     return zone.key == "UTC"
 
 
+@lru_cache(maxsize=4096)
 def offset_ms(zone: ZoneInfo, t: int) -> int:
-    """The UTC offset (ms, seconds kept) in force at instant t."""
+    """The UTC offset (ms, seconds kept) in force at instant t.
+
+    Remembered: resolving a cron dispatch reads the acceptance instant both looking back for the
+    occurrence and forward for the next target.
+    """
     if _is_utc(zone):
         return 0
     try:
@@ -58,10 +64,17 @@ def wall_ms(zone: ZoneInfo, t: int) -> int:
     return t + offset_ms(zone, t)
 
 
+@lru_cache(maxsize=4096)
 def _fold_offsets(zone: ZoneInfo, wall: int) -> tuple[int, int]:
+    """The offsets of local wall time `wall` read with fold 0 and fold 1 (they differ only in a
+    gap or an overlap). The zone reads the naive time's fields and fold itself, as it would for
+    the time made aware, without building that.
+
+    Remembered: a recurring rule's next target, resolved at one dispatch, is read again as the
+    latest occurrence at the next."""
     local = _EPOCH_NAIVE + timedelta(milliseconds=wall)
-    off0 = local.replace(tzinfo=zone).utcoffset()
-    off1 = local.replace(tzinfo=zone, fold=1).utcoffset()
+    off0 = zone.utcoffset(local)
+    off1 = zone.utcoffset(local.replace(fold=1))
     assert off0 is not None and off1 is not None
     return off0 // _ONE_MS, off1 // _ONE_MS
 

@@ -40,9 +40,14 @@ def zone_shape_ok(name: object) -> bool:
 
 def resolve_zone(name: object) -> str | None:
     """The canonical name of a known zone (links and case resolved), or None."""
+    return _resolve_name(name) if type(name) is str else None
+
+
+@lru_cache(maxsize=4096)
+def _resolve_name(name: str) -> str | None:
+    """`resolve_zone` of a string, remembered: every cron resolution asks it again."""
     if not zone_shape_ok(name):
         return None
-    assert isinstance(name, str)
     canonical = _table()["names"].get(name.lower())
     return canonical if isinstance(canonical, str) else None
 
