@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -66,6 +67,19 @@ def _versions() -> str:
 @click.version_option(message="%(version)s", version=_versions())
 def main() -> None:
     """Verify and replay the schedule/change event log of agent sessions."""
+    _escape_unencodable_output()
+
+
+def _escape_unencodable_output() -> None:
+    """Write text that has no UTF-8 form as a backslash escape instead of failing.
+
+    A session id or prompt may hold a lone surrogate (a JavaScript string can), and a file name
+    undecodable bytes; printing them must not end in a traceback. In JSON output the escape
+    written is the JSON escape of the same code unit.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
 
 
 def _verify_one(args: tuple[str, str, str, int | None]) -> SessionReport:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import mmap
 import os
+import re
 from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -62,11 +63,13 @@ class StagedSession(NamedTuple):
 
 
 def _may_read_directly(path: str) -> bool:
-    """A plain (not zstd) log file that can be opened; the pass then checks each line."""
+    """A plain (not zstd) log file that can be opened, under a name DuckDB can be given (UTF-8:
+    a name with undecodable bytes has none); the pass then checks each line."""
     try:
+        os.path.abspath(path).encode("utf-8")
         with open(path, "rb") as f:
             return f.read(4) != _ZSTD_MAGIC
-    except OSError:
+    except (OSError, UnicodeEncodeError):
         return False
 
 
@@ -80,11 +83,21 @@ def _split_like_duckdb(path: str, log: SessionLog, records_to: int) -> bool:
         return data[:3] != _BOM and data[-1:] == b"\n" and data.find(b"\r") < 0
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _dumps(value: object) -> bytes:
+    """Compact JSON for DuckDB to read.
+
+    A JavaScript string may hold a lone surrogate (JSON escapes it as `\\udxxx`). It has no
+    UTF-8 form, and DuckDB refuses its escape in JSON and its code unit in a VARCHAR, so it is
+    staged as U+FFFD, as in a well-formed copy of the string; everything else is kept.
+    """
     try:
         return orjson.dumps(value)
-    except TypeError:  # lone surrogates, float subclasses: the standard library escapes them
-        return json.dumps(value, separators=(",", ":")).encode()
+    except TypeError:  # a lone surrogate (or a float subclass): go through the standard library
+        text = _LONE_SURROGATE.sub("\ufffd", json.dumps(value, ensure_ascii=False))
+        return orjson.dumps(json.loads(text))
 
 
 _BIGINT_MIN, _BIGINT_MAX = -(1 << 63), (1 << 63) - 1

@@ -337,7 +337,9 @@ def test_large_inputs_on_a_terminal_show_a_byte_progress_bar(
     quiet = run(*args)
     terminal = _Terminal()
     monkeypatch.setattr(cli, "PROGRESS_BYTES", 1)
-    monkeypatch.setattr(cli, "sys", types.SimpleNamespace(stderr=terminal, stdin=sys.stdin, exit=sys.exit))
+    monkeypatch.setattr(
+        cli, "sys", types.SimpleNamespace(stderr=terminal, stdout=sys.stdout, stdin=sys.stdin, exit=sys.exit)
+    )
     assert run(*args) == quiet  # the bar goes to stderr only; verdicts and exit code are unchanged
     assert label in terminal.getvalue() and "100%" in terminal.getvalue()
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -127,3 +129,71 @@ def test_a_changed_log_is_a_replay_failure_not_a_traceback(tmp_path: Path) -> No
     assert "replay failed" in result.stderr and "changed while it was replayed" in result.stderr
     assert "Traceback" not in result.stderr
     assert not db.exists()
+
+
+def _with_lone_surrogates(tmp_path: Path) -> Path:
+    """The reminders log with lone surrogates (JSON escapes) in its session id and first prompt."""
+    data = REMINDERS.read_bytes()
+    data = data.replace(b'"id":"a1b2c3d4-reminders"', b'"id":"a1b2\\udc00"', 1)
+    data = data.replace(b'"prompt":"', b'"prompt":"\\ud800', 1)
+    log = tmp_path / "surrogates.session.jsonl"
+    log.write_bytes(data)
+    return log
+
+
+def test_lone_surrogates_are_staged_as_replacement_characters(tmp_path: Path) -> None:
+    """A JavaScript string may hold a lone surrogate; DuckDB can hold neither it nor its JSON
+    escape, so the database has U+FFFD in its place, and every table and view reads."""
+    log = _with_lone_surrogates(tmp_path)
+    (report,) = replay([str(log)], tmp_path / "x.duckdb")
+    assert report.verdict == "ok"
+    with duckdb.connect(str(tmp_path / "x.duckdb"), read_only=True) as con:
+        assert con.execute("SELECT session_id, header ->> 'id' FROM sessions").fetchall() == [("a1b2\ufffd",) * 2]
+        assert con.execute("SELECT count(*) FROM schedules WHERE prompt LIKE '\ufffd%'").fetchall() == [(1,)]
+        assert con.execute("SELECT count(*) FROM schedule_changes WHERE prompt LIKE '\ufffd%'").fetchall() == [(1,)]
+        assert con.execute("SELECT count(data) FROM events").fetchall() == [(report.events,)]
+        for table in TABLES:
+            con.execute(f"SELECT * FROM {table}").fetchall()
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_lone_surrogates_print_as_escapes(tmp_path: Path, fmt: str) -> None:
+    """Printing a session id that has no UTF-8 form is no traceback; JSON output keeps its escape."""
+    log = _with_lone_surrogates(tmp_path)
+    result = subprocess.run(
+        [sys.executable, "-c", "from replay.cli import main; main()", "verify", "--format", fmt, str(log)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "a1b2\\udc00" in result.stdout
+    if fmt == "json":
+        assert json.loads(result.stdout)[0]["session"] == "a1b2\udc00"
+
+
+def test_a_file_name_with_undecodable_bytes_is_replayed(tmp_path: Path) -> None:
+    """DuckDB cannot be given such a name, so the log is copied; its path is stored with U+FFFD."""
+    log = tmp_path / os.fsdecode(b"bad\xff.session.jsonl")
+    try:
+        log.write_bytes(REMINDERS.read_bytes())
+    except (OSError, UnicodeEncodeError):
+        pytest.skip("this file system does not take undecodable file names")
+    assert not staging._may_read_directly(str(log))
+    (report,) = replay([str(log)], tmp_path / "x.duckdb")
+    assert report.verdict == "ok"
+    with duckdb.connect(str(tmp_path / "x.duckdb"), read_only=True) as con:
+        (path,) = con.execute("SELECT path FROM sessions").fetchone() or ("",)
+        assert path.endswith("bad\ufffd.session.jsonl")
+        assert con.execute("SELECT count(*) FROM events").fetchall() == [(report.events,)]
+
+
+def test_a_number_beyond_doubles_is_stored_as_null(tmp_path: Path) -> None:
+    """JavaScript reads 1e400 as Infinity, which JSON.stringify writes as null; so does the database."""
+    log = tmp_path / "big.session.jsonl"
+    log.write_bytes(REMINDERS.read_bytes().replace(b'"data":{"turn":1}', b'"data":{"turn":1,"big":1e400}', 1))
+    (report,) = replay([str(log)], tmp_path / "x.duckdb")
+    assert report.verdict == "ok"
+    with duckdb.connect(str(tmp_path / "x.duckdb"), read_only=True) as con:
+        assert con.execute("SELECT data FROM events WHERE idx = 0").fetchall() == [('{"turn":1,"big":null}',)]
