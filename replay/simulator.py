@@ -8,7 +8,7 @@ reads the wall clock, so the same scenario always gives byte-identical output.
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,6 +49,10 @@ class Scenario:
                 raise ScenarioError(f"step {n}: unknown verb {step.get('do')!r}")
             if not isinstance(step.get("at"), str) or parse_instant(step["at"]) is None:
                 raise ScenarioError(f"step {n}: at must be a canonical instant")
+            try:
+                _check_args(step["do"], step.get("args"))
+            except ScenarioError as err:
+                raise ScenarioError(f"step {n} ({step['do']}): {err}") from None
         session = obj.get("session") or {}
         zone = session.get("timeZone") if isinstance(session, Mapping) else None
         return cls(str(obj.get("name", "scenario")), start, tuple(steps), zone if isinstance(zone, str) else None)
@@ -266,6 +270,74 @@ class Simulation:
             list(host.events),
             list(self.timeline),
         )
+
+
+def _is_instant(value: object) -> bool:
+    return isinstance(value, str) and parse_instant(value) is not None
+
+
+def _is_count(value: object) -> bool:
+    return type(value) is int and value >= 0
+
+
+def _is_bool(value: object) -> bool:
+    return type(value) is bool
+
+
+def _is_str(value: object) -> bool:
+    return type(value) is str
+
+
+def _is_list(value: object) -> bool:
+    return isinstance(value, list)
+
+
+def _is_outcomes(value: object) -> bool:
+    return isinstance(value, list) and all(v in ("ok", "reject", "none") for v in value)
+
+
+def _is_json(value: object) -> bool:
+    """Log data must be writable as JSON: JSON has no Infinity (a number like 1e400 reads as one)."""
+    try:
+        js_compact_json(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+_ARGUMENTS: dict[str, dict[str, tuple[Callable[[object], bool], bool, str]]] = {
+    "start": {"owner": (_is_bool, False, "a boolean")},
+    "jump": {"to": (_is_instant, True, "a canonical instant")},
+    "on_claim_jump": {"to": (_is_instant, True, "a canonical instant")},
+    "log": {"type": (_is_str, False, "a string"), "data": (_is_json, False, "JSON")},
+    "on_claim_log": {"data": (_is_json, True, "JSON")},
+    "flush_outcomes": {"outcomes": (_is_outcomes, True, "a list of ok, reject or none")},
+    "fail_followup": {"times": (_is_count, False, "a count")},
+    "fail_framing": {"times": (_is_count, False, "a count")},
+    "fail_maintenance": {"times": (_is_count, False, "a count")},
+    "fail_append": {"operation": (_is_str, True, "a string"), "times": (_is_count, False, "a count")},
+    "calendar_fails": {"enabled": (_is_bool, False, "a boolean")},
+    "restart": {"lose_unflushed": (_is_bool, False, "a boolean")},
+    "parallel": {"calls": (_is_list, True, "a list of calls")},
+}  # fmt: skip
+"""The arguments each verb reads: (check, required, what it must be). Tool calls take any
+arguments (the tools judge them, as the host would)."""
+
+
+def _check_args(verb: str, args: object) -> None:
+    """Refuse a step whose verb would read a missing or mistyped argument."""
+    if args is None:
+        args = {}
+    if not isinstance(args, Mapping):
+        if verb in ("create", "list", "delete"):
+            return
+        raise ScenarioError("args must be an object")
+    for key, (ok, required, what) in _ARGUMENTS.get(verb, {}).items():
+        if (key in args and not ok(args[key])) or (required and key not in args):
+            raise ScenarioError(f"args.{key} must be {what}")
+    for n, call in enumerate(args.get("calls", []) if verb == "parallel" else []):
+        if not isinstance(call, Mapping) or call.get("do") not in ("create", "list", "delete"):
+            raise ScenarioError(f"calls[{n}] must be an object whose do is create, list or delete")
 
 
 VERBS = frozenset(

@@ -162,6 +162,11 @@ def test_simulate_cli_reports_unmet_expectations(tmp_path: Path) -> None:
     assert result.exit_code == 1 and "NOT met: followups" in result.output
 
 
+def _steps(step: dict[str, Any]) -> str:
+    """A scenario of one step at its start."""
+    return json.dumps({"start": "2026-08-05T12:00:00.000Z", "steps": [{"at": "2026-08-05T12:00:00.000Z", **step}]})
+
+
 @pytest.mark.parametrize(
     "content",
     [
@@ -169,12 +174,23 @@ def test_simulate_cli_reports_unmet_expectations(tmp_path: Path) -> None:
         "[]",
         '{"name":"x","start":"soon","steps":[]}',
         '{"start":"2026-08-05T12:00:00.000Z","steps":[{"do":"dance"}]}',
+        # a verb's missing or mistyped arguments are refused before the run starts
+        _steps({"do": "jump", "args": {}}),
+        _steps({"do": "jump", "args": {"to": "tomorrow"}}),
+        _steps({"do": "fail_followup", "args": {"times": "x"}}),
+        _steps({"do": "fail_append", "args": {"times": 1}}),
+        _steps({"do": "flush_outcomes", "args": {"outcomes": "ok"}}),
+        _steps({"do": "parallel", "args": {"calls": [{"do": "nope"}]}}),
+        _steps({"do": "idle", "args": [1]}),
+        _steps({"do": "on_claim_log", "args": {}}),
+        _steps({"do": "log", "args": {"data": 1}}).replace("1}}", "1e400}}"),  # Infinity has no JSON
     ],
 )
 def test_simulate_cli_bad_scenarios_are_usage_errors(tmp_path: Path, content: str) -> None:
     (tmp_path / "bad.json").write_text(content)
     result = CliRunner().invoke(main, ["simulate", str(tmp_path / "bad.json")])
     assert result.exit_code == 2 and "Traceback" not in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
 
 
 def test_fuzz_cli() -> None:
