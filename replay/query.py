@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -57,6 +58,8 @@ def run_sql(db: Path, query: str) -> Result:
     con = connect(db)
     try:
         cursor = con.execute(query)
+        if cursor is None:  # DuckDB runs nothing for a blank or comment-only query
+            raise QueryError("the query holds no statement")
         description = cursor.description or []
         columns = tuple(d[0] for d in description)
         json_columns = frozenset(d[0] for d in description if str(d[1]) == "JSON")
@@ -68,16 +71,27 @@ def run_sql(db: Path, query: str) -> Result:
     return Result(columns, rows, json_columns)
 
 
+def _finite(value: object) -> object:
+    """A value JSON can hold: an infinite or NaN double becomes null, as `JSON.stringify` writes it."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    return value
+
+
 def render_result(result: Result, fmt: str) -> str:
     if fmt == "json":
         records = [
             {
-                c: json.loads(v) if c in result.json_columns and isinstance(v, str) else v
+                c: json.loads(v) if c in result.json_columns and isinstance(v, str) else _finite(v)
                 for c, v in zip(result.columns, row, strict=True)
             }
             for row in result.rows
         ]
-        return json.dumps(records, ensure_ascii=False, indent=2, default=_text) + "\n"
+        return json.dumps(records, ensure_ascii=False, indent=2, default=_text, allow_nan=False) + "\n"
     if fmt == "csv":
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
@@ -111,6 +125,10 @@ INSPECT_QUERIES = {
 
 def inspect_db(db: Path) -> str:
     """A short human summary: sessions, verdicts, rules violated, findings, active reminders."""
+    present = {name for (name,) in run_sql(db, "SELECT table_name FROM information_schema.tables").rows}
+    missing = sorted({"sessions", "violations", "active_schedules"} - present)
+    if missing:
+        raise QueryError(f"{db}: not a schedlog replay database (it has no {', '.join(missing)})")
     sections = []
     for title, query in INSPECT_QUERIES.items():
         result = run_sql(db, query)

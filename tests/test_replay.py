@@ -35,6 +35,13 @@ def run(*args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
+def run_catching(*args: str) -> tuple[int, str]:
+    """Like `run`, for commands that end with a usage error (output includes the message)."""
+    result = CliRunner().invoke(main, list(args))
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result.exit_code, result.output
+
+
 @pytest.fixture(scope="module")
 def fixtures_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     db = tmp_path_factory.mktemp("db") / "fixtures.duckdb"
@@ -302,11 +309,24 @@ def test_sql_formats(fixtures_db: Path) -> None:
     assert as_csv.splitlines()[:2] == ["rule,index", "decode.cron.canonical,9"]
 
 
-@pytest.mark.parametrize("query", ["SELEC 1", "SELECT * FROM nowhere", "DROP TABLE events"])
+@pytest.mark.parametrize("query", ["SELEC 1", "SELECT * FROM nowhere", "DROP TABLE events", "", "-- nothing"])
 def test_sql_errors_are_usage_errors(fixtures_db: Path, query: str) -> None:
     result = CliRunner().invoke(main, ["sql", str(fixtures_db), query])
-    assert (result.exit_code == 2 and result.exception is None) or isinstance(result.exception, SystemExit)
+    assert result.exit_code == 2 and (result.exception is None or isinstance(result.exception, SystemExit))
     assert "Traceback" not in result.output
+
+
+def test_sql_json_holds_no_infinity(fixtures_db: Path) -> None:
+    """JSON has no Infinity or NaN: such doubles are written null, as JSON.stringify writes them."""
+    query = "SELECT 'inf'::DOUBLE AS i, ['nan'::DOUBLE, 1.5] AS l, {'x': '-inf'::DOUBLE} AS s"
+    code, out = run("sql", str(fixtures_db), query, "--format", "json")
+    assert code == 0 and json.loads(out) == [{"i": None, "l": [None, 1.5], "s": {"x": None}}]
+
+
+def test_inspect_refuses_a_database_replay_did_not_write(tmp_path: Path) -> None:
+    duckdb.connect(str(tmp_path / "other.duckdb")).close()
+    code, out = run_catching("inspect", str(tmp_path / "other.duckdb"))
+    assert code == 2 and "not a schedlog replay database" in out
 
 
 def test_sql_and_inspect_on_a_missing_database(tmp_path: Path) -> None:
