@@ -408,6 +408,28 @@ def _parquet(con: duckdb.DuckDBPyConnection, target: Path) -> None:
         raise
 
 
+_DUCKDB_MAGIC = b"DUCK"
+"""Bytes 8-11 of every DuckDB database file."""
+
+
+class TargetError(ValueError):
+    """The database target exists and is not a DuckDB database: replay will not replace it."""
+
+
+def check_target(db: Path) -> None:
+    """Refuse to replace a file that is not a database (a mistyped `--db` naming a log, say);
+    an earlier database is replaced, which is what re-running a replay means."""
+    try:
+        with open(db, "rb") as f:
+            head = f.read(12)
+    except FileNotFoundError:
+        return
+    except OSError as err:
+        raise TargetError(f"{db}: cannot check the existing file: {err.strerror or err}") from None
+    if head[8:12] != _DUCKDB_MAGIC:
+        raise TargetError(f"{db} exists and is not a DuckDB database; not replacing it")
+
+
 def replay(
     paths: Sequence[str],
     db: Path,
@@ -420,8 +442,12 @@ def replay(
     parquet: Path | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> list[SessionReport]:
-    """Replay the sessions at `paths` into a new DuckDB database at `db`; return their reports."""
+    """Replay the sessions at `paths` into a new DuckDB database at `db`; return their reports.
+
+    Raises TargetError when `db` exists and is not a DuckDB database.
+    """
     db = db.resolve()
+    check_target(db)
     db.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{db.name}.", suffix=".tmp", dir=db.parent)
     os.close(fd)

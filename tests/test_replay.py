@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from replay import cli, duck
 from replay.cli import main
-from replay.duck import TABLES, replay
+from replay.duck import TABLES, TargetError, replay
 from replay.logfile import SessionLog
 from replay.verify import discover
 
@@ -403,3 +403,20 @@ def test_batch_limits_shrink_toward_the_end(first: bool, remaining: int) -> None
         assert duck.LAST_BATCH_BYTES <= limit <= duck.BATCH_BYTES
         assert limit == duck.BATCH_BYTES or limit == duck.LAST_BATCH_BYTES or limit == remaining // 4
         assert duck.batch_limit(first, remaining // 2) <= limit  # less input left, smaller batches
+
+
+def test_replay_will_not_replace_a_file_that_is_not_a_database(tmp_path: Path) -> None:
+    """A mistyped --db naming a log (or any other file) leaves it as it was: a usage error."""
+    log = tmp_path / "s.session.jsonl"
+    log.write_bytes((SESSIONS / "valid" / "reminders.session.jsonl").read_bytes())
+    before = log.read_bytes()
+    code, out = run_catching("replay", str(log), "--db", str(log))
+    assert code == 2 and "not a DuckDB database" in out
+    assert log.read_bytes() == before
+    with pytest.raises(TargetError):
+        replay([str(log)], log)
+    assert log.read_bytes() == before
+    assert run_catching("replay", str(log), "--db", str(tmp_path / "x.duckdb"))[0] == 0
+    assert (
+        run_catching("replay", str(log), "--db", str(tmp_path / "x.duckdb"))[0] == 0
+    )  # an earlier database is replaced
