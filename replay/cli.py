@@ -21,7 +21,7 @@ from invariant.zones import icu_version
 from . import report
 from .candidate import CandidateInputError, check_log_candidate
 from .cronreport import describe_cron
-from .duck import TargetError, check_target
+from .duck import TargetError, check_parquet_target, check_target
 from .duck import replay as replay_logs
 from .fanout import file_size as _size
 from .fanout import in_processes
@@ -288,6 +288,8 @@ def replay(
         raise click.UsageError("no *.jsonl or *.jsonl.zstd file found under the given paths")
     try:
         check_target(Path(db))
+        if parquet:
+            check_parquet_target(Path(parquet))
     except TargetError as err:
         raise click.UsageError(str(err)) from None
     stdin = sys.stdin.buffer.read() if STDIN in paths else None

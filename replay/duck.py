@@ -430,6 +430,26 @@ def check_target(db: Path) -> None:
         raise TargetError(f"{db} exists and is not a DuckDB database; not replacing it")
 
 
+def _parquet_names() -> set[str]:
+    return {table if table in PARTITIONED else f"{table}.parquet" for table in TABLES}
+
+
+def check_parquet_target(target: Path) -> None:
+    """Refuse to replace a directory holding anything an export did not write: the export swaps
+    the whole directory, and `--parquet ~/work` must not delete someone's work."""
+    try:
+        names = {entry.name for entry in os.scandir(target)}
+    except FileNotFoundError:
+        return
+    except OSError as err:
+        raise TargetError(f"{target}: cannot check the existing directory: {err.strerror or err}") from None
+    foreign = sorted(names - _parquet_names())
+    if foreign:
+        raise TargetError(
+            f"{target} holds files a Parquet export did not write ({', '.join(foreign[:3])}); not replacing it"
+        )
+
+
 def replay(
     paths: Sequence[str],
     db: Path,
@@ -444,10 +464,13 @@ def replay(
 ) -> list[SessionReport]:
     """Replay the sessions at `paths` into a new DuckDB database at `db`; return their reports.
 
-    Raises TargetError when `db` exists and is not a DuckDB database.
+    Raises TargetError when `db` exists and is not a DuckDB database, or `parquet` holds files an
+    export did not write.
     """
     db = db.resolve()
     check_target(db)
+    if parquet is not None:
+        check_parquet_target(parquet)
     db.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{db.name}.", suffix=".tmp", dir=db.parent)
     os.close(fd)

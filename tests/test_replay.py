@@ -420,3 +420,19 @@ def test_replay_will_not_replace_a_file_that_is_not_a_database(tmp_path: Path) -
     assert (
         run_catching("replay", str(log), "--db", str(tmp_path / "x.duckdb"))[0] == 0
     )  # an earlier database is replaced
+
+
+def test_parquet_export_will_not_replace_a_directory_it_did_not_write(tmp_path: Path) -> None:
+    """The export swaps the whole directory: one holding anything else is left alone (exit 2)."""
+    log = str(SESSIONS / "valid" / "reminders.session.jsonl")
+    mine = tmp_path / "work"
+    (mine / "notes").mkdir(parents=True)
+    (mine / "notes" / "todo.txt").write_text("keep me")
+    code, out = run_catching("replay", log, "--db", str(tmp_path / "x.duckdb"), "--parquet", str(mine))
+    assert code == 2 and "did not write" in out
+    assert (mine / "notes" / "todo.txt").read_text() == "keep me"
+    assert not (tmp_path / "x.duckdb").exists()
+    export = tmp_path / "export"
+    for _ in range(2):  # an earlier export is replaced
+        assert run_catching("replay", log, "--db", str(tmp_path / "x.duckdb"), "--parquet", str(export))[0] == 0
+    assert (export / "sessions.parquet").is_file()
