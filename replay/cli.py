@@ -248,8 +248,19 @@ def schemas(out: str, check: bool) -> None:
             sys.exit(1)
         click.echo(f"{target}: up to date")
         return
-    for path in write_schemas(target):
+    with _writing():
+        written = write_schemas(target)
+    for path in written:
         click.echo(f"wrote {path}")
+
+
+@contextmanager
+def _writing() -> Iterator[None]:
+    """An output that cannot be written is a usage error (exit 2), not a traceback."""
+    try:
+        yield
+    except OSError as err:
+        raise click.UsageError(f"cannot write {err.filename or 'the output'}: {err.strerror or err}") from None
 
 
 _TERMINATED: list[int] = []
@@ -358,7 +369,8 @@ def simulate(scenario: str, name: str | None, log_path: str | None, fmt: str, pr
     except ScenarioError as err:
         raise click.UsageError(str(err)) from None
     if log_path is not None:
-        write_atomic(Path(log_path), result.session_log())
+        with _writing():
+            write_atomic(Path(log_path), result.session_log())
     unmet = unmet_expectations(result, obj["expect"]) if isinstance(obj.get("expect"), dict) else []
     if fmt == "json":
         out = {**result.expectations(), "timeline": result.timeline, "unmet": unmet}

@@ -43,6 +43,13 @@ def test_schemas_check_reports_a_stale_or_extra_file(tmp_path: Path) -> None:
     assert "session-header.schema.json: differs" in result.output and "old.schema.json: not generated" in result.output
 
 
+def test_an_unwritable_schemas_target_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("")
+    result = CliRunner().invoke(main, ["schemas", "--out", str(tmp_path / "file" / "sub")])
+    assert result.exit_code == 2 and "cannot write" in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
 def test_schemas_are_written_deterministically(tmp_path: Path) -> None:
     for out in ("a", "b"):
         assert CliRunner().invoke(main, ["schemas", "--out", str(tmp_path / out)]).exit_code == 0

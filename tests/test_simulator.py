@@ -193,6 +193,15 @@ def test_simulate_cli_bad_scenarios_are_usage_errors(tmp_path: Path, content: st
     assert result.exception is None or isinstance(result.exception, SystemExit)
 
 
+def test_simulate_cli_unwritable_log_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("")
+    scenario = tmp_path / "s.json"
+    scenario.write_text(_steps({"do": "start"}))
+    result = CliRunner().invoke(main, ["simulate", str(scenario), "--log", str(tmp_path / "file" / "x.jsonl")])
+    assert result.exit_code == 2 and "cannot write" in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
 def test_fuzz_cli() -> None:
     result = CliRunner().invoke(main, ["fuzz", "--seed", "3", "--runs", "10", "--steps", "20"])
     assert result.exit_code == 0 and "10 run(s) from seed 3: 10 held, 0 failed" in result.output
