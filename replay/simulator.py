@@ -354,8 +354,8 @@ def _collector_paused() -> Iterator[None]:
     """Pause Python's cyclic garbage collector while a scenario runs.
 
     A run allocates millions of objects that live to its end (the log, the trace) and makes few
-    reference cycles; the collector's passes would re-scan the growing heap again and again, a
-    quarter of the time of a virtual year. Cycles made meanwhile are collected once it resumes.
+    reference cycles; the collector's passes would re-scan the growing heap again and again
+    (measured: 9-12% of a 30-90 day run). Cycles made meanwhile are collected once it resumes.
     """
     enabled = gc.isenabled()
     gc.disable()
