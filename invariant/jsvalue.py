@@ -92,6 +92,16 @@ def _escape_surrogates(text: str) -> str:
     return "".join(out)
 
 
+def js_well_formed(text: str) -> str:
+    """`String.prototype.toWellFormed()`: each lone surrogate becomes U+FFFD, pairs are kept.
+
+    The result has a UTF-8 form, so it fits where text must be valid Unicode (DuckDB, say).
+    """
+    if not _SURROGATE.search(text):
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
 def js_string(text: str) -> str:
     """`JSON.stringify(text)` for a string: non-ASCII literal, lone surrogates as \\udxxx."""
     out = json.dumps(text, ensure_ascii=False)

@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import mmap
 import os
-import re
 from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -32,6 +31,7 @@ import orjson
 
 from invariant import SCHEDULE_CHANGE, CreateChange, DeleteChange, DispatchChange, Step
 from invariant.changes import ONE_SHOT_KINDS
+from invariant.jsvalue import js_well_formed
 
 from .logfile import Entry, SessionLog
 from .verify import SessionReport, verify_log
@@ -83,9 +83,6 @@ def _split_like_duckdb(path: str, log: SessionLog, records_to: int) -> bool:
         return data[:3] != _BOM and data[-1:] == b"\n" and data.find(b"\r") < 0
 
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 def _dumps(value: object) -> bytes:
     """Compact JSON for DuckDB to read.
 
@@ -96,8 +93,7 @@ def _dumps(value: object) -> bytes:
     try:
         return orjson.dumps(value)
     except TypeError:  # a lone surrogate (or a float subclass): go through the standard library
-        text = _LONE_SURROGATE.sub("\ufffd", json.dumps(value, ensure_ascii=False))
-        return orjson.dumps(json.loads(text))
+        return orjson.dumps(json.loads(js_well_formed(json.dumps(value, ensure_ascii=False))))
 
 
 _BIGINT_MIN, _BIGINT_MAX = -(1 << 63), (1 << 63) - 1

@@ -18,7 +18,7 @@ from invariant import (
     render_framing,
     schedule_view,
 )
-from invariant.jsvalue import js_string
+from invariant.jsvalue import js_string, js_well_formed
 
 
 @pytest.mark.parametrize(
@@ -234,3 +234,17 @@ def test_batch_framing_reference_example() -> None:
 )
 def test_js_string_escapes_like_json_stringify(text: str, expected: str) -> None:
     assert js_string(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("plain é", "plain é"),
+        ("a\ud800b", "a\ufffdb"),
+        ("x\udc00\ud800", "x\ufffd\ufffd"),  # a low before a high is two lone surrogates
+        ("\ud83d\ude00", "\U0001f600"),  # a pair is one character
+    ],
+)
+def test_js_well_formed_replaces_lone_surrogates_only(text: str, expected: str) -> None:
+    assert js_well_formed(text) == expected
+    expected.encode("utf-8")  # the point: it has a UTF-8 form
