@@ -21,7 +21,7 @@ from invariant.zones import icu_version
 from . import report
 from .candidate import CandidateInputError, check_log_candidate
 from .cronreport import describe_cron
-from .duck import TargetError, check_parquet_target, check_target
+from .duck import TargetError
 from .duck import replay as replay_logs
 from .fanout import file_size as _size
 from .fanout import in_processes
@@ -297,12 +297,6 @@ def replay(
     files = list(discover(paths))
     if not files:
         raise click.UsageError("no *.jsonl or *.jsonl.zstd file found under the given paths")
-    try:
-        check_target(Path(db))
-        if parquet:
-            check_parquet_target(Path(parquet))
-    except TargetError as err:
-        raise click.UsageError(str(err)) from None
     stdin = sys.stdin.buffer.read() if STDIN in paths else None
     try:
         with _progress(files, "replaying") as progress:
@@ -317,6 +311,8 @@ def replay(
                 parquet=Path(parquet) if parquet else None,
                 progress=progress,
             )
+    except TargetError as err:  # raised before any work: the target is left as it was
+        raise click.UsageError(str(err)) from None
     except (RuntimeError, duckdb.Error, OSError) as err:
         if _TERMINATED:  # DuckDB reports the interrupted query; the earlier database is untouched
             sys.exit(128 + _TERMINATED[0])
