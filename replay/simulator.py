@@ -288,8 +288,10 @@ def _is_str(value: object) -> bool:
     return type(value) is str
 
 
-def _is_list(value: object) -> bool:
-    return isinstance(value, list)
+def _is_calls(value: object) -> bool:
+    return isinstance(value, list) and all(
+        isinstance(call, Mapping) and call.get("do") in ("create", "list", "delete") for call in value
+    )
 
 
 def _is_outcomes(value: object) -> bool:
@@ -318,7 +320,7 @@ _ARGUMENTS: dict[str, dict[str, tuple[Callable[[object], bool], bool, str]]] = {
     "fail_append": {"operation": (_is_str, True, "a string"), "times": (_is_count, False, "a count")},
     "calendar_fails": {"enabled": (_is_bool, False, "a boolean")},
     "restart": {"lose_unflushed": (_is_bool, False, "a boolean")},
-    "parallel": {"calls": (_is_list, True, "a list of calls")},
+    "parallel": {"calls": (_is_calls, True, "a list of objects whose do is create, list or delete")},
 }  # fmt: skip
 """The arguments each verb reads: (check, required, what it must be). Tool calls take any
 arguments (the tools judge them, as the host would)."""
@@ -335,9 +337,6 @@ def _check_args(verb: str, args: object) -> None:
     for key, (ok, required, what) in _ARGUMENTS.get(verb, {}).items():
         if (key in args and not ok(args[key])) or (required and key not in args):
             raise ScenarioError(f"args.{key} must be {what}")
-    for n, call in enumerate(args.get("calls", []) if verb == "parallel" else []):
-        if not isinstance(call, Mapping) or call.get("do") not in ("create", "list", "delete"):
-            raise ScenarioError(f"calls[{n}] must be an object whose do is create, list or delete")
 
 
 VERBS = frozenset(
