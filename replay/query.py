@@ -57,6 +57,13 @@ def run_sql(db: Path, query: str) -> Result:
     """Run one query against a replay database."""
     con = connect(db)
     try:
+        return _run(con, query)
+    finally:
+        con.close()
+
+
+def _run(con: duckdb.DuckDBPyConnection, query: str) -> Result:
+    try:
         cursor = con.execute(query)
         if cursor is None:  # DuckDB runs nothing for a blank or comment-only query
             raise QueryError("the query holds no statement")
@@ -66,8 +73,6 @@ def run_sql(db: Path, query: str) -> Result:
         rows = tuple(tuple(r) for r in cursor.fetchall()) if columns else ()
     except duckdb.Error as err:
         raise QueryError(str(err).strip()) from None
-    finally:
-        con.close()
     return Result(columns, rows, json_columns)
 
 
@@ -125,13 +130,17 @@ INSPECT_QUERIES = {
 
 def inspect_db(db: Path) -> str:
     """A short human summary: sessions, verdicts, rules violated, findings, active reminders."""
-    present = {name for (name,) in run_sql(db, "SELECT table_name FROM information_schema.tables").rows}
-    missing = sorted({"sessions", "violations", "active_schedules"} - present)
-    if missing:
-        raise QueryError(f"{db}: not a schedlog replay database (it has no {', '.join(missing)})")
+    con = connect(db)
+    try:
+        present = {name for (name,) in _run(con, "SELECT table_name FROM information_schema.tables").rows}
+        missing = sorted({"sessions", "violations", "active_schedules"} - present)
+        if missing:
+            raise QueryError(f"{db}: not a schedlog replay database (it has no {', '.join(missing)})")
+        results = {title: _run(con, query) for title, query in INSPECT_QUERIES.items()}
+    finally:
+        con.close()
     sections = []
-    for title, query in INSPECT_QUERIES.items():
-        result = run_sql(db, query)
+    for title, result in results.items():
         body = render_result(result, "table") if result.rows else "(none)\n"
         sections.append(f"{title}\n{body}")
     return "\n".join(sections)
