@@ -18,6 +18,8 @@ def load_scenario(path: Path, name: str | None = None) -> dict[str, Any]:
         text = path.read_text(encoding="utf-8")
     except OSError as err:
         raise ScenarioError(f"cannot read {path}: {err.strerror or err}") from None
+    except UnicodeDecodeError as err:
+        raise ScenarioError(f"{path} is not UTF-8 text (byte {err.start}: {err.reason})") from None
     try:
         value = json.loads(text)
         candidates = value if isinstance(value, list) else [value]

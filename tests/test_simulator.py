@@ -193,6 +193,13 @@ def test_simulate_cli_bad_scenarios_are_usage_errors(tmp_path: Path, content: st
     assert result.exception is None or isinstance(result.exception, SystemExit)
 
 
+def test_simulate_cli_scenario_of_garbage_bytes_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "bad.json").write_bytes(b"\x8f\xff{garbage")
+    result = CliRunner().invoke(main, ["simulate", str(tmp_path / "bad.json")])
+    assert result.exit_code == 2 and "not UTF-8" in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
 def test_simulate_cli_unwritable_log_is_a_usage_error(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("")
     scenario = tmp_path / "s.json"
