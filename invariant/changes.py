@@ -154,7 +154,16 @@ class DispatchChange:
         return "cron-final" if self.next_scheduled_at is None else "cron"
 
     def to_json(self) -> dict[str, object]:
-        return _shape_json(self, DISPATCH_SHAPES[self.shape], {"version": PROTOCOL_VERSION, "operation": "dispatch"})
+        out: dict[str, object] = {"version": PROTOCOL_VERSION, "operation": "dispatch"}
+        for name, attr in _DISPATCH_WRITERS[self.shape]:
+            out[name] = getattr(self, attr)
+        return out
+
+
+_DISPATCH_WRITERS = {shape: tuple((f.name, f.attr) for f in s.fields[2:]) for shape, s in DISPATCH_SHAPES.items()}
+"""Each dispatch shape's fields after version and operation, in writer order: a shape is chosen
+by which instants are present, so all of its fields are (the owner writes one per member)."""
+assert all(tuple(f.name for f in s.fields[:2]) == ("version", "operation") for s in DISPATCH_SHAPES.values())
 
 
 Change = CreateChange | DeleteChange | DispatchChange

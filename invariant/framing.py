@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from .changes import Record
-from .jsvalue import js_compact_json, js_string
+from .jsvalue import js_string
 from .profiles import Profile, get_profile
 
 BATCH_INSTRUCTION = (
@@ -40,8 +40,9 @@ def render_framing(record: Record, profile: str | Profile = "calendar") -> str:
 
 def render_batch_framing(items: Sequence[BatchItem | tuple[Record, str]]) -> str:
     """The recurring batch message; `items` in batch order (target, then create order)."""
-    reminders = [
-        {"schedule_id": record.id, "occurrence_at": occurrence, "reminder_prompt": record.prompt}
+    reminders = ",".join(
+        f'{{"schedule_id":{js_string(record.id)},"occurrence_at":{js_string(occurrence)},'
+        f'"reminder_prompt":{js_string(record.prompt)}}}'
         for record, occurrence in items
-    ]
-    return "\n".join(("[SCHEDULE REMINDER BATCH]", BATCH_INSTRUCTION, f"reminders_json: {js_compact_json(reminders)}"))
+    )
+    return "\n".join(("[SCHEDULE REMINDER BATCH]", BATCH_INSTRUCTION, f"reminders_json: [{reminders}]"))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from json.encoder import encode_basestring
 
 MAX_SAFE_INTEGER = 2**53 - 1
 
@@ -103,8 +104,12 @@ def js_well_formed(text: str) -> str:
 
 
 def js_string(text: str) -> str:
-    """`JSON.stringify(text)` for a string: non-ASCII literal, lone surrogates as \\udxxx."""
-    out = json.dumps(text, ensure_ascii=False)
+    """`JSON.stringify(text)` for a string: non-ASCII literal, lone surrogates as \\udxxx.
+
+    `encode_basestring` is what `json.dumps(text, ensure_ascii=False)` calls, without building an
+    encoder per call (framing renders every batch member's id and prompt).
+    """
+    out: str = encode_basestring(text)
     return _escape_surrogates(out) if _SURROGATE.search(out) else out
 
 

@@ -10,6 +10,7 @@ tzdata updates); only new appends are.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from zoneinfo import ZoneInfo
 
 from .changes import Change, CreateChange, CronRecord, DispatchChange, EveryRecord, decode_change
@@ -74,8 +75,18 @@ def resolve_cron(record: CronRecord, accepted_at_ms: object, *, ideal: bool = Fa
     canonical = resolve_zone(record.time_zone)
     if canonical is None:
         raise ScheduleLogError("live.resolve.zone", f"time zone {record.time_zone!r} is unknown")
+    return _cron_decision(record.cron, canonical, target, accepted, ideal)
+
+
+@lru_cache(maxsize=8192)
+def _cron_decision(cron: str, canonical: str, target: int, accepted: int, ideal: bool) -> tuple[str, str | None]:
+    """The decision for a rule, zone, target and acceptance instant.
+
+    Remembered: records that share a rule, a zone and a target (created together, say) are
+    resolved once per batch. A failure raises and is not remembered.
+    """
     try:
-        rule = parse_cron(record.cron)
+        rule = parse_cron(cron)
     except CronSyntaxError as err:
         raise ScheduleLogError("live.resolve.rule", str(err)) from None
     return _decision(rule, zone_rules(canonical), target, accepted, ideal)

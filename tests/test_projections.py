@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from invariant import (
     AfterRecord,
@@ -18,7 +20,7 @@ from invariant import (
     render_framing,
     schedule_view,
 )
-from invariant.jsvalue import js_string, js_well_formed
+from invariant.jsvalue import js_compact_json, js_string, js_well_formed
 
 
 @pytest.mark.parametrize(
@@ -218,6 +220,25 @@ def test_batch_framing_reference_example() -> None:
         'reminders_json: [{"schedule_id":"schedule-every","occurrence_at":"2026-08-05T12:15:00.000Z",'
         '"reminder_prompt":"check metrics"}]'
     )
+
+
+JS_TEXT = st.text(st.one_of(st.characters(), st.integers(0xD800, 0xDFFF).map(chr)))
+"""JavaScript strings: any code units, lone surrogates included."""
+
+
+@given(st.lists(st.tuples(JS_TEXT, JS_TEXT, JS_TEXT), min_size=1, max_size=5))
+def test_batch_framing_is_json_stringify_of_the_reminders(members: list[tuple[str, str, str]]) -> None:
+    """The batch text is built by hand (it is rendered for every batch): it must equal
+    JSON.stringify of the reminder objects, lone surrogates included."""
+    items = [(EveryRecord(i, prompt, 300, "x"), occurrence) for i, prompt, occurrence in members]
+    reminders = [{"schedule_id": i, "occurrence_at": o, "reminder_prompt": p} for i, p, o in members]
+    expected = f"reminders_json: {js_compact_json(reminders)}"
+    assert render_batch_framing(items).split("\n")[2] == expected
+
+
+@given(JS_TEXT)
+def test_js_string_is_json_dumps_with_surrogates_escaped(text: str) -> None:
+    assert js_string(text) == js_compact_json(text)
 
 
 @pytest.mark.parametrize(
