@@ -260,31 +260,34 @@ def every_progression(record: EveryRecord, accepted_ms: int) -> tuple[str, int |
     return format_instant(occurrence), (following if following <= MAX_MS else None)
 
 
+def _bad_progression(message: str, pointer: str) -> ScheduleLogError:
+    return ScheduleLogError("fold.cron.progression", message, pointer=pointer)
+
+
 def cron_progression(record: CronRecord, change: DispatchChange, accepted_ms: int) -> tuple[str, int | None]:
     target = parse_instant(record.scheduled_at)
     assert change.occurrence_at is not None
     occurrence = parse_instant(change.occurrence_at)
     assert target is not None and occurrence is not None
 
-    def bad(message: str, pointer: str) -> ScheduleLogError:
-        return ScheduleLogError("fold.cron.progression", message, pointer=pointer)
-
     if not is_whole_minute(occurrence):
-        raise bad(f"occurrenceAt {change.occurrence_at} is not a whole minute", "/occurrenceAt")
+        raise _bad_progression(f"occurrenceAt {change.occurrence_at} is not a whole minute", "/occurrenceAt")
     if occurrence < target:
-        raise bad(
+        raise _bad_progression(
             f"occurrenceAt {change.occurrence_at} is before the record's target {record.scheduled_at}", "/occurrenceAt"
         )
     if occurrence > accepted_ms:
-        raise bad(f"occurrenceAt {change.occurrence_at} is after acceptedAt {change.accepted_at}", "/occurrenceAt")
+        raise _bad_progression(
+            f"occurrenceAt {change.occurrence_at} is after acceptedAt {change.accepted_at}", "/occurrenceAt"
+        )
     if change.next_scheduled_at is None:
         return change.occurrence_at, None
     following = parse_instant(change.next_scheduled_at)
     assert following is not None
     if not is_whole_minute(following):
-        raise bad(f"nextScheduledAt {change.next_scheduled_at} is not a whole minute", "/nextScheduledAt")
+        raise _bad_progression(f"nextScheduledAt {change.next_scheduled_at} is not a whole minute", "/nextScheduledAt")
     if following <= accepted_ms:
-        raise bad(
+        raise _bad_progression(
             f"nextScheduledAt {change.next_scheduled_at} is not after acceptedAt {change.accepted_at}",
             "/nextScheduledAt",
         )

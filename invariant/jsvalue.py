@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 from json.encoder import encode_basestring
 
 MAX_SAFE_INTEGER = 2**53 - 1
@@ -103,11 +104,13 @@ def js_well_formed(text: str) -> str:
     return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
+@lru_cache(maxsize=4096)
 def js_string(text: str) -> str:
     """`JSON.stringify(text)` for a string: non-ASCII literal, lone surrogates as \\udxxx.
 
     `encode_basestring` is what `json.dumps(text, ensure_ascii=False)` calls, without building an
-    encoder per call (framing renders every batch member's id and prompt).
+    encoder per call. Remembered: framing renders every batch member's id and prompt, the same
+    ones batch after batch.
     """
     out: str = encode_basestring(text)
     return _escape_surrogates(out) if _SURROGATE.search(out) else out
