@@ -135,7 +135,7 @@ def insert_records(copied: Sequence[Path], direct: Sequence[tuple[Path, Path]]) 
            CASE WHEN type IS NOT NULL THEN type ELSE json_extract_string(raw, '$.type') END,
            CASE WHEN p THEN NULL WHEN type IS NOT NULL THEN time
                 ELSE TRY_CAST(json_extract(raw, '$.time') AS BIGINT) END,
-           CASE WHEN p THEN CAST(json(times) AS BIGINT[]) END, raw
+           CASE WHEN p THEN from_json(times, '["BIGINT"]') END, raw
     FROM ({" UNION ALL ".join(parts)})
     """
 

@@ -167,13 +167,15 @@ class SessionStager:
             assert event is not None
             # type and time, when plain: a type `_plain_type` keeps and an integer time DuckDB
             # holds as BIGINT; else two empty fields (NULL), and DuckDB reads both from the record
+            kind = event.get("type")
             time = event.get("time")
-            if type(time) is int and _BIGINT_MIN <= time <= _BIGINT_MAX and (tag := _plain_type(event.get("type"))):
+            if type(time) is int and _BIGINT_MIN <= time <= _BIGINT_MAX and (tag := _plain_type(kind)):
                 fields = b"%d\x1f%d\x1f0\x1f%s\x1f%d\x1f" % (line, index, tag, time)
             else:
                 fields = b"%d\x1f%d\x1f0\x1f\x1f\x1f" % (line, index)
         else:
-            times = _dumps(list(accumulate(row.dt, initial=row.time0)))
+            kind = None
+            times = orjson.dumps(list(accumulate(row.dt, initial=row.time0)))  # safe integers only
             fields = b"%d\x1f%d\x1f1\x1f%s\x1f\x1f%s" % (line, index, row.tag.encode(), times)
         if self.source is not None:
             if line != self.next_line:
@@ -188,7 +190,7 @@ class SessionStager:
             if raw is None or b"\r" in raw:  # not valid UTF-8 JSON as read, or CR whitespace DuckDB splits at
                 raw = _dumps(event if row is None else row.to_json())
             self.described.write(b"%s%s\x1f%s\n" % (self.head, fields, raw))
-        if event is not None and event.get("type") == SCHEDULE_CHANGE:
+        if kind == SCHEDULE_CHANGE:
             self._write("changes", b"%s%s\x1f%s\n" % (self.head, fields, raw))
         if step is not None:
             self._step(entry, step)

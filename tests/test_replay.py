@@ -232,7 +232,14 @@ def big_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _children(pid: int) -> list[int]:
-    return [int(c) for t in Path(f"/proc/{pid}/task").iterdir() for c in (t / "children").read_text().split()]
+    """The child processes of `pid`, from each of its threads (a thread may end meanwhile)."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            found += [int(c) for c in (task / "children").read_text().split()]
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+    return found
 
 
 def _alive(pid: int) -> bool:
