@@ -267,6 +267,10 @@ def _utc_year(t: int) -> int:
     return date.fromordinal(t // DAY_MS + _EPOCH_ORDINAL).year
 
 
+_REFERENCE_FROM = (date(109, 1, 1).toordinal() - _EPOCH_ORDINAL) * DAY_MS
+"""The first instant of UTC year 109: from there on, both searches follow the reference alone."""
+
+
 def _local_start(zone: ZoneInfo, after: int) -> int:
     """Where the walk starts: the local reading of `after`, floored to its minute."""
     wall = wall_ms(zone, after)
@@ -353,7 +357,11 @@ def _plain_previous(rule: CronRule, zone: ZoneInfo, through: int, baseline: int)
     When the local reading of `through` is unambiguous and the latest matching local time before
     it is neither a gap nor an overlap time, every algorithm agrees: that time's one instant.
     """
-    wall = wall_ms(zone, through)
+    return _plain_previous_at(rule, zone, wall_ms(zone, through), baseline)
+
+
+def _plain_previous_at(rule: CronRule, zone: ZoneInfo, wall: int, baseline: int) -> int | None:
+    """`_plain_previous` given the local reading `wall` of `through`."""
     if wall % 1000 or not MIN_MS <= wall <= MAX_MS:
         return _UNDECIDED
     off0, off1 = _fold_offsets(zone, wall - wall % MINUTE_MS)
@@ -392,6 +400,14 @@ def resolve_occurrence(
     The occurrence is the latest one in (target, accepted], else the persisted target itself
     (kept as a history-stable baseline even when current data no longer matches it).
     """
+    if not ideal and _REFERENCE_FROM <= accepted <= MAX_MS and has_matching_date(rule):
+        # The usual case, answered by the same steps as below with the local reading of
+        # `accepted` read once: the plain previous occurrence, then the reference walk onward.
+        wall = wall_ms(zone, accepted)
+        latest = _plain_previous_at(rule, zone, wall, target)
+        if latest != _UNDECIDED:
+            occurrence = latest if latest is not None and latest > target else target
+            return occurrence, _walk_next(rule, zone, accepted, wall - wall % MINUTE_MS, reference=True)
     latest = previous_through(rule, zone, accepted, target, ideal=ideal)
     occurrence = latest if latest is not None and latest > target else target
     return occurrence, next_occurrence(rule, zone, accepted, ideal=ideal)

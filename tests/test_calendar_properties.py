@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from invariant import ScheduleInputError, canonical_cron, parse_cron
 from invariant.cron import CronRule, CronSyntaxError, frequency_ok, has_matching_date
-from invariant.occurrences import next_occurrence, previous_through
+from invariant.occurrences import next_occurrence, previous_through, resolve_occurrence
 from invariant.zones import zone_rules
 
 from .conftest import ROOT
@@ -213,6 +213,26 @@ def test_previous_through_is_the_last_occurrence_up_to(text: str, zone_name: str
     assert found is None or (baseline < found <= through and slow_is_occurrence(rule, zone_name, found))
     for t in range(start // 60_000 * 60_000 + 60_000, through + 1, 60_000):
         assert not slow_is_occurrence(rule, zone_name, t), t
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    frequent_rules(),
+    st.sampled_from(ALL_ZONES),
+    instants(),
+    st.integers(0, 3 * 86_400_000),
+    st.sampled_from([1, 1000, 60_000]),
+)
+def test_resolution_is_previous_through_then_next(text: str, zone_name: str, target: int, late: int, unit: int) -> None:
+    """`resolve_occurrence` answers the usual case in one pass; it must equal its definition
+    (calendar.md §4.7) of two searches, near transitions and at sub-minute acceptance too."""
+    rule = parse_cron(text)
+    zone = zone_rules(zone_name)
+    target = target // unit * unit
+    accepted = (target + late) // unit * unit
+    latest = previous_through(rule, zone, accepted, target)
+    expected = (latest if latest is not None and latest > target else target, next_occurrence(rule, zone, accepted))
+    assert resolve_occurrence(rule, zone, target, accepted) == expected
 
 
 # --- nothing depends on the process time zone or clock --------------------------------------------
