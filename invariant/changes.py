@@ -163,7 +163,6 @@ class DispatchChange:
 _DISPATCH_WRITERS = {shape: tuple((f.name, f.attr) for f in s.fields[2:]) for shape, s in DISPATCH_SHAPES.items()}
 """Each dispatch shape's fields after version and operation, in writer order: a shape is chosen
 by which instants are present, so all of its fields are (the owner writes one per member)."""
-assert all(tuple(f.name for f in s.fields[:2]) == ("version", "operation") for s in DISPATCH_SHAPES.values())
 
 
 Change = CreateChange | DeleteChange | DispatchChange

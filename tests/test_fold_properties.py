@@ -10,8 +10,10 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from invariant import GATE_MS, CronRecord, ScheduleLogError, allocate_id, fold, format_instant, parse_instant
+from invariant.changes import DispatchChange, decode_change
 from invariant.instant import gate_instant
 from invariant.live import candidate_event, check_candidate, resolve_cron, validate_live
+from invariant.shapes import DISPATCH_SHAPES
 
 from .logmodel import GeneratedLog, valid_logs
 
@@ -253,3 +255,20 @@ def test_gate_instant_is_the_last_batch_plus_300_seconds(last: int) -> None:
 def test_gate_instant_refuses_a_non_canonical_instant() -> None:
     with pytest.raises(ValueError, match="not a canonical instant"):
         gate_instant("2026-08-05T12:00:00Z")
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        DispatchChange("a"),
+        DispatchChange("a", accepted_at="2026-01-01T00:00:00.000Z"),
+        DispatchChange("a", "2026-01-01T00:00:00.000Z", "2026-01-01T00:01:00.000Z"),
+        DispatchChange("a", "2026-01-01T00:00:00.000Z", "2026-01-01T00:01:00.000Z", "2026-01-01T01:00:00.000Z"),
+    ],
+)
+def test_dispatch_payloads_follow_their_shape_and_decode_back(change: DispatchChange) -> None:
+    """Dispatch payloads are written by a per-shape field table: keys in the shape's writer
+    order, and the payload decodes to the same change."""
+    payload = change.to_json()
+    assert list(payload) == [f.name for f in DISPATCH_SHAPES[change.shape].fields]
+    assert decode_change(payload) == change
