@@ -69,9 +69,13 @@ class CronRule:
     weekday_is_star: bool
     times: tuple[int, ...] = ()
     """Sorted minutes of the day (60 * hour + minute) the rule matches."""
+    every_day: bool = False
+    """Every calendar date matches (`* * *` in effect): only `times` decide."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "times", tuple(sorted(60 * h + m for h in self.hours for m in self.minutes)))
+        every_day = self.day_is_star and len(set(self.weekdays)) == 7 and len(set(self.months)) == 12
+        object.__setattr__(self, "every_day", every_day)
 
     def matches_date(self, month: int, day: int, weekday: int) -> bool:
         """Calendar-date part of a match: month, then day-of-month or day-of-week.

@@ -147,6 +147,12 @@ def next_local(rule: CronRule, wall: int) -> int | None:
         ordinal += 1
         minute = 0
     times = rule.times
+    if rule.every_day:  # the loop below, when every date matches
+        i = bisect_left(times, minute)
+        if i == len(times):
+            ordinal += 1
+            i = 0
+        return _ordinal_wall(ordinal, times[i]) if ordinal <= _MAX_ORDINAL else None
     months = rule.months
     while ordinal <= _MAX_ORDINAL:
         day = date.fromordinal(ordinal)
@@ -189,6 +195,12 @@ def previous_local(rule: CronRule, wall: int) -> int | None:
     ordinal = days + _EPOCH_ORDINAL
     minute = rest // MINUTE_MS
     times = rule.times
+    if rule.every_day:  # the loop below, when every date matches
+        i = bisect_right(times, minute) - 1
+        if i < 0:
+            ordinal -= 1
+            i = len(times) - 1
+        return _ordinal_wall(ordinal, times[i]) if ordinal >= 1 else None
     months = rule.months
     while ordinal >= 1:
         day = date.fromordinal(ordinal)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import itertools
 import os
 import subprocess
@@ -15,7 +16,8 @@ from hypothesis import strategies as st
 
 from invariant import ScheduleInputError, canonical_cron, parse_cron
 from invariant.cron import CronRule, CronSyntaxError, frequency_ok, has_matching_date
-from invariant.occurrences import next_occurrence, previous_through, resolve_occurrence
+from invariant.instant import MAX_MS, MIN_MS
+from invariant.occurrences import next_local, next_occurrence, previous_local, previous_through, resolve_occurrence
 from invariant.zones import zone_rules
 
 from .conftest import ROOT
@@ -233,6 +235,27 @@ def test_resolution_is_previous_through_then_next(text: str, zone_name: str, tar
     latest = previous_through(rule, zone, accepted, target)
     expected = (latest if latest is not None and latest > target else target, next_occurrence(rule, zone, accepted))
     assert resolve_occurrence(rule, zone, target, accepted) == expected
+
+
+EDGE_DAYS = 3 * 86_400_000
+WALLS = st.one_of(
+    st.integers(MIN_MS, MAX_MS),
+    st.integers(MIN_MS - EDGE_DAYS, MIN_MS + EDGE_DAYS),
+    st.integers(MAX_MS - EDGE_DAYS, MAX_MS + EDGE_DAYS),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(["5 * * * *", "0,30 9-17 * * *", "59 23 * * *", "0 0 * 1-12 0-6", "*/7 */5 * * 0-6"]), WALLS)
+def test_every_day_shortcut_is_the_date_walk(text: str, wall: int) -> None:
+    """Rules matching every date skip the date walk of next_local / previous_local; the answer
+    must be the walk's, up to the calendar's ends."""
+    rule = parse_cron(text)
+    assert rule.every_day
+    walked = copy.copy(rule)
+    object.__setattr__(walked, "every_day", False)
+    assert next_local(rule, wall) == next_local(walked, wall)
+    assert previous_local(rule, wall) == previous_local(walked, wall)
 
 
 # --- nothing depends on the process time zone or clock --------------------------------------------
