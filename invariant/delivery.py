@@ -11,6 +11,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from .changes import ONE_SHOT_KINDS, CreateChange, CronRecord, DispatchChange, EveryRecord, Record
 from .errors import ScheduleLogError
@@ -39,8 +40,9 @@ class OneShotDue:
         return render_framing(self.record, profile)
 
 
-@dataclass(frozen=True)
-class BatchMember:
+class BatchMember(NamedTuple):
+    """A due recurring record and its decision (a named tuple: one is made per batch member)."""
+
     record: Record
     occurrence_at: str
     next_target: str | None
