@@ -132,7 +132,8 @@ class Agenda:
     def __init__(self) -> None:
         self._one_shots: list[tuple[int, int, str]] = []
         self._recurring: list[tuple[int, int, str]] = []
-        self._current: dict[str, tuple[int, int]] = {}
+        self._current: dict[str, tuple[int, int, str]] = {}
+        """Each active record's live heap entry; any other entry for its id is stale."""
         self._order = 0
 
     def apply(self, step: Step) -> None:
@@ -147,13 +148,12 @@ class Agenda:
             self._push(step.after, self._current[change.id][1])
 
     def _push(self, record: Record, order: int) -> None:
-        target = _target(record)
-        self._current[record.id] = (target, order)
-        heap = self._one_shots if record.kind in ONE_SHOT_KINDS else self._recurring
-        heapq.heappush(heap, (target, order, record.id))
+        entry = (_target(record), order, record.id)
+        self._current[record.id] = entry
+        heapq.heappush(self._one_shots if record.kind in ONE_SHOT_KINDS else self._recurring, entry)
 
     def _top(self, heap: list[tuple[int, int, str]]) -> tuple[int, int, str] | None:
-        while heap and self._current.get(heap[0][2]) != heap[0][:2]:
+        while heap and self._current.get(heap[0][2]) is not heap[0]:
             heapq.heappop(heap)  # stale: the record moved or ended
         return heap[0] if heap else None
 
