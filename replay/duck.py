@@ -503,10 +503,11 @@ def replay(
                         batch, pending = [], 0
                 if batch:
                     loader.submit(partial(_ingest, stage=stage, batch=batch))
+                committed = loader.finish()
                 _ingest_small(con, stage)  # the derived tables need no records: built while the last batches load
                 for statement in _finish():
                     con.execute(statement)
-                loader.finish()
+                committed.result()
             finally:
                 loader.close()
             if parquet is not None:

@@ -32,6 +32,7 @@ class ParallelLoader:
             cursor.execute("BEGIN")
             self.free.put(cursor)
         self.pool = ThreadPoolExecutor(max_workers=width)
+        self.committer = ThreadPoolExecutor(max_workers=1)
         self.running: deque[Future[None]] = deque()
 
     def submit(self, step: Callable[[duckdb.DuckDBPyConnection], None]) -> None:
@@ -49,17 +50,24 @@ class ParallelLoader:
 
         self.running.append(self.pool.submit(run))
 
-    def finish(self) -> None:
-        """Wait for every step, then commit every connection's transaction."""
-        while self.running:
-            self.running.popleft().result()
-        for con in self.connections:
-            con.execute("COMMIT")
+    def finish(self) -> Future[None]:
+        """Commit every connection's transaction once every step has run, in the background:
+        the caller goes on (the last batches' commits write their partial row groups, tens of
+        milliseconds each) and waits on the returned future. Connections commit in parallel."""
+
+        def commit() -> None:
+            while self.running:
+                self.running.popleft().result()
+            for done in [self.pool.submit(con.execute, "COMMIT") for con in self.connections]:
+                done.result()
+
+        return self.committer.submit(commit)
 
     def close(self) -> None:
         """Stop (waiting for running steps) and close the connections; uncommitted work is dropped."""
         for future in self.running:
             future.cancel()
+        self.committer.shutdown(wait=True)
         self.pool.shutdown(wait=True)
         for con in self.connections:
             con.close()
