@@ -30,7 +30,7 @@ from .query import QUERY_FORMATS, QueryError, inspect_db, render_result, run_sql
 from .schemafiles import stale_schemas, write_schemas
 from .simulator import Scenario, ScenarioError
 from .simulator import simulate as run_simulation
-from .verify import STDIN, SessionReport, discover, verify_path
+from .verify import STDIN, Reading, SessionReport, discover, verify_path
 
 PROGRESS_BYTES = 64 << 20
 """Inputs at least this large show a progress bar (when stderr is a terminal)."""
@@ -83,31 +83,25 @@ def _escape_unencodable_output() -> None:
             stream.reconfigure(errors="backslashreplace")
 
 
-def _verify_one(args: tuple[str, str, str, int | None]) -> SessionReport:
-    path, profile, mode, seed_length = args
-    return verify_path(path, profile, mode, seed_length)
+def _verify_one(args: tuple[str, Reading]) -> SessionReport:
+    path, reading = args
+    return verify_path(path, reading.profile, reading.mode, reading.seed_length)
 
 
 def _run(
-    paths: Sequence[str],
-    profile: str,
-    mode: str,
-    seed_length: int | None,
-    jobs: int,
-    stdin: bytes | None,
-    progress: Callable[[int], None] | None,
+    paths: Sequence[str], reading: Reading, jobs: int, stdin: bytes | None, progress: Callable[[int], None] | None
 ) -> Iterator[SessionReport]:
     """Reports in input order; `progress` hears of every byte read (per file with --jobs)."""
     if stdin is not None:
-        yield verify_path("<stdin>", profile, mode, seed_length, data=stdin)
+        yield verify_path("<stdin>", reading.profile, reading.mode, reading.seed_length, data=stdin)
     files = [p for p in paths if p != STDIN]
-    tasks = [(p, profile, mode, seed_length) for p in files]  # (stdin, if any, came first)
+    tasks = [(p, reading) for p in files]  # (stdin, if any, came first)
     if jobs > 1 and len(tasks) > 1:
         for _, result in in_processes(_verify_one, tasks, jobs, progress):
             yield result
     else:
         for path in files:
-            yield verify_path(path, profile, mode, seed_length, progress=progress)
+            yield verify_path(path, reading.profile, reading.mode, reading.seed_length, progress=progress)
 
 
 @main.command()
@@ -127,7 +121,7 @@ def verify(paths: tuple[str, ...], fmt: str, profile: str, mode: str, seed_lengt
     if not files:
         raise click.UsageError("no *.jsonl or *.jsonl.zstd file found under the given paths")
     with _progress(files, "reading") as progress:
-        reports = list(_run(files, profile, mode, seed_length, jobs, stdin, progress))
+        reports = list(_run(files, Reading(profile, mode, seed_length), jobs, stdin, progress))
     click.echo(report.render(reports, fmt), nl=False)
     _exit(reports)
 

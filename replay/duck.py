@@ -22,7 +22,7 @@ import duckdb
 from .fanout import file_size, in_processes
 from .loading import ParallelLoader
 from .staging import StagedSession, stage_session, staged_name
-from .verify import STDIN, SessionReport
+from .verify import STDIN, Reading, SessionReport
 
 ROW_TAGS_SQL = "('text-chunks', 'reasoning-chunks', 'tool-call-chunks')"
 
@@ -284,9 +284,9 @@ TABLES = ("sessions", "events", "schedule_changes", "schedules", "dispatches", "
 PARTITIONED = ("events", "schedule_changes", "schedules", "dispatches")
 
 
-def _stage_one(args: tuple[str, int, str, str, str, int | None]) -> StagedSession:
-    path, key, out, profile, mode, seed_length = args
-    return stage_session(path, key, Path(out), profile, mode, seed_length)
+def _stage_one(args: tuple[str, int, str, Reading]) -> StagedSession:
+    path, key, out, reading = args
+    return stage_session(path, key, Path(out), reading.profile, reading.mode, reading.seed_length)
 
 
 ROW_GROUP_SIZE = 2048
@@ -359,9 +359,7 @@ def _ingest_small(con: duckdb.DuckDBPyConnection, stage: Path) -> None:
 def _staged(
     paths: Sequence[str],
     stage: Path,
-    profile: str,
-    mode: str,
-    seed_length: int | None,
+    reading: Reading,
     jobs: int,
     stdin: bytes | None,
     progress: Callable[[int], None] | None,
@@ -377,9 +375,10 @@ def _staged(
     files = [p for p in paths if p != STDIN]
     first_key = 1
     if stdin is not None:
-        yield 1, len(stdin), stage_session("<stdin>", 1, stage, profile, mode, seed_length, data=stdin)
+        staged = stage_session("<stdin>", 1, stage, reading.profile, reading.mode, reading.seed_length, data=stdin)
+        yield 1, len(stdin), staged
         first_key = 2
-    tasks = [(p, first_key + n, str(stage), profile, mode, seed_length) for n, p in enumerate(files)]
+    tasks = [(p, first_key + n, str(stage), reading) for n, p in enumerate(files)]
     for task, staged in in_processes(_stage_one, tasks, max(1, jobs), progress, BATCH_BYTES):
         yield task[1], file_size(task[0]), staged
 
@@ -468,6 +467,7 @@ def replay(
     export did not write.
     """
     db = db.resolve()
+    reading = Reading(profile, mode, seed_length)
     check_target(db)
     if parquet is not None:
         check_parquet_target(parquet)
@@ -492,7 +492,7 @@ def replay(
                 batch: list[tuple[int, str | None]] = []
                 pending = 0
                 remaining = sum(file_size(p) for p in paths if p != STDIN) + (0 if stdin is None else len(stdin))
-                for key, size, staged in _staged(paths, stage, profile, mode, seed_length, jobs, stdin, progress):
+                for key, size, staged in _staged(paths, stage, reading, jobs, stdin, progress):
                     reports.append(staged.report)
                     _gather(stage, key)
                     batch.append((key, staged.source))

@@ -145,6 +145,16 @@ def verify_log(
     )
 
 
+@dataclass(frozen=True)
+class Reading:
+    """How a run reads and judges each of its sessions: the protocol profile, the reader mode,
+    and a seedLength that overrides every header's (None: each header's own)."""
+
+    profile: str = "calendar"
+    mode: str = "strict"
+    seed_length: int | None = None
+
+
 def verify_path(
     path: str,
     profile: str = "calendar",
