@@ -65,7 +65,7 @@ class ParallelLoader:
 
     def close(self) -> None:
         """Stop (waiting for running steps) and close the connections; uncommitted work is dropped."""
-        for future in self.running:
+        for future in list(self.running):  # a copy: the committer may be taking from it
             future.cancel()
         self.committer.shutdown(wait=True)
         self.pool.shutdown(wait=True)
