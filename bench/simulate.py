@@ -1,15 +1,20 @@
 """Simulator speed: one virtual year of mixed schedules, appended events per CPU second.
 
-    python bench/simulate.py [--schedules 1000]
+    python bench/simulate.py [--schedules 1000] [--floor]
 
 Goal (issue 6): >= 100,000 appended events per CPU second, cost growing linearly with the number
 of events (three sizes in one run). The simulator jumps from wake to wake; it never steps
 through idle time.
+
+`--floor` first times the least any appended dispatch costs in this design: building the objects
+one needs (payload, log envelope, trace entry, change, moved record, fold step, agenda entry)
+with no resolution, checking, framing or scheduling at all.
 """
 
 from __future__ import annotations
 
 import argparse
+import heapq
 import random
 import sys
 import time
@@ -18,7 +23,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from invariant import format_instant
+from invariant import CronRecord, DispatchChange, Step, format_instant
 from replay.simulator import Scenario, Simulation
 
 START = 1_767_225_600_000  # 2026-01-01T00:00:00.000Z
@@ -53,10 +58,36 @@ def measure(schedules: int) -> tuple[int, int, float]:
     return len(result.appended), len(result.followups), time.process_time() - start
 
 
+def floor(events: int = 200_000) -> float:
+    """CPU seconds per event of building only what each appended dispatch holds or leaves behind."""
+    records = [CronRecord(f"schedule-{n}", "p", "5 * * * *", "UTC", format_instant(START)) for n in range(1000)]
+    occurrence, accepted, following = (format_instant(START + d) for d in (0, 60_000, 3_600_000))
+    log: list[dict[str, Any]] = []
+    trace: list[dict[str, Any]] = []
+    active: dict[str, CronRecord] = {}
+    agenda: list[tuple[int, int, str]] = []
+    start = time.process_time()
+    for seq in range(events):
+        record = records[seq % 1000]
+        change = DispatchChange(record.id, occurrence, accepted, following)
+        payload = change.to_json()
+        log.append({"type": "schedule/change", "seq": seq, "time": START, "data": payload})
+        trace.append({"at": accepted, "effect": "append", "index": seq})
+        moved = CronRecord(record.id, record.prompt, record.cron, record.time_zone, following)
+        active[record.id] = moved
+        Step(seq, change, record, moved, occurrence)
+        heapq.heappush(agenda, (START + 3_600_000, seq, record.id))
+    return (time.process_time() - start) / events
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--schedules", type=int, default=1000)
+    ap.add_argument("--floor", action="store_true", help="first time the bare per-event object work")
     args = ap.parse_args()
+    if args.floor:
+        per_event = floor()
+        print(f"floor: {per_event * 1e6:.1f} us/event = {1 / per_event:,.0f} events/s before any rule runs")
     sizes = [args.schedules // 4, args.schedules // 2, args.schedules]
     print("one virtual year, mixed schedules (40% one-shot, 20% every, 40% cron; hourly and daily)")
     rows = [(n, *measure(n)) for n in sizes]
