@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
+from typing import Any
 
 import click
 import duckdb
@@ -64,7 +65,19 @@ def _versions() -> str:
     return f"schedlog {v('schedlog')} (tzdata {v('tzdata')}; zone names as ICU {icu_version()})"
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """The command group. A command interrupted by Ctrl-C exits 130 (128 + SIGINT, as shells
+    report it), not click's 1: for `verify` and `replay`, 1 means that violations were found."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo("\nAborted!", err=True)
+            ctx.exit(130)
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(message="%(version)s", version=_versions())
 def main() -> None:
     """Verify and replay the schedule/change event log of agent sessions."""

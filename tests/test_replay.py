@@ -251,7 +251,7 @@ def _alive(pid: int) -> bool:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL])
 def test_an_interrupted_replay_leaves_the_earlier_database_untouched(
     tmp_path: Path, big_corpus: Path, sig: signal.Signals
 ) -> None:
@@ -259,7 +259,13 @@ def test_an_interrupted_replay_leaves_the_earlier_database_untouched(
     replay(list(discover([str(SESSIONS)])), db)
     before = db.read_bytes()
     exe = Path(sys.executable).with_name("schedlog")
-    proc = subprocess.Popen([str(exe), "replay", str(big_corpus), "--db", str(db)], stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [str(exe), "replay", str(big_corpus), "--db", str(db)],
+        stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(
+            signal.SIGINT, signal.SIG_DFL
+        ),  # Ctrl-C acts even if this runs in the background
+    )
     deadline = time.monotonic() + 30
     while not list(tmp_path.glob(".kept.duckdb.*.tmp")):  # the new database is being built
         assert proc.poll() is None and time.monotonic() < deadline, "the replay ended before it could be interrupted"
@@ -276,9 +282,11 @@ def test_an_interrupted_replay_leaves_the_earlier_database_untouched(
         time.sleep(0.05)
     assert db.read_bytes() == before
     assert q(db, "SELECT count(*) FROM sessions") == [(len(EXPECTED),)]
-    if sig == signal.SIGTERM:  # a clean exit removes its temporary files
+    if sig != signal.SIGKILL:  # a clean exit removes its temporary files
         assert sorted(p.name for p in tmp_path.iterdir()) == ["kept.duckdb"]
         assert b"Traceback" not in (proc.stderr.read() if proc.stderr else b"")
+    if sig == signal.SIGINT:  # Ctrl-C: 130 as shells report it, never 1 (violations found)
+        assert proc.returncode == 130
 
 
 def test_parquet_export_reads_back(tmp_path: Path) -> None:
