@@ -65,6 +65,16 @@ def _versions() -> str:
     return f"schedlog {v('schedlog')} (tzdata {v('tzdata')}; zone names as ICU {icu_version()})"
 
 
+_DUCKDB_INTERRUPTED = "Query interrupted"
+"""What DuckDB raises (as a RuntimeError, not KeyboardInterrupt) when Ctrl-C lands during a query
+it runs on the main thread."""
+
+
+def _interrupted(err: BaseException) -> bool:
+    """Ctrl-C, whether Python or DuckDB noticed it."""
+    return isinstance(err, KeyboardInterrupt) or (isinstance(err, RuntimeError) and str(err) == _DUCKDB_INTERRUPTED)
+
+
 class _Commands(click.Group):
     """The command group. A command interrupted by Ctrl-C exits 130 (128 + SIGINT, as shells
     report it), not click's 1: for `verify` and `replay`, 1 means that violations were found."""
@@ -72,7 +82,9 @@ class _Commands(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, RuntimeError) as err:
+            if not _interrupted(err):
+                raise
             click.echo("\nAborted!", err=True)
             ctx.exit(130)
 
@@ -323,6 +335,8 @@ def replay(
     except (RuntimeError, duckdb.Error, OSError) as err:
         if _TERMINATED:  # DuckDB reports the interrupted query; the earlier database is untouched
             sys.exit(128 + _TERMINATED[0])
+        if _interrupted(err):  # Ctrl-C during one of DuckDB's statements: as any other Ctrl-C
+            raise
         click.echo(f"replay failed, {db} left as it was: {err}", err=True)
         sys.exit(2)
     click.echo(report.summary_line(reports) + f"; database {db}" + (f", parquet {parquet}" if parquet else ""))

@@ -344,6 +344,25 @@ def test_inspect_refuses_a_database_replay_did_not_write(tmp_path: Path) -> None
     assert code == 2 and "not a schedlog replay database" in out
 
 
+@pytest.mark.slow
+def test_ctrl_c_during_a_query_exits_130(fixtures_db: Path) -> None:
+    """DuckDB answers Ctrl-C during its query with a RuntimeError, not KeyboardInterrupt: the CLI
+    must still report an interrupt (130), not a traceback."""
+    exe = Path(sys.executable).with_name("schedlog")
+    proc = subprocess.Popen(
+        [str(exe), "sql", str(fixtures_db), "SELECT sum(a.range * 2) FROM range(100000000000) a"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    time.sleep(1.5)  # the query is running (it would take minutes)
+    assert proc.poll() is None
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert b"Traceback" not in err and b"Aborted!" in err
+
+
 def test_sql_and_inspect_on_a_missing_database(tmp_path: Path) -> None:
     assert run("sql", str(tmp_path / "no.duckdb"), "SELECT 1")[0] == 2
     assert run("inspect", str(tmp_path / "no.duckdb"))[0] == 2
