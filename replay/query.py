@@ -6,7 +6,11 @@ import csv
 import io
 import json
 import math
-from collections.abc import Sequence
+import os
+import signal
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
@@ -53,11 +57,44 @@ def connect(db: Path) -> duckdb.DuckDBPyConnection:
     return con
 
 
+@contextmanager
+def _ctrl_c_interrupts(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """Let Ctrl-C stop the query running on `con`.
+
+    DuckDB notices SIGINT only at some points of a query (a long aggregate can ignore every
+    Ctrl-C), so a thread woken by the signal interrupts the query itself. Python's C-level handler
+    writes the signal's number to a wakeup pipe even while the main thread is inside DuckDB.
+    Signals reach the main thread only, so elsewhere nothing is set up.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)
+    previous = signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
+
+    def watch() -> None:
+        while chunk := os.read(read_end, 512):  # empty once the write end is closed
+            if signal.SIGINT in chunk:
+                con.interrupt()
+
+    watcher = threading.Thread(target=watch, name="ctrl-c", daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        signal.set_wakeup_fd(previous)
+        os.close(write_end)
+        watcher.join()
+        os.close(read_end)
+
+
 def run_sql(db: Path, query: str) -> Result:
     """Run one query against a replay database."""
     con = connect(db)
     try:
-        return _run(con, query)
+        with _ctrl_c_interrupts(con):
+            return _run(con, query)
     finally:
         con.close()
 
@@ -132,11 +169,12 @@ def inspect_db(db: Path) -> str:
     """A short human summary: sessions, verdicts, rules violated, findings, active reminders."""
     con = connect(db)
     try:
-        present = {name for (name,) in _run(con, "SELECT table_name FROM information_schema.tables").rows}
-        missing = sorted({"sessions", "violations", "active_schedules"} - present)
-        if missing:
-            raise QueryError(f"{db}: not a schedlog replay database (it has no {', '.join(missing)})")
-        results = {title: _run(con, query) for title, query in INSPECT_QUERIES.items()}
+        with _ctrl_c_interrupts(con):
+            present = {name for (name,) in _run(con, "SELECT table_name FROM information_schema.tables").rows}
+            missing = sorted({"sessions", "violations", "active_schedules"} - present)
+            if missing:
+                raise QueryError(f"{db}: not a schedlog replay database (it has no {', '.join(missing)})")
+            results = {title: _run(con, query) for title, query in INSPECT_QUERIES.items()}
     finally:
         con.close()
     sections = []

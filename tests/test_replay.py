@@ -346,8 +346,9 @@ def test_inspect_refuses_a_database_replay_did_not_write(tmp_path: Path) -> None
 
 @pytest.mark.slow
 def test_ctrl_c_during_a_query_exits_130(fixtures_db: Path) -> None:
-    """DuckDB answers Ctrl-C during its query with a RuntimeError, not KeyboardInterrupt: the CLI
-    must still report an interrupt (130), not a traceback."""
+    """One Ctrl-C stops a long query: DuckDB may not notice the signal itself, and answers the
+    interrupt with a RuntimeError, not KeyboardInterrupt. The CLI reports it as an interrupt
+    (130), with no traceback."""
     exe = Path(sys.executable).with_name("schedlog")
     proc = subprocess.Popen(
         [str(exe), "sql", str(fixtures_db), "SELECT sum(a.range * 2) FROM range(100000000000) a"],
@@ -357,8 +358,11 @@ def test_ctrl_c_during_a_query_exits_130(fixtures_db: Path) -> None:
     )
     time.sleep(1.5)  # the query is running (it would take minutes)
     assert proc.poll() is None
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=30)
+    proc.send_signal(signal.SIGINT)  # once: DuckDB alone ignores it about a third of the time
+    try:
+        _, err = proc.communicate(timeout=20)
+    finally:
+        proc.kill()
     assert proc.returncode == 130
     assert b"Traceback" not in err and b"Aborted!" in err
 
