@@ -87,21 +87,21 @@ def _listed(files: Sequence[Path]) -> str:
     return ", ".join(f"'{_quoted(f)}'" for f in files)
 
 
-def _fields(files: Sequence[Path], columns: dict[str, str]) -> str:
-    """Staged US-separated fields (see `staging.py`), read without quoting or escapes."""
+def _fields(files: Sequence[Path], columns: dict[str, str], *, lf_only: bool = False) -> str:
+    """Staged US-separated fields (see `staging.py`), read without quoting or escapes; with
+    `lf_only`, a line ends at LF alone."""
     typed = ", ".join(f"'{k}': '{v}'" for k, v in columns.items())
+    new_line = "new_line='\\n', " if lf_only else ""
     return (
         f"read_csv([{_listed(files)}], delim='\x1f', quote='', escape='', header=false, auto_detect=false, "
-        f"columns={{{typed}}}, max_line_size=2147483647)"
+        f"columns={{{typed}}}, {new_line}max_line_size=2147483647)"
     )
 
 
 def _log_lines(files: Sequence[Path]) -> str:
-    """The lines of log files as written (direct staging has checked DuckDB splits them so)."""
-    return (
-        f"read_csv([{_listed(files)}], delim='\x1f', quote='', escape='', header=false, auto_detect=false, "
-        "columns={'raw': 'VARCHAR'}, new_line='\\n', max_line_size=2147483647)"
-    )
+    """The lines of log files as written, each one field (no JSON text holds a raw US); direct
+    staging has checked that DuckDB splits them so."""
+    return _fields(files, {"raw": "VARCHAR"}, lf_only=True)
 
 
 def insert_records(copied: Sequence[Path], direct: Sequence[tuple[Path, Path]]) -> str:
