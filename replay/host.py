@@ -99,7 +99,7 @@ class Host:
 
         Raises ScheduleLogError exactly as the full fold would.
         """
-        return self.live_fold(profile)[0].finish()
+        return self.live_fold(profile)[0].snapshot()  # live_fold has checked the seedLength bound
 
     def live_fold(self, profile: Profile) -> tuple[Folder, Agenda]:
         """The up-to-date fold state and its agenda, without copying the active set."""
