@@ -125,8 +125,8 @@ def decide(folded: Folded, now: int, cron_resolver: CronResolver = resolve_cron)
 class Agenda:
     """Active records indexed by (target, create order), kept up to date from fold steps.
 
-    For an owner that decides often over many records: `decide_indexed` then costs O(k log n)
-    for k due records instead of O(n). It returns exactly what `decide` returns.
+    For an owner that decides often over many records: `Agenda.decide` then costs O(k log n)
+    for k due records instead of O(n). It returns exactly what the function `decide` returns.
     """
 
     def __init__(self) -> None:
