@@ -122,8 +122,9 @@ def _run(
     files = [p for p in paths if p != STDIN]
     tasks = [(p, reading) for p in files]  # (stdin, if any, came first)
     if jobs > 1 and len(tasks) > 1:
-        for _, result in in_processes(_verify_one, tasks, jobs, progress):
-            yield result
+        with in_processes(_verify_one, tasks, jobs, progress) as results:
+            for _, result in results:
+                yield result
     else:
         for path in files:
             yield verify_path(path, reading.profile, reading.mode, reading.seed_length, progress=progress)

@@ -14,6 +14,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 
@@ -300,7 +301,7 @@ BATCH_BYTES = 16 << 20
 """Staged input ingested per INSERT: large enough for bulk loading, small enough to bound disk."""
 LOADERS = 2
 """Batches loading at once, each on its own connection and core (see `loading.py`)."""
-FIRST_BATCH_BYTES = 4 << 20
+FIRST_BATCH_BYTES = 1 << 20
 LAST_BATCH_BYTES = 1 << 20
 
 
@@ -356,6 +357,7 @@ def _ingest_small(con: duckdb.DuckDBPyConnection, stage: Path) -> None:
     con.execute(f"INSERT INTO changes_staged SELECT s, o, l, i, raw FROM {changes}")
 
 
+@contextmanager
 def _staged(
     paths: Sequence[str],
     stage: Path,
@@ -363,8 +365,10 @@ def _staged(
     jobs: int,
     stdin: bytes | None,
     progress: Callable[[int], None] | None,
-) -> Iterator[tuple[int, int, StagedSession]]:
-    """(session key, input bytes, staged session) in input order, staged ahead by worker processes.
+) -> Iterator[Iterator[tuple[int, int, StagedSession]]]:
+    """Gives (session key, input bytes, staged session) in input order, staged ahead by worker
+    processes that are forked on entering: before DuckDB starts a thread, and so that the first
+    session stages while DuckDB sets up.
 
     Staging runs in `jobs` processes (one by default), never in a thread beside DuckDB: DuckDB
     executing on this process's thread takes the GIL back between its tasks, so a busy Python
@@ -373,14 +377,27 @@ def _staged(
     Progress is reported per staged file.
     """
     files = [p for p in paths if p != STDIN]
-    first_key = 1
-    if stdin is not None:
-        staged = stage_session("<stdin>", 1, stage, reading.profile, reading.mode, reading.seed_length, data=stdin)
-        yield 1, len(stdin), staged
-        first_key = 2
+    first_key = 1 if stdin is None else 2
     tasks = [(p, first_key + n, str(stage), reading) for n, p in enumerate(files)]
-    for task, staged in in_processes(_stage_one, tasks, max(1, jobs), progress, BATCH_BYTES):
-        yield task[1], file_size(task[0]), staged
+    with in_processes(_stage_one, tasks, max(1, jobs), progress, BATCH_BYTES) as staged:
+        yield _after_stdin(stdin, stage, reading, staged)
+
+
+def _after_stdin(
+    stdin: bytes | None,
+    stage: Path,
+    reading: Reading,
+    staged: Iterator[tuple[tuple[str, int, str, Reading], StagedSession]],
+) -> Iterator[tuple[int, int, StagedSession]]:
+    """Standard input's session first (key 1, staged here), then the files' as the workers stage them."""
+    if stdin is not None:
+        yield (
+            1,
+            len(stdin),
+            stage_session("<stdin>", 1, stage, reading.profile, reading.mode, reading.seed_length, data=stdin),
+        )
+    for task, session in staged:
+        yield task[1], file_size(task[0]), session
 
 
 def _parquet(con: duckdb.DuckDBPyConnection, target: Path) -> None:
@@ -449,6 +466,54 @@ def check_parquet_target(target: Path) -> None:
         )
 
 
+def _load(
+    staged: Iterator[tuple[int, int, StagedSession]],
+    stage: Path,
+    tmp: Path,
+    remaining: int,
+    parquet: Path | None,
+) -> list[SessionReport]:
+    """Build the database at `tmp` from the sessions as they are staged (`remaining` bytes of
+    input in all); return their reports."""
+    reports: list[SessionReport] = []
+    con = duckdb.connect()
+    try:
+        con.execute(f"ATTACH '{_quoted(tmp)}' AS replay (ROW_GROUP_SIZE {ROW_GROUP_SIZE})")
+        con.execute("USE replay")
+        for statement in _create():
+            con.execute(statement)
+        for table in SMALL_TABLES:
+            (stage / staged_name(table, GATHERED)).touch()
+        loader = ParallelLoader(con, LOADERS, ["USE replay"])
+        try:
+            batch: list[tuple[int, str | None]] = []
+            pending = 0
+            for key, size, session in staged:
+                reports.append(session.report)
+                _gather(stage, key)
+                batch.append((key, session.source))
+                pending += size
+                remaining -= size
+                if pending >= batch_limit(len(reports) == len(batch), remaining):
+                    loader.submit(partial(_ingest, stage=stage, batch=batch))
+                    batch, pending = [], 0
+            if batch:
+                loader.submit(partial(_ingest, stage=stage, batch=batch))
+            committed = loader.finish()
+            _ingest_small(con, stage)  # the derived tables need no records: built while the last batches load
+            for statement in _finish():
+                con.execute(statement)
+            committed.result()
+        finally:
+            loader.close()
+        if parquet is not None:
+            _parquet(con, parquet)
+        con.execute("CHECKPOINT")
+    finally:
+        con.close()
+    return reports
+
+
 def replay(
     paths: Sequence[str],
     db: Path,
@@ -477,44 +542,10 @@ def replay(
     tmp = Path(tmp_name)
     tmp.unlink()  # DuckDB creates the file itself
     stage = Path(tempfile.mkdtemp(prefix=".schedlog-stage-", dir=db.parent))
-    reports: list[SessionReport] = []
+    total = sum(file_size(p) for p in paths if p != STDIN) + (0 if stdin is None else len(stdin))
     try:
-        con = duckdb.connect()
-        try:
-            con.execute(f"ATTACH '{_quoted(tmp)}' AS replay (ROW_GROUP_SIZE {ROW_GROUP_SIZE})")
-            con.execute("USE replay")
-            for statement in _create():
-                con.execute(statement)
-            for table in SMALL_TABLES:
-                (stage / staged_name(table, GATHERED)).touch()
-            loader = ParallelLoader(con, LOADERS, ["USE replay"])
-            try:
-                batch: list[tuple[int, str | None]] = []
-                pending = 0
-                remaining = sum(file_size(p) for p in paths if p != STDIN) + (0 if stdin is None else len(stdin))
-                for key, size, staged in _staged(paths, stage, reading, jobs, stdin, progress):
-                    reports.append(staged.report)
-                    _gather(stage, key)
-                    batch.append((key, staged.source))
-                    pending += size
-                    remaining -= size
-                    if pending >= batch_limit(len(reports) == len(batch), remaining):
-                        loader.submit(partial(_ingest, stage=stage, batch=batch))
-                        batch, pending = [], 0
-                if batch:
-                    loader.submit(partial(_ingest, stage=stage, batch=batch))
-                committed = loader.finish()
-                _ingest_small(con, stage)  # the derived tables need no records: built while the last batches load
-                for statement in _finish():
-                    con.execute(statement)
-                committed.result()
-            finally:
-                loader.close()
-            if parquet is not None:
-                _parquet(con, parquet)
-            con.execute("CHECKPOINT")
-        finally:
-            con.close()
+        with _staged(paths, stage, reading, jobs, stdin, progress) as staged:
+            reports = _load(staged, stage, tmp, total, parquet)
         os.replace(tmp, db)
         return reports
     finally:

@@ -8,7 +8,8 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
-from typing import TypeVar
+from contextlib import contextmanager
+from typing import Generic, TypeVar
 
 Task = TypeVar("Task", bound=tuple[object, ...])
 Result = TypeVar("Result")
@@ -22,28 +23,59 @@ def file_size(path: str) -> int:
         return 0
 
 
+class _Window(Generic[Task, Result]):
+    """Tasks submitted to a pool and not yet taken, in input order, within a byte budget."""
+
+    def __init__(
+        self, pool: Executor, fn: Callable[[Task], Result], tasks: Iterable[Task], workers: int, budget: int
+    ) -> None:
+        self.pool = pool
+        self.fn = fn
+        self.tasks = iter(tasks)
+        self.workers = workers
+        self.budget = budget
+        self.pending: deque[tuple[Task, Future[Result], int]] = deque()
+        self.load = 0
+        self.held: tuple[Task, int] | None = None
+        """The next task, with its size, when the budget did not admit it yet."""
+
+    def submit(self) -> None:
+        """Submit tasks while `workers` + 1 are not yet in flight, or their input fits the budget."""
+        while True:
+            if self.held is None:
+                task = next(self.tasks, None)
+                if task is None:
+                    return
+                self.held = task, file_size(str(task[0]))
+            task, size = self.held
+            if len(self.pending) > self.workers and self.load + size > self.budget:
+                return
+            self.pending.append((task, self.pool.submit(self.fn, task), size))
+            self.load += size
+            self.held = None
+
+    def results(self) -> Iterator[tuple[Task, Result]]:
+        """Each task with its result, in input order; the next tasks are submitted as one is taken."""
+        while self.pending:
+            task, future, size = self.pending.popleft()
+            self.load -= size
+            self.submit()
+            yield task, future.result()
+
+
 def in_order(
     pool: Executor, fn: Callable[[Task], Result], tasks: Iterable[Task], workers: int, budget: int = 0
 ) -> Iterator[tuple[Task, Result]]:
     """`fn` over `tasks` (each starting with its file path) on `pool`, results in input order.
 
-    Unlike Executor.map, which submits every task at once, it keeps `workers` + 1 tasks in
-    flight and more only while their input stays within `budget` bytes: what a slow consumer
-    has not taken yet (staged files on disk, say) stays bounded.
+    The first tasks are submitted before this returns. Unlike Executor.map, which submits every
+    task at once, it keeps `workers` + 1 tasks in flight and more only while their input stays
+    within `budget` bytes: what a slow consumer has not taken yet (staged files on disk, say)
+    stays bounded.
     """
-    pending: deque[tuple[Task, Future[Result], int]] = deque()
-    load = 0
-    for task in tasks:
-        size = file_size(str(task[0]))
-        while len(pending) > workers and load + size > budget:
-            first, future, first_size = pending.popleft()
-            load -= first_size
-            yield first, future.result()
-        pending.append((task, pool.submit(fn, task), size))
-        load += size
-    while pending:
-        first, future, _ = pending.popleft()
-        yield first, future.result()
+    window = _Window(pool, fn, tasks, workers, budget)
+    window.submit()
+    return window.results()
 
 
 PARENT_POLL_S = 0.2
@@ -64,19 +96,35 @@ def _exit_with_parent(parent: int) -> None:
     threading.Thread(target=watch, daemon=True).start()
 
 
+@contextmanager
 def in_processes(
     fn: Callable[[Task], Result],
     tasks: Sequence[Task],
     jobs: int,
     progress: Callable[[int], None] | None,
     budget: int = 0,
-) -> Iterator[tuple[Task, Result]]:
-    """`fn` over `tasks` in `jobs` processes, results in order (see `in_order` for `budget`).
+) -> Iterator[Iterator[tuple[Task, Result]]]:
+    """`fn` over `tasks` in `jobs` processes: gives the results in order (see `in_order` for
+    `budget`); progress is reported per finished file, by its size.
 
-    Progress is reported per finished file, by its size.
+    The processes are forked and the first tasks submitted on entering, so the caller may then
+    start threads of its own (a process forked beside a running thread can inherit a lock that
+    thread holds) and do other work while the first results are computed. On leaving, the
+    processes are stopped; on an error, tasks not yet started are dropped.
     """
-    with ProcessPoolExecutor(max_workers=jobs, initializer=_exit_with_parent, initargs=(os.getpid(),)) as pool:
-        for task, result in in_order(pool, fn, tasks, jobs, budget):
-            if progress is not None:
-                progress(file_size(str(task[0])))
-            yield task, result
+    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_exit_with_parent, initargs=(os.getpid(),))
+    try:
+        yield _reported(in_order(pool, fn, tasks, jobs, budget), progress)
+    except BaseException:
+        pool.shutdown(cancel_futures=True)
+        raise
+    pool.shutdown()
+
+
+def _reported(
+    results: Iterator[tuple[Task, Result]], progress: Callable[[int], None] | None
+) -> Iterator[tuple[Task, Result]]:
+    for task, result in results:
+        if progress is not None:
+            progress(file_size(str(task[0])))
+        yield task, result

@@ -1,0 +1,94 @@
+"""Fan-out over session files: results in input order, a bounded window, workers started on entry."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from concurrent.futures import Executor, Future
+from pathlib import Path
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from replay.fanout import in_order, in_processes
+
+
+class _Recorder(Executor):
+    """Runs nothing until a result is asked for; records what is in flight at each submit."""
+
+    def __init__(self) -> None:
+        self.submitted: list[str] = []
+
+    def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Future[Any]:
+        future: Future[Any] = Future()
+        future.set_result(fn(*args))
+        self.submitted.append(str(args[0][0]))
+        return future
+
+
+def _files(tmp_path: Path, sizes: list[int]) -> list[tuple[str]]:
+    tasks = []
+    for n, size in enumerate(sizes):
+        path = tmp_path / f"f{n}"
+        path.write_bytes(b"x" * size)
+        tasks.append((str(path),))
+    return tasks
+
+
+def _name(task: tuple[str]) -> str:
+    return os.path.basename(task[0])
+
+
+@given(sizes=st.lists(st.integers(0, 50), max_size=12), workers=st.integers(1, 3), budget=st.integers(0, 120))
+def test_in_order_keeps_order_and_its_window(
+    tmp_path_factory: Any, sizes: list[int], workers: int, budget: int
+) -> None:
+    tmp_path = tmp_path_factory.mktemp("fanout")
+    tasks = _files(tmp_path, sizes)
+    pool = _Recorder()
+    results = in_order(pool, _name, tasks, workers, budget)
+    # submitted before the first result is asked for
+    assert len(pool.submitted) == min(len(tasks), max(workers + 1, _fits(sizes, budget)))
+    taken = 0
+    for task, result in results:
+        assert result == _name(task) == f"f{taken}"
+        taken += 1
+        in_flight = len(pool.submitted) - taken
+        window = sizes[taken : taken + in_flight]
+        # beyond `workers` + 1 tasks, only while their input fits the budget
+        assert in_flight <= workers + 1 or sum(window) <= budget
+    assert taken == len(tasks)
+
+
+def _fits(sizes: list[int], budget: int) -> int:
+    """How many leading tasks fit the budget together."""
+    total = 0
+    for n, size in enumerate(sizes):
+        total += size
+        if total > budget:
+            return n
+    return len(sizes)
+
+
+def _pid(task: tuple[str]) -> int:
+    return os.getpid()
+
+
+def test_in_processes_forks_its_workers_on_entry(tmp_path: Path) -> None:
+    tasks = _files(tmp_path, [1, 2, 3])
+    before = {p.pid for p in multiprocessing.active_children()}
+    with in_processes(_pid, tasks, 2, None) as results:
+        started = {p.pid for p in multiprocessing.active_children()} - before
+        assert len(started) == 2  # forked already, before any result is taken
+        pids = [pid for _, pid in results]
+    assert set(pids) <= started
+    assert not {p.pid for p in multiprocessing.active_children()} & started  # stopped on leaving
+
+
+def test_in_processes_reports_progress_in_order(tmp_path: Path) -> None:
+    tasks = _files(tmp_path, [5, 7, 11])
+    heard: list[int] = []
+    with in_processes(_name, tasks, 2, heard.append) as results:
+        assert [result for _, result in results] == ["f0", "f1", "f2"]
+    assert heard == [5, 7, 11]
