@@ -14,15 +14,16 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, closing, contextmanager
 from functools import partial
 from pathlib import Path
+from typing import IO
 
 import duckdb
 
 from .fanout import file_size, in_processes
 from .loading import ParallelLoader
-from .staging import StagedSession, stage_session, staged_name
+from .staging import SMALL_TABLES, StagedSession, stage_session, staged_name
 from .verify import STDIN, Reading, SessionReport
 
 ROW_TAGS_SQL = "('text-chunks', 'reasoning-chunks', 'tool-call-chunks')"
@@ -328,26 +329,28 @@ def _ingest(con: duckdb.DuckDBPyConnection, stage: Path, batch: Sequence[tuple[i
             (stage / staged_name(table, key)).unlink(missing_ok=True)  # one of the two was written
 
 
-SMALL_TABLES = ("sessions", "schedules", "dispatches", "violations", "changes")
 GATHERED = 0
 """The key naming the gathered small-table files (session keys start at 1)."""
 
 
-def _gather(stage: Path, key: int) -> None:
-    """Append one staged session's small tables to the run's single file per table.
+class _Gathered:
+    """The small tables' rows of every session, appended to one file per table as sessions are
+    staged: DuckDB opens each file it reads at a cost (about 1 ms), which for many small files
+    would outweigh their rows; one file per table keeps the final load a few milliseconds."""
 
-    DuckDB opens each file it reads at a cost (about 1 ms), which for many small files would
-    outweigh their rows; one file per table keeps the final load a few milliseconds.
-    """
-    for table in SMALL_TABLES:
-        part = stage / staged_name(table, key)
-        try:
-            rows = part.read_bytes()
-        except FileNotFoundError:  # the session has no such rows
-            continue
-        with open(stage / staged_name(table, GATHERED), "ab") as whole:
-            whole.write(rows)
-        part.unlink()
+    def __init__(self, stage: Path) -> None:
+        self.stack = ExitStack()
+        self.files = {table: self._open(stage / staged_name(table, GATHERED)) for table in SMALL_TABLES}
+
+    def _open(self, path: Path) -> IO[bytes]:
+        return self.stack.enter_context(open(path, "wb"))
+
+    def add(self, session: StagedSession) -> None:
+        for table, rows in session.small.items():
+            self.files[table].write(rows)
+
+    def close(self) -> None:
+        self.stack.close()
 
 
 def _ingest_small(con: duckdb.DuckDBPyConnection, stage: Path) -> None:
@@ -483,30 +486,30 @@ def _load(
         con.execute("USE replay")
         for statement in _create():
             con.execute(statement)
-        for table in SMALL_TABLES:
-            (stage / staged_name(table, GATHERED)).touch()
-        loader = ParallelLoader(con, LOADERS, ["USE replay"])
-        try:
-            batch: list[tuple[int, str | None]] = []
-            pending = 0
-            for key, size, session in staged:
-                reports.append(session.report)
-                _gather(stage, key)
-                batch.append((key, session.source))
-                pending += size
-                remaining -= size
-                if pending >= batch_limit(len(reports) == len(batch), remaining):
+        with closing(_Gathered(stage)) as gathered:
+            loader = ParallelLoader(con, LOADERS, ["USE replay"])
+            try:
+                batch: list[tuple[int, str | None]] = []
+                pending = 0
+                for key, size, session in staged:
+                    reports.append(session.report)
+                    gathered.add(session)
+                    batch.append((key, session.source))
+                    pending += size
+                    remaining -= size
+                    if pending >= batch_limit(len(reports) == len(batch), remaining):
+                        loader.submit(partial(_ingest, stage=stage, batch=batch))
+                        batch, pending = [], 0
+                if batch:
                     loader.submit(partial(_ingest, stage=stage, batch=batch))
-                    batch, pending = [], 0
-            if batch:
-                loader.submit(partial(_ingest, stage=stage, batch=batch))
-            committed = loader.finish()
-            _ingest_small(con, stage)  # the derived tables need no records: built while the last batches load
-            for statement in _finish():
-                con.execute(statement)
-            committed.result()
-        finally:
-            loader.close()
+                committed = loader.finish()
+                gathered.close()
+                _ingest_small(con, stage)  # the derived tables need no records: built while the last batches load
+                for statement in _finish():
+                    con.execute(statement)
+                committed.result()
+            finally:
+                loader.close()
         if parquet is not None:
             _parquet(con, parquet)
         con.execute("CHECKPOINT")

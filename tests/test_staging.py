@@ -197,3 +197,14 @@ def test_a_number_beyond_doubles_is_stored_as_null(tmp_path: Path) -> None:
     assert report.verdict == "ok"
     with duckdb.connect(str(tmp_path / "x.duckdb"), read_only=True) as con:
         assert con.execute("SELECT data FROM events WHERE idx = 0").fetchall() == [('{"turn":1,"big":null}',)]
+
+
+def test_a_staged_session_writes_one_file_and_returns_its_small_rows(tmp_path: Path) -> None:
+    staged = stage_session(str(REMINDERS), 7, tmp_path)
+    assert [p.name for p in tmp_path.iterdir()] == [staging.staged_name("lines", 7)]  # read directly
+    assert set(staged.small) <= set(staging.SMALL_TABLES)
+    sessions = [json.loads(row) for row in staged.small["sessions"].splitlines()]
+    assert [(s["session_key"], s["verdict"]) for s in sessions] == [(7, "ok")]
+    changes = staged.small["changes"].splitlines()
+    assert len(changes) == staged.report.schedule_events
+    assert {c.split(b"\x1f")[0] for c in changes} == {b"7"}
