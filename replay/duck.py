@@ -70,13 +70,13 @@ def _instant(column: str) -> str:
 
 _RECORD_TABLE = (
     "session_key BIGINT, line BIGINT, idx BIGINT, seed_length BIGINT, packed BOOLEAN, type VARCHAR, "
-    "time_ms BIGINT, times BIGINT[], record VARCHAR USING COMPRESSION zstd"
+    "time_ms BIGINT, offsets BIGINT[], record VARCHAR USING COMPRESSION zstd"
 )
 """The record text is compressed with zstd (DuckDB would choose FSST, larger and slower to
 write for text this long); the other columns keep DuckDB's own choice."""
 _DESCRIPTION = {
     "s": "BIGINT", "o": "BIGINT", "l": "BIGINT", "i": "BIGINT", "p": "BOOLEAN", "type": "VARCHAR",
-    "time": "BIGINT", "times": "VARCHAR",
+    "time": "BIGINT", "offsets": "VARCHAR",
 }  # fmt: skip
 _COPIED_COLUMNS = {**_DESCRIPTION, "raw": "VARCHAR"}
 _LINE_COLUMNS = {**_DESCRIPTION, "n": "BIGINT"}
@@ -137,9 +137,8 @@ def insert_records(copied: Sequence[Path], direct: Sequence[tuple[Path, Path]]) 
     INSERT INTO records
     SELECT s, l, i, o, p,
            CASE WHEN type IS NOT NULL THEN type ELSE json_extract_string(raw, '$.type') END,
-           CASE WHEN p THEN NULL WHEN type IS NOT NULL THEN time
-                ELSE TRY_CAST(json_extract(raw, '$.time') AS BIGINT) END,
-           CASE WHEN p THEN from_json(times, '["BIGINT"]') END, raw
+           CASE WHEN type IS NOT NULL THEN time ELSE TRY_CAST(json_extract(raw, '$.time') AS BIGINT) END,
+           CASE WHEN p THEN from_json(offsets, '["BIGINT"]') END, raw
     FROM ({" UNION ALL ".join(parts)})
     """
 
@@ -147,14 +146,14 @@ def insert_records(copied: Sequence[Path], direct: Sequence[tuple[Path, Path]]) 
 EVENTS_VIEW = f"""
 CREATE VIEW events AS
 WITH x AS (
-    SELECT session_key, line, idx AS first, seed_length, packed, type, time_ms, times, record,
+    SELECT session_key, line, idx AS first, seed_length, packed, type, time_ms AS time0, offsets, record,
            CASE WHEN packed THEN json_extract(record, {_ROW_PATHS}) END AS f
     FROM records
 ), m AS (  -- unnest beside the row's fields, so each row's record is decoded once, not once per member
     SELECT session_key, line, first, seed_length, packed, type, record, f,
-           unnest(CASE WHEN packed THEN times ELSE [time_ms] END) AS time_ms,
+           time0 + unnest(CASE WHEN packed THEN offsets ELSE [0] END) AS time_ms,
            unnest(CASE WHEN packed THEN CAST(coalesce(f[7], f[8]) AS VARCHAR[]) ELSE [NULL] END) AS member,
-           unnest(range(CASE WHEN packed THEN len(times) ELSE 1 END)) AS k
+           unnest(range(CASE WHEN packed THEN len(offsets) ELSE 1 END)) AS k
     FROM x
 ), ev AS (
     SELECT session_key, first + k AS idx, line, seed_length,

@@ -2,7 +2,9 @@
 
 Every committed record is described by one line of fields separated by US (0x1F, a control
 character no JSON text holds raw, so no field needs escaping): session, seedLength, line,
-index, whether it is a packed row, its type and time (when plain, see `_plain_type`), a row's member times.
+index, whether it is a packed row, its type and time (when plain, see `_plain_type`; a row's
+`time0`), a row's member times less its `time0` (offsets: short numbers, cheaper to write and
+to store than the times).
 Then either
 - **direct**: the record's length in bytes (`lines` file), and DuckDB reads the record itself
   from the log file, line by line beside these descriptions. Taken for a plain log file whose
@@ -186,8 +188,8 @@ class SessionStager:
                 fields = b"%d\x1f%d\x1f0\x1f\x1f\x1f" % (line, index)
         else:
             kind = None
-            times = orjson.dumps(list(accumulate(row.dt, initial=row.time0)))  # safe integers only
-            fields = b"%d\x1f%d\x1f1\x1f%s\x1f\x1f%s" % (line, index, row.tag.encode(), times)
+            offsets = orjson.dumps(list(accumulate(row.dt, initial=0)))  # safe integers only
+            fields = b"%d\x1f%d\x1f1\x1f%s\x1f%d\x1f%s" % (line, index, row.tag.encode(), row.time0, offsets)
         if self.source is not None:
             if line != self.next_line:
                 if self.next_line != 1 or line != 2:
