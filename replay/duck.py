@@ -180,14 +180,19 @@ FROM ev
 """Every event after chunk-row expansion, in the columns the README documents for `events`."""
 
 
-def insert_small(table: str, files: Sequence[Path]) -> str:
-    """Append staged rows of one of the small tables (sessions, schedules, ...)."""
+def _small(stage: Path, table: str) -> str:
+    """The gathered rows of one of the small tables (sessions, schedules, ...), as a table function."""
     columns = ", ".join(f"'{k}': '{v}'" for k, v in _COLUMNS[table].items())
-    source = (
-        f"read_json([{_listed(files)}], columns={{{columns}}}, format='newline_delimited', "
-        "maximum_object_size=1073741824)"
+    return (
+        f"read_json(['{_quoted(stage / staged_name(table, GATHERED))}'], columns={{{columns}}}, "
+        "format='newline_delimited', maximum_object_size=1073741824)"
     )
-    return f"INSERT INTO {table}_staged SELECT * FROM {source}"
+
+
+def _changes(stage: Path) -> str:
+    """The gathered `schedule/change` records, as a subquery."""
+    changes = _fields([stage / staged_name("changes", GATHERED)], _COPIED_COLUMNS)
+    return f"(SELECT s AS session_key, o AS seed_length, l AS line, i AS idx, raw AS record FROM {changes})"
 
 
 def _create() -> Iterator[str]:
@@ -197,13 +202,6 @@ def _create() -> Iterator[str]:
     yield "SET threads = 1"
     yield "SET write_buffer_row_group_count = 1"
     yield f"CREATE TABLE records ({_RECORD_TABLE})"
-    for table in ("sessions", "schedules", "dispatches", "violations"):
-        columns = ", ".join(f'"{k}" {v}' for k, v in _COLUMNS[table].items())
-        yield f"CREATE TEMP TABLE {table}_staged ({columns})"
-    yield (
-        "CREATE TEMP TABLE changes_staged "
-        "(session_key BIGINT, seed_length BIGINT, line BIGINT, idx BIGINT, record JSON)"
-    )
 
 
 _CHANGE_PATHS = (
@@ -214,8 +212,9 @@ _CHANGE_PATHS = (
 """The fields `schedule_changes` decodes, in the order its query indexes them (f[1] is time)."""
 
 
-def _finish() -> Iterator[str]:
-    yield "CREATE TABLE sessions AS SELECT * FROM sessions_staged ORDER BY session_key"
+def _finish(stage: Path) -> Iterator[str]:
+    """The tables derived from the small tables' rows gathered in `stage`, and the views."""
+    yield f"CREATE TABLE sessions AS SELECT * FROM {_small(stage, 'sessions')} ORDER BY session_key"
     yield EVENTS_VIEW
     fields = ", ".join(f"'$.{path}'" for path in _CHANGE_PATHS)
     yield f"""
@@ -223,7 +222,7 @@ def _finish() -> Iterator[str]:
     WITH e AS (  -- one parse per record: every field in one json_extract
         SELECT session_key, idx, idx AS seq, line, idx >= seed_length AS owned,
                TRY_CAST(f[1] AS BIGINT) AS time_ms, f
-        FROM (SELECT *, json_extract(record, [{fields}]) AS f FROM changes_staged)
+        FROM (SELECT *, json_extract(record, [{fields}]) AS f FROM {_changes(stage)})
     )
     SELECT e.session_key, e.idx, e.seq, e.line, e.owned,
            CASE WHEN NOT coalesce(e.owned, false) THEN 'inherited'
@@ -253,17 +252,18 @@ def _finish() -> Iterator[str]:
            created_index, created_seq, created_line, {_ts("created_time_ms")} AS created_time,
            {_instant("first_target")} AS first_target, {_instant("current_target")} AS current_target,
            ended_index, ended_seq, end_reason, dispatch_count
-    FROM schedules_staged ORDER BY session_key, created_index
+    FROM {_small(stage, "schedules")} ORDER BY session_key, created_index
     """
     yield f"""
     CREATE TABLE dispatches AS
     SELECT session_key, idx, seq, line, id, kind, shape, {_instant("target")} AS target,
            {_instant("occurrence_at")} AS occurrence_at, {_instant("accepted_at")} AS accepted_at,
            {_instant("next_target")} AS next_target, batch, {_ts("time_ms")} AS time
-    FROM dispatches_staged ORDER BY session_key, idx
+    FROM {_small(stage, "dispatches")} ORDER BY session_key, idx
     """
-    yield """CREATE TABLE violations AS
-    SELECT session_key, "index", seq, line, code, rule, pointer, message FROM violations_staged ORDER BY session_key"""
+    yield f"""CREATE TABLE violations AS
+    SELECT session_key, "index", seq, line, code, rule, pointer, message FROM {_small(stage, "violations")}
+    ORDER BY session_key"""
     yield "CREATE VIEW active_schedules AS SELECT * FROM schedules WHERE end_reason = 'active'"
     yield """
     CREATE VIEW timeline AS
@@ -350,14 +350,6 @@ class _Gathered:
 
     def close(self) -> None:
         self.stack.close()
-
-
-def _ingest_small(con: duckdb.DuckDBPyConnection, stage: Path) -> None:
-    """Load the gathered small tables of all sessions."""
-    for table in ("sessions", "schedules", "dispatches", "violations"):
-        con.execute(insert_small(table, [stage / staged_name(table, GATHERED)]))
-    changes = _fields([stage / staged_name("changes", GATHERED)], _COPIED_COLUMNS)
-    con.execute(f"INSERT INTO changes_staged SELECT s, o, l, i, raw FROM {changes}")
 
 
 @contextmanager
@@ -503,8 +495,9 @@ def _load(
                     loader.submit(partial(_ingest, stage=stage, batch=batch))
                 committed = loader.finish()
                 gathered.close()
-                _ingest_small(con, stage)  # the derived tables need no records: built while the last batches load
-                for statement in _finish():
+                for statement in _finish(
+                    stage
+                ):  # the derived tables need no records: built while the last batches load
                     con.execute(statement)
                 committed.result()
             finally:
