@@ -494,10 +494,10 @@ def _load(
                 if batch:
                     loader.submit(partial(_ingest, stage=stage, batch=batch))
                 committed = loader.finish()
+                committed.result()
                 gathered.close()
-                for statement in _finish(
-                    stage
-                ):  # the derived tables need no records: built while the last batches load
+                # the derived tables need no records: built while the last batches load and commit
+                for statement in _finish(stage):
                     con.execute(statement)
                 committed.result()
             finally:
