@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, closing, contextmanager
 from functools import partial
 from pathlib import Path
@@ -75,10 +75,11 @@ _RECORD_TABLE = (
 """The record text is compressed with zstd (DuckDB would choose FSST, larger and slower to
 write for text this long); the other columns keep DuckDB's own choice."""
 _DESCRIPTION = {
-    "s": "BIGINT", "o": "BIGINT", "l": "BIGINT", "i": "BIGINT", "p": "BOOLEAN", "type": "VARCHAR",
+    "s": "BIGINT", "l": "BIGINT", "i": "BIGINT", "p": "BOOLEAN", "type": "VARCHAR",
     "time": "BIGINT", "offsets": "VARCHAR",
 }  # fmt: skip
 _COPIED_COLUMNS = {**_DESCRIPTION, "raw": "VARCHAR"}
+_CHANGE_COLUMNS = {"s": "BIGINT", "o": "BIGINT", **_DESCRIPTION, "raw": "VARCHAR"}
 _LINE_COLUMNS = {**_DESCRIPTION, "n": "BIGINT"}
 _ROW_PATHS = "['$.type', '$.data.turn', '$.data.step', '$.data.index', '$.data.id', '$.data.name', '$.data.texts', '$.data.args']"  # noqa: E501
 
@@ -108,12 +109,15 @@ def _log_lines(files: Sequence[Path]) -> str:
     return _fields(files, {"raw": "VARCHAR"}, lf_only=True)
 
 
-def insert_records(copied: Sequence[Path], direct: Sequence[tuple[Path, Path]]) -> str:
+def insert_records(
+    copied: Sequence[Path], direct: Sequence[tuple[Path, Path]], owned_from: Mapping[int, int | None]
+) -> str:
     """Append the committed records of staged sessions: one row per verbatim event or packed row.
 
     `copied` are staged files holding the records; `direct` pairs a log file with its staged
     line descriptions, one per line (a header's is skipped), joined by position. Each record's
-    length guards the pairing: a log that changed since it was staged fails loudly.
+    length guards the pairing: a log that changed since it was staged fails loudly. `owned_from`
+    gives each session's seedLength (see `staging.owned_from`).
 
     A record is stored as the log wrote it, with the few fields the views need decoded beside it
     (by the stager, which has parsed the record already; DuckDB parses only a record whose type
@@ -133,9 +137,12 @@ def insert_records(copied: Sequence[Path], direct: Sequence[tuple[Path, Path]]) 
             "ELSE error('a session log changed while it was replayed') END AS raw "
             f"FROM {logs} POSITIONAL JOIN {lines} WHERE s IS NOT NULL"
         )
+    first = min(owned_from)
+    seeds = [owned_from.get(key) for key in range(first, max(owned_from) + 1)]  # looked up by position
+    listed = ", ".join("NULL" if seed is None else str(seed) for seed in seeds)
     return f"""
     INSERT INTO records
-    SELECT s, l, i, o, p,
+    SELECT s, l, i, CAST([{listed}] AS BIGINT[])[s - {first - 1}], p,
            CASE WHEN type IS NOT NULL THEN type ELSE json_extract_string(raw, '$.type') END,
            CASE WHEN type IS NOT NULL THEN time ELSE TRY_CAST(json_extract(raw, '$.time') AS BIGINT) END,
            CASE WHEN p THEN from_json(offsets, '["BIGINT"]') END, raw
@@ -191,7 +198,7 @@ def _small(stage: Path, table: str) -> str:
 
 def _changes(stage: Path) -> str:
     """The gathered `schedule/change` records, as a subquery."""
-    changes = _fields([stage / staged_name("changes", GATHERED)], _COPIED_COLUMNS)
+    changes = _fields([stage / staged_name("changes", GATHERED)], _CHANGE_COLUMNS)
     return f"(SELECT s AS session_key, o AS seed_length, l AS line, i AS idx, raw AS record FROM {changes})"
 
 
@@ -318,11 +325,11 @@ def batch_limit(first: bool, remaining: int) -> int:
     return max(LAST_BATCH_BYTES, min(BATCH_BYTES, remaining // 4))
 
 
-def _ingest(con: duckdb.DuckDBPyConnection, stage: Path, batch: Sequence[tuple[int, str | None]]) -> None:
-    """Load the records of the staged sessions in `batch` (key, direct source) and delete their files."""
-    copied = [stage / staged_name("records", k) for k, source in batch if source is None]
-    direct = [(Path(source), stage / staged_name("lines", k)) for k, source in batch if source is not None]
-    con.execute(insert_records(copied, direct))
+def _ingest(con: duckdb.DuckDBPyConnection, stage: Path, batch: Sequence[tuple[int, StagedSession]]) -> None:
+    """Load the records of the staged sessions in `batch` (key, session) and delete their files."""
+    copied = [stage / staged_name("records", k) for k, staged in batch if staged.source is None]
+    direct = [(Path(s.source), stage / staged_name("lines", k)) for k, s in batch if s.source is not None]
+    con.execute(insert_records(copied, direct, {key: staged.owned_from for key, staged in batch}))
     for key, _ in batch:
         for table in ("records", "lines"):
             (stage / staged_name(table, key)).unlink(missing_ok=True)  # one of the two was written
@@ -480,12 +487,12 @@ def _load(
         with closing(_Gathered(stage)) as gathered:
             loader = ParallelLoader(con, LOADERS, ["USE replay"])
             try:
-                batch: list[tuple[int, str | None]] = []
+                batch: list[tuple[int, StagedSession]] = []
                 pending = 0
                 for key, size, session in staged:
                     reports.append(session.report)
                     gathered.add(session)
-                    batch.append((key, session.source))
+                    batch.append((key, session))
                     pending += size
                     remaining -= size
                     if pending >= batch_limit(len(reports) == len(batch), remaining):

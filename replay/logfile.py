@@ -82,6 +82,10 @@ class Entry(NamedTuple):
             yield from self.row.events()
 
 
+Others = Callable[[int, int, dict[str, object] | None, ChunkRow | None, bytes | None], object]
+"""Hears a record not yielded: its line, event index, event or row, and bytes (as in an Entry)."""
+
+
 @dataclass
 class _Defect:
     code: str
@@ -114,6 +118,7 @@ class SessionLog:
 
     _defect: _Defect | None = None
     _schedule_only: bool = False
+    _others: Others | None = None
     _fatal: bool = False
     _counts: dict[str, int] = field(default_factory=dict)
     _consumed: int = 0
@@ -149,13 +154,16 @@ class SessionLog:
 
     # --- reading --------------------------------------------------------------------------
 
-    def entries(self, schedule_only: bool = False) -> Iterator[Entry]:
+    def entries(self, schedule_only: bool = False, others: Others | None = None) -> Iterator[Entry]:
         """Yield the committed records; findings are final once the iterator is exhausted.
 
         With `schedule_only`, every record is still read, checked and counted, but only the
-        `schedule/change` events are yielded (what a verifier needs, at less cost).
+        `schedule/change` events are yielded (what a verifier needs, at less cost); `others`,
+        when given, hears each of the other records as it is read (in order with the yielded
+        ones), with the fields of its Entry, without an Entry being made.
         """
         self._schedule_only = schedule_only
+        self._others = others if schedule_only else None
         if self.mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}")
         try:
@@ -343,7 +351,11 @@ class SessionLog:
                     return None
                 if row.seq0 == index:
                     self.event_count = index + len(row.members)
-                    return None if self._schedule_only else Entry(line_no, index, None, row, raw)
+                    if self._schedule_only:
+                        if self._others is not None:
+                            self._others(line_no, index, None, row, raw)
+                        return None
+                    return Entry(line_no, index, None, row, raw)
                 return self._record_value(line_no, raw, value)
             seq = value.get("seq")
             time = value.get("time")
@@ -360,6 +372,8 @@ class SessionLog:
             ):
                 self.event_count = index + 1
                 if self._schedule_only and tag != SCHEDULE_CHANGE:
+                    if self._others is not None:
+                        self._others(line_no, index, value, None, raw)
                     return None
                 return Entry(line_no, index, value, None, raw)
         return self._record_value(line_no, raw, value)
@@ -398,7 +412,11 @@ class SessionLog:
                 )
                 return None
             self.event_count += len(row)
-            return None if self._schedule_only else Entry(line_no, index, None, row, raw)
+            if self._schedule_only:
+                if self._others is not None:
+                    self._others(line_no, index, None, row, raw)
+                return None
+            return Entry(line_no, index, None, row, raw)
         seq = value.get("seq") if isinstance(value, dict) else None
         if type(seq) not in (int, float) or seq != index:
             got = "no seq" if seq is None else repr(seq)
@@ -410,6 +428,8 @@ class SessionLog:
         self._check_envelope(value, line_no)
         self.event_count += 1
         if self._schedule_only and tag != SCHEDULE_CHANGE:
+            if self._others is not None:
+                self._others(line_no, index, value, None, raw)
             return None
         return Entry(line_no, index, value, None, raw)
 

@@ -1,11 +1,11 @@
 """Staging for the DuckDB replay: one pass over a session log writes the files DuckDB loads in bulk.
 
 Every committed record is described by one line of fields separated by US (0x1F, a control
-character no JSON text holds raw, so no field needs escaping): session, seedLength, line,
-index, whether it is a packed row, its type and time (when plain, see `_plain_type`; a row's
-`time0`), a row's member times less its `time0` (offsets: short numbers, cheaper to write and
-to store than the times).
-Then either
+character no JSON text holds raw, so no field needs escaping): session, line, index, whether
+it is a packed row, its type and time (when plain, see `_plain_type`; a row's `time0`), a row's
+member times less its `time0` (offsets: short numbers, cheaper to write and to store than the
+times). The session's seedLength is not among them: the reader hands records over as it reads
+them, before `seed` is called, and the loader adds it per session. Then either
 - **direct**: the record's length in bytes (`lines` file), and DuckDB reads the record itself
   from the log file, line by line beside these descriptions. Taken for a plain log file whose
   every line is the header or a committed record and which DuckDB's line reader splits as the
@@ -34,10 +34,11 @@ from typing import IO, Any, NamedTuple
 
 import orjson
 
-from invariant import SCHEDULE_CHANGE, CreateChange, DeleteChange, DispatchChange, Step
+from invariant import CreateChange, DeleteChange, DispatchChange, Step
 from invariant.changes import ONE_SHOT_KINDS
 from invariant.jsvalue import js_well_formed
 
+from .chunks import ChunkRow
 from .logfile import Entry, SessionLog
 from .verify import SessionReport, verify_log
 
@@ -64,10 +65,17 @@ class _NotDirect(Exception):
 SMALL_TABLES = ("sessions", "schedules", "dispatches", "violations", "changes")
 
 
+def owned_from(seed_length: object) -> int | None:
+    """The index owned events start at: a valid seedLength, else None (unknown)."""
+    return seed_length if type(seed_length) is int and seed_length >= 0 else None
+
+
 class StagedSession(NamedTuple):
     report: SessionReport
     source: str | None
     """The log file DuckDB reads the records from (direct staging), or None (copied)."""
+    owned_from: int | None
+    """The session's seedLength, when valid (see `owned_from`)."""
     small: dict[str, bytes]
     """The session's rows of each of the SMALL_TABLES it has rows in, as they are staged in files."""
 
@@ -150,7 +158,10 @@ class SessionStager:
         self.described = self._open(big, WRITE_BUFFER)
         """`lines` (direct: one description per line) or `records` (copied: descriptions and records)."""
         self.small: dict[str, list[bytes]] = {}
-        self.head = b""
+        self.head = b"%d\x1f" % key
+        """The fields every description starts with (the session)."""
+        self.owned_from: int | None = None
+        self.changes_head = b""
         self.schedules: dict[str, _Schedule] = {}
         self.batches: dict[str, int] = {}
 
@@ -170,24 +181,33 @@ class SessionStager:
         return {table: b"".join(rows) for table, rows in self.small.items()}
 
     def seed(self, seed_length: object) -> None:
-        """Known once the header is read: owned events are those at or after it."""
-        seed = seed_length if type(seed_length) is int and seed_length >= 0 else None
-        self.head = b"%d\x1f%s\x1f" % (self.key, b"" if seed is None else b"%d" % seed)
+        """Known once the header is read: owned events are those at or after it. (Records are
+        described without it, and may be before it is known: the loader adds it per session.)"""
+        self.owned_from = owned_from(seed_length)
+        seed = b"" if self.owned_from is None else b"%d" % self.owned_from
+        self.changes_head = b"%d\x1f%s\x1f" % (self.key, seed)
 
     def __call__(self, entry: Entry, step: Step | None) -> None:
-        line, index, event, row, raw = entry
+        """A `schedule/change` event: described, copied to the changes, and its step followed."""
+        fields, raw = self.other(*entry)
+        self._write("changes", b"%s%s\x1f%s\n" % (self.changes_head, fields, raw))
+        if step is not None:
+            self._step(entry, step)
+
+    def other(
+        self, line: int, index: int, event: dict[str, object] | None, row: ChunkRow | None, raw: bytes | None
+    ) -> tuple[bytes, bytes]:
+        """Describe one record; return its fields and its bytes as staged."""
         if row is None:
             assert event is not None
             # type and time, when plain: a type `_plain_type` keeps and an integer time DuckDB
             # holds as BIGINT; else two empty fields (NULL), and DuckDB reads both from the record
-            kind = event.get("type")
             time = event.get("time")
-            if type(time) is int and _BIGINT_MIN <= time <= _BIGINT_MAX and (tag := _plain_type(kind)):
+            if type(time) is int and _BIGINT_MIN <= time <= _BIGINT_MAX and (tag := _plain_type(event.get("type"))):
                 fields = b"%d\x1f%d\x1f0\x1f%s\x1f%d\x1f" % (line, index, tag, time)
             else:
                 fields = b"%d\x1f%d\x1f0\x1f\x1f\x1f" % (line, index)
         else:
-            kind = None
             offsets = orjson.dumps(list(accumulate(row.dt, initial=0)))  # safe integers only
             fields = b"%d\x1f%d\x1f1\x1f%s\x1f%d\x1f%s" % (line, index, row.tag.encode(), row.time0, offsets)
         if self.source is not None:
@@ -203,10 +223,7 @@ class SessionStager:
             if raw is None or b"\r" in raw:  # not valid UTF-8 JSON as read, or CR whitespace DuckDB splits at
                 raw = _dumps(event if row is None else row.to_json())
             self.described.write(b"%s%s\x1f%s\n" % (self.head, fields, raw))
-        if kind == SCHEDULE_CHANGE:
-            self._write("changes", b"%s%s\x1f%s\n" % (self.head, fields, raw))
-        if step is not None:
-            self._step(entry, step)
+        return fields, raw
 
     def _step(self, entry: Entry, step: Step) -> None:
         change = step.change
@@ -367,4 +384,4 @@ def _stage(
     except BaseException:
         stager.abort()
         raise
-    return StagedSession(report, source, stager.small_rows())
+    return StagedSession(report, source, stager.owned_from, stager.small_rows())

@@ -17,6 +17,7 @@ from typing import Protocol
 from invariant import SCHEDULE_CHANGE, Folded, Folder, ScheduleLogError, Step
 from invariant.profiles import get_profile
 
+from .chunks import ChunkRow
 from .logfile import Entry, Finding, SessionLog
 
 LOG_SUFFIXES = (".jsonl", ".jsonl.zstd")
@@ -79,18 +80,24 @@ def _violation(err: ScheduleLogError, line: int | None) -> Violation:
 
 
 class Sink(Protocol):
-    """Hears the session's seedLength, then every committed record with the fold step it caused."""
+    """Hears the session's seedLength, then every committed record in order: each
+    `schedule/change` event with the fold step it caused, and the other records as
+    `SessionLog.entries` passes them to `others` (no Entry is made for those)."""
 
     def seed(self, seed_length: object) -> None: ...
 
     def __call__(self, entry: Entry, step: Step | None) -> None: ...
+
+    def other(
+        self, line: int, index: int, event: dict[str, object] | None, row: ChunkRow | None, raw: bytes | None
+    ) -> object: ...
 
 
 def verify_log(
     log: SessionLog, profile: str = "calendar", seed_length: int | None = None, sink: Sink | None = None
 ) -> SessionReport:
     """Read `log` to the end, folding its schedule events; return the session's report."""
-    entries = log.entries(schedule_only=sink is None)
+    entries = log.entries(schedule_only=True, others=None if sink is None else sink.other)
     first = next(entries, None)  # the header (if any) has been read once this returns
     seed = log.seed_length if seed_length is None else seed_length
     if sink is not None:
@@ -104,10 +111,7 @@ def verify_log(
     schedule_events = 0
     for entry in chain([first] if first is not None else [], entries):
         event = entry.event
-        if event is None or event.get("type") != SCHEDULE_CHANGE:
-            if sink is not None:
-                sink(entry, None)
-            continue
+        assert event is not None and event.get("type") == SCHEDULE_CHANGE  # the others went to the sink
         schedule_events += 1
         step = None
         if folder is not None:

@@ -22,6 +22,7 @@ from replay import cli, duck
 from replay.cli import main
 from replay.duck import TABLES, TargetError, replay
 from replay.logfile import SessionLog
+from replay.staging import StagedSession
 from replay.verify import discover
 
 from .conftest import REAL_LOGS, ROOT, requires_real_logs
@@ -78,6 +79,23 @@ def test_counts_match_the_reader(fixtures_db: Path) -> None:
         assert changes == [(schedule,)]
         stored = q(fixtures_db, f"SELECT line, idx, packed FROM records WHERE {of(path)} ORDER BY line")
         assert stored == [(e.line, e.event_index, e.row is not None) for e in entries]
+
+
+def test_owned_events_start_at_the_seed_length(fixtures_db: Path) -> None:
+    """Every event and schedule change is owned from the session's seedLength on (a fork child
+    inherits its first events), as the records are staged before the seedLength is known."""
+    for path in discover([str(SESSIONS)]):
+        log = SessionLog(path)
+        list(log.entries())
+        seed = log.seed_length
+        if type(seed) is not int or seed < 0:
+            continue
+        owned = q(fixtures_db, f"SELECT idx, owned FROM events WHERE {of(path)} ORDER BY idx")
+        assert owned == [(n, n >= seed) for n in range(log.event_count)], path
+        changes = q(fixtures_db, f"SELECT idx, owned FROM schedule_changes WHERE {of(path)} ORDER BY idx")
+        assert all(flag == (n >= seed) for n, flag in changes), path
+    child = str(SESSIONS / "valid" / "fork-child.session.jsonl")
+    assert q(fixtures_db, f"SELECT count(*) FILTER (NOT owned), count(*) FROM events WHERE {of(child)}") == [(13, 27)]
 
 
 @pytest.mark.parametrize("name", sorted(n for n, e in EXPECTED.items() if e.get("rule")))
@@ -417,7 +435,7 @@ def test_staging_runs_only_a_few_sessions_ahead_of_ingest(
     staged_counts: list[int] = []
     ingest = duck._ingest
 
-    def slow_ingest(con: duckdb.DuckDBPyConnection, stage: Path, batch: list[tuple[int, str | None]]) -> None:
+    def slow_ingest(con: duckdb.DuckDBPyConnection, stage: Path, batch: list[tuple[int, StagedSession]]) -> None:
         time.sleep(0.05)  # DuckDB slower than staging, as on large corpora
         staged_counts.append(len(list(stage.glob("records-*"))))
         ingest(con, stage, batch)

@@ -87,7 +87,7 @@ def test_a_log_changed_after_staging_fails_loudly(tmp_path: Path) -> None:
     con = duckdb.connect()
     con.execute(f"CREATE TABLE records ({duck._RECORD_TABLE})")
     with pytest.raises(duckdb.Error, match="changed while it was replayed"):
-        duck._ingest(con, stage, [(1, staged.source)])
+        duck._ingest(con, stage, [(1, staged)])
 
 
 def test_a_log_growing_after_staging_loads_what_was_staged(tmp_path: Path) -> None:
@@ -101,7 +101,7 @@ def test_a_log_growing_after_staging_loads_what_was_staged(tmp_path: Path) -> No
         f.write(source.splitlines(keepends=True)[-1])
     con = duckdb.connect()
     con.execute(f"CREATE TABLE records ({duck._RECORD_TABLE})")
-    duck._ingest(con, stage, [(1, staged.source)])
+    duck._ingest(con, stage, [(1, staged)])
     assert con.execute("SELECT count(*) FROM records").fetchall() == [(len(source.splitlines()) - 1,)]
 
 
