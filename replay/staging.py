@@ -36,7 +36,7 @@ import orjson
 
 from invariant import CreateChange, DeleteChange, DispatchChange, Step
 from invariant.changes import ONE_SHOT_KINDS
-from invariant.jsvalue import js_well_formed
+from invariant.jsvalue import js_well_formed, safe_integer
 
 from .chunks import ChunkRow
 from .logfile import Entry, SessionLog
@@ -66,8 +66,10 @@ SMALL_TABLES = ("sessions", "schedules", "dispatches", "violations", "changes")
 
 
 def owned_from(seed_length: object) -> int | None:
-    """The index owned events start at: a valid seedLength, else None (unknown)."""
-    return seed_length if type(seed_length) is int and seed_length >= 0 else None
+    """The index owned events start at: a valid seedLength as the fold reads it (a JavaScript
+    number: 13.0 is 13), else None (unknown)."""
+    seed = safe_integer(seed_length)
+    return seed if seed is not None and seed >= 0 else None
 
 
 class StagedSession(NamedTuple):
@@ -318,7 +320,7 @@ class SessionStager:
             "created_at_ms": header.get("createdAt") if isinstance(header.get("createdAt"), int) else None,
             "cwd": header.get("cwd") if isinstance(header.get("cwd"), str) else None,
             "parent_session": header.get("parentSession") if isinstance(header.get("parentSession"), str) else None,
-            "seed_length": report.seed_length if type(report.seed_length) is int else None,
+            "seed_length": safe_integer(report.seed_length),
             "origin": header.get("origin") if isinstance(header.get("origin"), str) else None,
             "delegation_depth": header.get("delegationDepth") if type(header.get("delegationDepth")) is int else None,
             "event_count": report.events,

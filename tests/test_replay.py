@@ -98,6 +98,18 @@ def test_owned_events_start_at_the_seed_length(fixtures_db: Path) -> None:
     assert q(fixtures_db, f"SELECT count(*) FILTER (NOT owned), count(*) FROM events WHERE {of(child)}") == [(13, 27)]
 
 
+def test_a_seed_length_written_as_a_float_is_the_same_number(tmp_path: Path) -> None:
+    """JSON has one number type: the reference (and the fold) read seedLength 13.0 as 13."""
+    child = (SESSIONS / "valid" / "fork-child.session.jsonl").read_bytes()
+    assert b'"seedLength":13,' in child
+    log = tmp_path / "float-seed.session.jsonl"
+    log.write_bytes(child.replace(b'"seedLength":13,', b'"seedLength":13.0,'))
+    db = tmp_path / "f.duckdb"
+    replay([str(log)], db)
+    assert q(db, "SELECT seed_length, verdict FROM sessions") == [(13, "ok")]
+    assert q(db, "SELECT count(*) FILTER (NOT owned), count(*) FILTER (owned) FROM events") == [(13, 14)]
+
+
 @pytest.mark.parametrize("name", sorted(n for n, e in EXPECTED.items() if e.get("rule")))
 def test_corrupt_fixture_has_exactly_one_violation_row(fixtures_db: Path, name: str) -> None:
     path = str(SESSIONS / name)
