@@ -22,7 +22,7 @@ gathers every session's rows into one file per table anyway.
 
 from __future__ import annotations
 
-import json
+import math
 import mmap
 import os
 from collections.abc import Callable
@@ -36,7 +36,7 @@ import orjson
 
 from invariant import CreateChange, DeleteChange, DispatchChange, Step
 from invariant.changes import ONE_SHOT_KINDS
-from invariant.jsvalue import js_well_formed, safe_integer
+from invariant.jsvalue import MAX_SAFE_INTEGER, js_well_formed, safe_integer
 
 from .chunks import ChunkRow
 from .logfile import Entry, SessionLog
@@ -104,16 +104,38 @@ def _split_like_duckdb(path: str, log: SessionLog, records_to: int) -> bool:
 
 
 def _dumps(value: object) -> bytes:
-    """Compact JSON for DuckDB to read.
+    """Compact JSON for DuckDB to read, of a value read from a log or derived from one."""
+    try:
+        return orjson.dumps(value)
+    except TypeError:  # a lone surrogate, an integer beyond 64 bits, or -0 (a float subclass)
+        return orjson.dumps(_js_view(value))
+
+
+def _js_view(value: object) -> object:
+    """The value as JavaScript holds it, in a form orjson writes and DuckDB reads.
 
     A JavaScript string may hold a lone surrogate (JSON escapes it as `\\udxxx`). It has no
     UTF-8 form, and DuckDB refuses its escape in JSON and its code unit in a VARCHAR, so it is
-    staged as U+FFFD, as in a well-formed copy of the string; everything else is kept.
+    staged as U+FFFD, as in a well-formed copy of the string. A JSON number is a double: an
+    integer beyond the safe range is the nearest double (Infinity past the largest, which JSON
+    writes as null).
     """
-    try:
-        return orjson.dumps(value)
-    except TypeError:  # a lone surrogate (or a float subclass): go through the standard library
-        return orjson.dumps(json.loads(js_well_formed(json.dumps(value, ensure_ascii=False))))
+    if type(value) is str:
+        return js_well_formed(value)
+    if type(value) is int:
+        if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
+            return value
+        try:
+            return float(value)
+        except OverflowError:
+            return math.inf if value > 0 else -math.inf
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, dict):
+        return {js_well_formed(str(k)): _js_view(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_js_view(v) for v in value]
+    return value
 
 
 _BIGINT_MIN, _BIGINT_MAX = -(1 << 63), (1 << 63) - 1
@@ -245,7 +267,7 @@ class SessionStager:
                     "created_index": step.index,
                     "created_seq": step.index,
                     "created_line": entry.line,
-                    "created_time_ms": event.get("time"),
+                    "created_time_ms": safe_integer(event.get("time")),
                     "first_target": change.record.scheduled_at,
                     "current_target": change.record.scheduled_at,
                     "ended_index": None,
@@ -282,7 +304,7 @@ class SessionStager:
                     "accepted_at": change.accepted_at,
                     "next_target": None if step.after is None else step.after.scheduled_at,
                     "batch": batch,
-                    "time_ms": event.get("time"),
+                    "time_ms": safe_integer(event.get("time")),
                 }
             )
             + b"\n",
@@ -317,12 +339,12 @@ class SessionStager:
             "session_id": report.session,
             "header": log.header,
             "headerless": log.headerless,
-            "created_at_ms": header.get("createdAt") if isinstance(header.get("createdAt"), int) else None,
+            "created_at_ms": safe_integer(header.get("createdAt")),
             "cwd": header.get("cwd") if isinstance(header.get("cwd"), str) else None,
             "parent_session": header.get("parentSession") if isinstance(header.get("parentSession"), str) else None,
             "seed_length": safe_integer(report.seed_length),
             "origin": header.get("origin") if isinstance(header.get("origin"), str) else None,
-            "delegation_depth": header.get("delegationDepth") if type(header.get("delegationDepth")) is int else None,
+            "delegation_depth": safe_integer(header.get("delegationDepth")),
             "event_count": report.events,
             "schedule_event_count": report.schedule_events,
             "verdict": report.verdict,

@@ -9,7 +9,10 @@ import sys
 from pathlib import Path
 
 import duckdb
+import orjson
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from replay import duck, staging
 from replay.duck import TABLES, replay
@@ -208,3 +211,64 @@ def test_a_staged_session_writes_one_file_and_returns_its_small_rows(tmp_path: P
     changes = staged.small["changes"].splitlines()
     assert len(changes) == staged.report.schedule_events
     assert {c.split(b"\x1f")[0] for c in changes} == {b"7"}
+
+
+_FORK_CHILD = SESSIONS / "valid" / "fork-child.session.jsonl"
+_STEP = b'{"type":"step/start","seq":1,"time":1785931200100,"data":{"turn":1,"step":1}}'
+_BIG = 123456789012345678901234567890
+
+
+@pytest.mark.parametrize(
+    ("change", "created_at", "depth"),
+    [
+        ((b'"createdAt":1785931200000', b'"createdAt":true'), None, 0),  # a boolean is no number
+        ((b'"createdAt":1785931200000', b'"createdAt":%d' % _BIG), None, 0),  # beyond 64 bits
+        ((b'"delegationDepth":0', b'"delegationDepth":%d' % _BIG), 1785931200000, None),
+        ((b'"createdAt":1785931200000', b'"createdAt":1785931200000.0'), 1785931200000, 0),  # the same number
+        ((_STEP, _STEP[:-2] + b',"x":"\xff","big":%d}}' % _BIG), 1785931200000, 0),  # re-encoded record
+        ((_STEP, _STEP[:-2] + b',"x":"\\ud800","inf":1e400}}'), 1785931200000, 0),
+    ],
+)
+def test_odd_numbers_and_text_in_a_log_replay_without_failing(
+    tmp_path: Path, change: tuple[bytes, bytes], created_at: int | None, depth: int | None
+) -> None:
+    """Every value a log can hold reaches DuckDB as JavaScript holds it (no traceback, no
+    failed load): a header number column is NULL unless it is a safe integer."""
+    source = _FORK_CHILD.read_bytes()
+    assert change[0] in source
+    log = tmp_path / "odd.session.jsonl"
+    log.write_bytes(source.replace(change[0], change[1], 1))
+    db = tmp_path / "odd.duckdb"
+    replay([str(log)], db)
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert con.execute("SELECT created_at_ms, delegation_depth FROM sessions").fetchall() == [(created_at, depth)]
+        assert con.execute("SELECT count(*) FROM events").fetchall() == [(27,)]
+        record = con.execute("SELECT record FROM records WHERE line = 3").fetchone()
+    assert record is not None
+    stored = json.loads(record[0])
+    if b"big" in change[1]:
+        assert stored["data"]["big"] == float(_BIG) and stored["data"]["x"] == "\ufffd"
+    if b"inf" in change[1]:
+        assert stored["data"]["inf"] is None and stored["data"]["x"] == "\ufffd"  # JSON.stringify(Infinity)
+
+
+@given(
+    value=st.recursive(
+        st.none()
+        | st.booleans()
+        | st.integers()
+        | st.floats(allow_nan=False)
+        | st.text(st.characters(exclude_categories=[])),
+        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+        max_leaves=12,
+    )
+)
+def test_staged_json_is_always_readable(value: object) -> None:
+    """Whatever a log held, its staged JSON is UTF-8 JSON; values orjson writes are unchanged."""
+    out = staging._dumps(value)
+    json.loads(out.decode("utf-8"))
+    try:
+        direct = orjson.dumps(value)
+    except TypeError:
+        return
+    assert out == direct
