@@ -501,7 +501,6 @@ def _load(
                 if batch:
                     loader.submit(partial(_ingest, stage=stage, batch=batch))
                 committed = loader.finish()
-                committed.result()
                 gathered.close()
                 # the derived tables need no records: built while the last batches load and commit
                 for statement in _finish(stage):
