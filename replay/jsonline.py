@@ -2,7 +2,9 @@
 
 orjson is the fast path. Where it is stricter than JavaScript (invalid UTF-8, which the
 reference replaces with U+FFFD; lone surrogate escapes, which JavaScript keeps) the record is
-re-parsed with the standard library, with `NaN`/`Infinity` refused as JavaScript refuses them.
+re-parsed with the standard library, with `NaN`/`Infinity` refused as JavaScript refuses them,
+and a record nested deeper than the standard library goes by `deepjson` (JSON.parse has no
+nesting limit).
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ import json
 import orjson
 
 from invariant.jsvalue import NegativeZero
+
+from . import deepjson
 
 
 class JsonLineError(ValueError):
@@ -30,9 +34,10 @@ def parse_json_line(raw: bytes) -> object:
         pass
     text = raw.decode("utf-8", "replace")
     try:
-        return json.loads(text, parse_constant=_no_constants)
-    except RecursionError:
-        raise JsonLineError("JSON nesting is deeper than this reader supports") from None
+        try:
+            return json.loads(text, parse_constant=_no_constants)
+        except RecursionError:  # nested deeper than Python's recursion limit, which JSON.parse is not
+            return deepjson.parse(text)
     except ValueError as err:
         raise JsonLineError(str(err).split(": line")[0]) from None
 
@@ -50,8 +55,9 @@ def parse_header_line(raw: bytes) -> object:
     """Like `parse_json_line`, but keeps the sign of negative zero (header checks need it)."""
     text = raw.decode("utf-8", "replace")
     try:
-        return json.loads(text, parse_constant=_no_constants, parse_int=_parse_int, parse_float=_parse_float)
-    except RecursionError:
-        raise JsonLineError("JSON nesting is deeper than this reader supports") from None
+        try:
+            return json.loads(text, parse_constant=_no_constants, parse_int=_parse_int, parse_float=_parse_float)
+        except RecursionError:
+            return deepjson.parse(text, parse_int=_parse_int, parse_float=_parse_float)
     except ValueError as err:
         raise JsonLineError(str(err).split(": line")[0]) from None

@@ -22,7 +22,6 @@ gathers every session's rows into one file per table anyway.
 
 from __future__ import annotations
 
-import math
 import mmap
 import os
 from collections.abc import Callable
@@ -36,8 +35,9 @@ import orjson
 
 from invariant import CreateChange, DeleteChange, DispatchChange, Step
 from invariant.changes import ONE_SHOT_KINDS
-from invariant.jsvalue import MAX_SAFE_INTEGER, js_well_formed, safe_integer
+from invariant.jsvalue import safe_integer
 
+from . import deepjson
 from .chunks import ChunkRow
 from .logfile import Entry, SessionLog
 from .verify import SessionReport, verify_log
@@ -104,38 +104,15 @@ def _split_like_duckdb(path: str, log: SessionLog, records_to: int) -> bool:
 
 
 def _dumps(value: object) -> bytes:
-    """Compact JSON for DuckDB to read, of a value read from a log or derived from one."""
+    """Compact JSON for DuckDB to read, of a value read from a log or derived from one.
+
+    Where orjson cannot write the value (a lone surrogate, an integer beyond 64 bits, -0 as a
+    float subclass, nesting deeper than 255), `deepjson.dumps` writes it as JavaScript holds it.
+    """
     try:
         return orjson.dumps(value)
-    except TypeError:  # a lone surrogate, an integer beyond 64 bits, or -0 (a float subclass)
-        return orjson.dumps(_js_view(value))
-
-
-def _js_view(value: object) -> object:
-    """The value as JavaScript holds it, in a form orjson writes and DuckDB reads.
-
-    A JavaScript string may hold a lone surrogate (JSON escapes it as `\\udxxx`). It has no
-    UTF-8 form, and DuckDB refuses its escape in JSON and its code unit in a VARCHAR, so it is
-    staged as U+FFFD, as in a well-formed copy of the string. A JSON number is a double: an
-    integer beyond the safe range is the nearest double (Infinity past the largest, which JSON
-    writes as null).
-    """
-    if type(value) is str:
-        return js_well_formed(value)
-    if type(value) is int:
-        if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
-            return value
-        try:
-            return float(value)
-        except OverflowError:
-            return math.inf if value > 0 else -math.inf
-    if isinstance(value, float):
-        return float(value)
-    if isinstance(value, dict):
-        return {js_well_formed(str(k)): _js_view(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_js_view(v) for v in value]
-    return value
+    except TypeError:
+        return deepjson.dumps(value).encode("utf-8")
 
 
 _BIGINT_MIN, _BIGINT_MAX = -(1 << 63), (1 << 63) - 1
@@ -244,8 +221,10 @@ class SessionStager:
             self.next_line = line + 1
             self.described.write(b"%s%s\x1f%d\n" % (self.head, fields, len(raw)))
         else:
-            if raw is None or b"\r" in raw:  # not valid UTF-8 JSON as read, or CR whitespace DuckDB splits at
+            if raw is None:  # not valid UTF-8 JSON as read
                 raw = _dumps(event if row is None else row.to_json())
+            elif b"\r" in raw:  # DuckDB splits lines at CR; in valid JSON it is whitespace between tokens
+                raw = raw.replace(b"\r", b"")
             self.described.write(b"%s%s\x1f%s\n" % (self.head, fields, raw))
         return fields, raw
 

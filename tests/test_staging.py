@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from replay import duck, staging
+from replay import deepjson, duck, staging
 from replay.duck import TABLES, replay
 from replay.logfile import SessionLog
 from replay.staging import stage_session
@@ -272,3 +272,28 @@ def test_staged_json_is_always_readable(value: object) -> None:
     except TypeError:
         return
     assert out == direct
+
+
+@pytest.mark.parametrize("end", [b"\n", b"\r\n"])
+@pytest.mark.parametrize("depth", [300, 5000])
+def test_deeply_nested_records_replay_as_the_reference_reads_them(tmp_path: Path, depth: int, end: bytes) -> None:
+    """JSON.parse has no nesting limit: a record nested deeper than orjson reads or writes is
+    still one event, stored as it was written (CR whitespace aside) or as JavaScript holds it."""
+    header, first, *rest = _FORK_CHILD.read_bytes().split(b"\n")
+    deep = b'{"type":"tool/result","seq":0,"time":1785931200000,"data":' + b"[" * depth + b"]" * depth + b"}"
+    assert first.startswith(b'{"type":"turn/start","seq":0,')
+    log = tmp_path / "deep.session.jsonl"
+    log.write_bytes(b"\n".join([header, deep.replace(b":[", b": [", 1) + end.rstrip(b"\n"), *rest]))
+    reader = SessionLog(str(log))
+    list(reader.entries())
+    assert reader.event_count == 27 and not reader.findings
+    db = tmp_path / "deep.duckdb"
+    replay([str(log)], db)
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert con.execute("SELECT count(*), count(*) FILTER (owned) FROM events").fetchall() == [(27, 14)]
+        stored = con.execute("SELECT record FROM records WHERE line = 2").fetchone()
+    assert stored is not None
+    if depth == 300:  # orjson reads it: the bytes are kept, less the CR
+        assert stored[0].encode() == deep.replace(b":[", b": [", 1)
+    else:  # re-encoded: the same value (compared as text: == on nested lists recurses)
+        assert deepjson.dumps(deepjson.parse(stored[0])) == deepjson.dumps(deepjson.parse(deep.decode()))

@@ -1,0 +1,177 @@
+"""JSON of any nesting depth: a parser and a writer that keep their own stack.
+
+The reference parses records with `JSON.parse`, which has no nesting limit, while orjson stops
+at 1,024 levels (255 when writing) and the standard library at Python's recursion limit. These
+are the fallbacks for the (rare) records nested deeper; they accept and give exactly what
+`json.loads` does, and write what JavaScript holds.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterator
+from json import JSONDecodeError
+from json.decoder import scanstring  # type: ignore[attr-defined]
+from json.encoder import encode_basestring
+
+from invariant.jsvalue import MAX_SAFE_INTEGER, js_well_formed
+
+_WS = re.compile(r"[ \t\n\r]*")
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
+_LITERALS = (("true", True), ("false", False), ("null", None))
+
+Container = list[object] | dict[str, object]
+
+
+def _fail(message: str, text: str, pos: int) -> JSONDecodeError:
+    return JSONDecodeError(message, text, pos)
+
+
+def _key(text: str, pos: int) -> tuple[str, int]:
+    """An object key and its colon at `pos` (after whitespace); the position after the colon's whitespace."""
+    if text[pos : pos + 1] != '"':
+        raise _fail("Expecting property name enclosed in double quotes", text, pos)
+    key, pos = scanstring(text, pos + 1, True)
+    pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
+    if text[pos : pos + 1] != ":":
+        raise _fail("Expecting ':' delimiter", text, pos)
+    return key, _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
+
+
+def parse(
+    text: str,
+    parse_int: Callable[[str], object] = int,
+    parse_float: Callable[[str], object] = float,
+) -> object:
+    """`json.loads(text)` without recursion (`NaN` and `Infinity` are refused, as in JavaScript);
+    raise JSONDecodeError."""
+    stack: list[Container] = []
+    keys: list[str] = []  # the pending key of each open object, in stack order
+    pos = _WS.match(text).end()  # type: ignore[union-attr]
+    while True:
+        c = text[pos : pos + 1]
+        value: object
+        if c == "{" or c == "[":
+            pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
+            if text[pos : pos + 1] == ("}" if c == "{" else "]"):
+                value = {} if c == "{" else []
+                pos += 1
+            elif c == "{":
+                stack.append({})
+                key, pos = _key(text, pos)
+                keys.append(key)
+                continue
+            else:
+                stack.append([])
+                continue
+        elif c == '"':
+            value, pos = scanstring(text, pos + 1, True)
+        elif (number := _NUMBER.match(text, pos)) is not None:
+            token = number.group()
+            value = parse_float(token) if number.group(1) or number.group(2) else parse_int(token)
+            pos = number.end()
+        else:
+            for word, literal in _LITERALS:
+                if text.startswith(word, pos):
+                    value = literal
+                    pos += len(word)
+                    break
+            else:
+                raise _fail("Expecting value", text, pos)
+        # a value is complete: place it, closing every container it completes
+        while True:
+            pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
+            if not stack:
+                if pos != len(text):
+                    raise _fail("Extra data", text, pos)
+                return value
+            top = stack[-1]
+            if isinstance(top, list):
+                top.append(value)
+            else:
+                top[keys[-1]] = value
+            c = text[pos : pos + 1]
+            if c == ",":
+                pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
+                if isinstance(top, dict):
+                    keys[-1], pos = _key(text, pos)
+                break
+            if c != ("]" if isinstance(top, list) else "}"):
+                raise _fail("Expecting ',' delimiter", text, pos)
+            pos += 1
+            value = stack.pop()
+            if isinstance(value, dict):
+                keys.pop()
+
+
+def _number(value: int | float) -> str:
+    """A number as JavaScript holds it: a double (an integer beyond the safe range is rounded;
+    Infinity, past the largest double, is written null as JSON.stringify writes it)."""
+    if type(value) is int and -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
+        return str(value)
+    try:
+        as_double = float(value)
+    except OverflowError:
+        return "null"
+    return repr(as_double) if math.isfinite(as_double) else "null"
+
+
+def dumps(value: object) -> str:
+    """Compact JSON of a parsed value as JavaScript holds it, without recursion: a lone
+    surrogate becomes U+FFFD (the text must have a UTF-8 form), numbers are doubles."""
+    out: list[str] = []
+    pending: list[Iterator[object] | str] = [iter((value,))]
+    while pending:
+        top = pending[-1]
+        if isinstance(top, str):  # a closing bracket, after its members
+            out.append(pending.pop())  # type: ignore[arg-type]
+            continue
+        item = next(top, _END)
+        if item is _END:
+            pending.pop()
+            continue
+        if isinstance(item, _Member):
+            out.append(item.prefix)
+            item = item.value
+        if item is None:
+            out.append("null")
+        elif item is True or item is False:
+            out.append("true" if item else "false")
+        elif isinstance(item, str):
+            out.append(encode_basestring(js_well_formed(item)))
+        elif isinstance(item, (int, float)):
+            out.append(_number(item))
+        elif isinstance(item, dict):
+            out.append("{")
+            pending.append("}")
+            pending.append(_members(item))
+        elif isinstance(item, (list, tuple)):
+            out.append("[")
+            pending.append("]")
+            pending.append(_members(item))
+        else:
+            raise TypeError(f"{type(item).__name__} is not JSON")
+    return "".join(out)
+
+
+class _Member:
+    """A container member with what precedes it (a comma, a key)."""
+
+    __slots__ = ("prefix", "value")
+
+    def __init__(self, prefix: str, value: object) -> None:
+        self.prefix = prefix
+        self.value = value
+
+
+_END = object()
+
+
+def _members(container: dict[object, object] | list[object] | tuple[object, ...]) -> Iterator[_Member]:
+    if isinstance(container, dict):
+        for n, (key, member) in enumerate(container.items()):
+            yield _Member(f"{',' if n else ''}{encode_basestring(js_well_formed(str(key)))}:", member)
+    else:
+        for n, member in enumerate(container):
+            yield _Member("," if n else "", member)
