@@ -7,6 +7,7 @@ import io
 import json
 import math
 import os
+import secrets
 import signal
 import threading
 from collections.abc import Iterator, Sequence
@@ -124,16 +125,34 @@ def _finite(value: object) -> object:
     return value
 
 
+def _render_json(result: Result) -> str:
+    """The rows as a JSON array of objects; a JSON column's value is nested as JSON.
+
+    A value nested deeper than the standard library reads (a record JSON.parse read, say) is
+    written as DuckDB gave it, spliced in where a placeholder stood.
+    """
+    spliced: dict[str, str] = {}
+
+    def value(column: str, v: object) -> object:
+        if column in result.json_columns and isinstance(v, str):
+            try:
+                return json.loads(v)
+            except RecursionError:
+                token = f"\x00deep-{secrets.token_hex(8)}\x00"
+                spliced[json.dumps(token)] = v
+                return token
+        return _finite(v)
+
+    records = [{c: value(c, v) for c, v in zip(result.columns, row, strict=True)} for row in result.rows]
+    text = json.dumps(records, ensure_ascii=False, indent=2, default=_text, allow_nan=False)
+    for token, raw in spliced.items():
+        text = text.replace(token, raw, 1)
+    return text + "\n"
+
+
 def render_result(result: Result, fmt: str) -> str:
     if fmt == "json":
-        records = [
-            {
-                c: json.loads(v) if c in result.json_columns and isinstance(v, str) else _finite(v)
-                for c, v in zip(result.columns, row, strict=True)
-            }
-            for row in result.rows
-        ]
-        return json.dumps(records, ensure_ascii=False, indent=2, default=_text, allow_nan=False) + "\n"
+        return _render_json(result)
     if fmt == "csv":
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")

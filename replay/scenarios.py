@@ -21,13 +21,18 @@ def load_scenario(path: Path, name: str | None = None) -> dict[str, Any]:
     except UnicodeDecodeError as err:
         raise ScenarioError(f"{path} is not UTF-8 text (byte {err.start}: {err.reason})") from None
     try:
-        value = json.loads(text)
-        candidates = value if isinstance(value, list) else [value]
-    except json.JSONDecodeError:
         try:
-            candidates = [json.loads(line) for line in text.splitlines() if line.strip()]
-        except json.JSONDecodeError as err:
-            raise ScenarioError(f"{path} is neither JSON nor JSON lines: {err}") from None
+            value = json.loads(text)
+            candidates = value if isinstance(value, list) else [value]
+        except json.JSONDecodeError:
+            try:
+                candidates = [json.loads(line) for line in text.splitlines() if line.strip()]
+            except json.JSONDecodeError as err:
+                raise ScenarioError(f"{path} is neither JSON nor JSON lines: {err}") from None
+    except RecursionError:  # a scenario's values are written with the standard library too
+        raise ScenarioError(
+            f"{path} nests JSON deeper than the standard library reads (Python's recursion limit)"
+        ) from None
     objects = [c for c in candidates if isinstance(c, dict)]
     if name is not None:
         objects = [c for c in objects if c.get("name") == name]

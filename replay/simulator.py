@@ -299,10 +299,11 @@ def _is_outcomes(value: object) -> bool:
 
 
 def _is_json(value: object) -> bool:
-    """Log data must be writable as JSON: JSON has no Infinity (a number like 1e400 reads as one)."""
+    """Log data must be writable as JSON: JSON has no Infinity (a number like 1e400 reads as one),
+    and the writer (the standard library's) has a nesting limit."""
     try:
         js_compact_json(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         return False
     return True
 

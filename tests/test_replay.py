@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
-from replay import cli, duck
+from replay import cli, deepjson, duck
 from replay.cli import main
 from replay.duck import TABLES, TargetError, replay
 from replay.logfile import SessionLog
@@ -366,6 +366,19 @@ def test_sql_json_holds_no_infinity(fixtures_db: Path) -> None:
     query = "SELECT 'inf'::DOUBLE AS i, ['nan'::DOUBLE, 1.5] AS l, {'x': '-inf'::DOUBLE} AS s"
     code, out = run("sql", str(fixtures_db), query, "--format", "json")
     assert code == 0 and json.loads(out) == [{"i": None, "l": [None, 1.5], "s": {"x": None}}]
+
+
+def test_sql_json_writes_values_nested_deeper_than_python_reads(tmp_path: Path) -> None:
+    """A record JSON.parse read at any depth comes out of `--format json` as written, nested."""
+    depth = 3000
+    db = tmp_path / "deep.duckdb"
+    with duckdb.connect(str(db)) as con:
+        con.execute(f"CREATE TABLE t AS SELECT '{'[' * depth}1{']' * depth}'::JSON AS j, {{'a': 1}}::JSON AS k")
+    code, out = run("sql", str(db), "SELECT j, k FROM t", "--format", "json")
+    assert code == 0
+    value = deepjson.parse(out)
+    assert isinstance(value, list) and len(value) == 1 and isinstance(value[0], dict)
+    assert value[0]["k"] == {"a": 1} and deepjson.dumps(value[0]["j"]) == "[" * depth + "1" + "]" * depth
 
 
 def test_inspect_refuses_a_database_replay_did_not_write(tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ from invariant import fold
 from replay.cli import main
 from replay.fuzz import check, fuzz, generate, run_checked, scenario_json
 from replay.scenarios import unmet_expectations
-from replay.simulator import Scenario, Simulation
+from replay.simulator import Scenario, ScenarioError, Simulation
 from replay.verify import verify_path
 
 from .conftest import CONFORMANCE, ROOT, load_jsonl
@@ -184,6 +184,7 @@ def _steps(step: dict[str, Any]) -> str:
         _steps({"do": "idle", "args": [1]}),
         _steps({"do": "on_claim_log", "args": {}}),
         _steps({"do": "log", "args": {"data": 1}}).replace("1}}", "1e400}}"),  # Infinity has no JSON
+        _steps({"do": "log", "args": {"data": 1}}).replace("1}}", "[" * 5000 + "]" * 5000 + "}}"),  # too deep
     ],
 )
 def test_simulate_cli_bad_scenarios_are_usage_errors(tmp_path: Path, content: str) -> None:
@@ -191,6 +192,18 @@ def test_simulate_cli_bad_scenarios_are_usage_errors(tmp_path: Path, content: st
     result = CliRunner().invoke(main, ["simulate", str(tmp_path / "bad.json")])
     assert result.exit_code == 2 and "Traceback" not in result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def test_log_data_nested_deeper_than_the_writer_goes_is_refused() -> None:
+    """Data read elsewhere than from a file (a Python caller's, say) is checked as the log writer
+    will need it: the standard library's writer stops at Python's recursion limit."""
+    data: list[object] = []
+    for _ in range(5000):
+        data = [data]
+    scenario = json.loads(_steps({"do": "log", "args": {"data": 1}}))
+    scenario["steps"][0]["args"]["data"] = data
+    with pytest.raises(ScenarioError, match=r"args\.data must be JSON"):
+        Scenario.from_json(scenario)
 
 
 def test_simulate_cli_scenario_of_garbage_bytes_is_a_usage_error(tmp_path: Path) -> None:
