@@ -211,10 +211,10 @@ def check(log: str, candidate: str, fmt: str, profile: str, mode: str, seed_leng
         click.echo(json.dumps(verdict.to_json(), ensure_ascii=False, indent=2))
     elif verdict.accepted:
         note = "" if verdict.checked else f" ({verdict.message})"
-        click.echo(f"accepted: the candidate may be appended as event {verdict.index}{note}")
+        click.echo(report.printable(f"accepted: the candidate may be appended as event {verdict.index}{note}"))
     else:
         where = f"event {verdict.index}, {verdict.pointer}" if verdict.pointer else f"event {verdict.index}"
-        click.echo(f"rejected ({verdict.stage}): {verdict.rule}: {verdict.message} ({where})")
+        click.echo(report.printable(f"rejected ({verdict.stage}): {verdict.rule}: {verdict.message} ({where})"))
     sys.exit(0 if verdict.accepted else 1)
 
 
@@ -338,9 +338,10 @@ def replay(
             sys.exit(128 + _TERMINATED[0])
         if _interrupted(err):  # Ctrl-C during one of DuckDB's statements: as any other Ctrl-C
             raise
-        click.echo(f"replay failed, {db} left as it was: {err}", err=True)
+        click.echo(report.printable(f"replay failed, {db} left as it was: {err}"), err=True)
         sys.exit(2)
-    click.echo(report.summary_line(reports) + f"; database {db}" + (f", parquet {parquet}" if parquet else ""))
+    where = f"; database {db}" + (f", parquet {parquet}" if parquet else "")
+    click.echo(report.printable(report.summary_line(reports) + where))
     _exit(reports)
 
 

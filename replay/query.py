@@ -18,6 +18,8 @@ from pathlib import Path
 
 import duckdb
 
+from .report import printable
+
 QUERY_FORMATS = ("table", "json", "csv")
 
 
@@ -163,7 +165,10 @@ def render_result(result: Result, fmt: str) -> str:
 
 
 def table(columns: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """A plain aligned text table (one header line, a rule, one line per row)."""
+    """A plain aligned text table (one header line, a rule, one line per row); a control
+    character in a value is written as an escape (`report.printable`)."""
+    columns = [printable(c) for c in columns]
+    rows = [[printable(v) for v in row] for row in rows]
     widths = [max([len(c), *(len(r[i]) for r in rows)]) for i, c in enumerate(columns)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)).rstrip()]
     lines.append("  ".join("-" * w for w in widths))

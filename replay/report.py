@@ -3,12 +3,29 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from xml.sax.saxutils import escape, quoteattr
 
 from .verify import SessionReport
 
 FORMATS = ("text", "json", "jsonl", "junit")
+
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ufffe\uffff]")
+"""Characters a terminal acts on (ESC starts a sequence that can recolor, retitle or rewrite the
+screen; CR and LF can forge a line), bidirectional overrides (which show text reordered), and
+what XML cannot hold: tab is the only control kept."""
+
+
+def _escaped(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def printable(text: str) -> str:
+    """One line of text for a person (or a JUnit file), every control character written as a
+    visible escape: log content (ids, prompts, messages, file names) reaches the terminal as data."""
+    return _CONTROL.sub(_escaped, text)
 
 
 def _location(r: SessionReport) -> str:
@@ -23,8 +40,7 @@ def text_line(r: SessionReport) -> str:
     who = f" [{r.session}]" if r.session else ""
     if r.verdict == "unreadable":
         reason = next((f.message for f in r.findings if f.code == "format.unreadable"), "unreadable")
-        head = f"UNREADABLE {r.path}: {reason}"
-        return head
+        return printable(f"UNREADABLE {r.path}: {reason}")
     if r.violation is not None:
         v = r.violation
         where = f"event {v.index}" if v.index is not None else "log"
@@ -43,7 +59,7 @@ def text_line(r: SessionReport) -> str:
             continue
         where = f" line {f.line}" if f.line is not None else ""
         lines.append(f"    {f.severity}{where}: {f.code}: {f.message}")
-    return "\n".join(lines)
+    return "\n".join(printable(line) for line in lines)
 
 
 def summary_line(reports: Sequence[SessionReport]) -> str:

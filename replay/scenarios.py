@@ -9,6 +9,7 @@ from typing import Any
 
 from invariant.jsvalue import js_compact_json
 
+from .report import printable
 from .simulator import ScenarioError, SimulationResult
 
 
@@ -81,4 +82,4 @@ def timeline_text(result: SimulationResult) -> str:
             lines.append(f"    {_effect_text(effect, result)}{when}")
         for value in entry["results"]:
             lines.append(f"    => {js_compact_json(value)}")
-    return "\n".join(lines) + "\n"
+    return "".join(printable(line) + "\n" for line in "\n".join(lines).split("\n"))

@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from replay.cli import main
+from replay.report import printable
 
 from .conftest import protocol_examples
 from .sessionfiles import ev, header, session_bytes, write_session
@@ -85,6 +86,40 @@ def test_junit_output(example_dir: Path) -> None:
     suite = ET.fromstring(out)
     assert int(suite.get("tests", "0")) == len(FOLD_EXAMPLES)
     assert int(suite.get("failures", "0")) == sum(1 for e in FOLD_EXAMPLES if e["expect"] == "corrupt")
+
+
+_HOSTILE = "x\x1b]0;title\x07\x1b[31mred\rok  forged\nline\x9b2J\u202eevil\x7f"
+"""An id a hostile log could hold: terminal sequences (OSC title, CSI colour, C1 CSI), a
+carriage return and a line feed that would forge a line, a bidi override, DEL."""
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        (_HOSTILE, "x\\x1b]0;title\\x07\\x1b[31mred\\x0dok  forged\\x0aline\\x9b2J\\u202eevil\\x7f"),
+        ("tab\tstays, é, 😀 and \u2028 too", "tab\tstays, é, 😀 and \u2028 too"),
+        ("\ufffe\uffff", "\\ufffe\\uffff"),
+    ],
+)
+def test_printable_writes_control_characters_as_escapes(text: str, shown: str) -> None:
+    assert printable(text) == shown
+
+
+@pytest.mark.parametrize("fmt", ["text", "junit"])
+def test_log_content_reaches_people_as_data(tmp_path: Path, fmt: str) -> None:
+    """A log's ids, prompts and messages cannot drive the terminal or break the JUnit XML."""
+    import xml.etree.ElementTree as ET
+
+    delete = ev(0, "schedule/change", {"version": 1, "operation": "delete", "id": _HOSTILE})
+    path = write_session(tmp_path / "hostile.session.jsonl", [delete], header(_HOSTILE))
+    code, out = run("verify", "--format", fmt, str(path))
+    assert code == 1
+    assert not any(c in out for c in "\x1b\x07\r\x9b\u202e\x7f")
+    if fmt == "junit":
+        assert ET.fromstring(out).find("testcase/failure") is not None
+    else:
+        assert len(out.splitlines()) == 2  # the session (its id in it twice), the summary
+        assert out.count("x\\x1b]0;title") == 2
 
 
 def test_stdin_and_seed_length_override() -> None:

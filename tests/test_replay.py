@@ -381,6 +381,18 @@ def test_sql_json_writes_values_nested_deeper_than_python_reads(tmp_path: Path) 
     assert value[0]["k"] == {"a": 1} and deepjson.dumps(value[0]["j"]) == "[" * depth + "1" + "]" * depth
 
 
+def test_sql_tables_show_control_characters_as_escapes(tmp_path: Path) -> None:
+    """A table is for people: a value's newline or terminal sequence cannot break its rows or
+    drive the terminal (JSON and CSV keep values exact)."""
+    db = tmp_path / "c.duckdb"
+    with duckdb.connect(str(db)) as con:
+        con.execute("CREATE TABLE t AS SELECT 'a' || chr(10) || 'b' || chr(27) || '[2J' AS v")
+    code, out = run("sql", str(db), "SELECT v FROM t")
+    assert code == 0 and out.splitlines() == ["v", "-------------", "a\\x0ab\\x1b[2J"]
+    _, as_json = run("sql", str(db), "SELECT v FROM t", "--format", "json")
+    assert json.loads(as_json) == [{"v": "a\nb\x1b[2J"}]
+
+
 def test_inspect_refuses_a_database_replay_did_not_write(tmp_path: Path) -> None:
     duckdb.connect(str(tmp_path / "other.duckdb")).close()
     code, out = run_catching("inspect", str(tmp_path / "other.duckdb"))

@@ -146,6 +146,20 @@ def test_simulate_cli_writes_a_log_verify_accepts(tmp_path: Path) -> None:
     assert verify_path(str(log)).verdict == "ok"
 
 
+def test_simulate_timeline_shows_control_characters_as_escapes(tmp_path: Path) -> None:
+    """JSON leaves C1 controls and DEL raw (a prompt may hold them); the text timeline escapes them."""
+    prompt = "wake\x9b2J up\x7f"
+    scenario = json.loads(_steps({"do": "start", "args": {}}))
+    at = scenario["steps"][0]["at"]
+    scenario["steps"].append({"at": at, "do": "create", "args": {"prompt": prompt, "after_seconds": 60}})
+    scenario["steps"].append({"at": "2026-08-05T12:02:00.000Z", "do": "advance", "args": {}})
+    (tmp_path / "s.json").write_text(json.dumps(scenario))
+    result = CliRunner().invoke(main, ["simulate", str(tmp_path / "s.json")])
+    assert result.exit_code == 0 and "[SCHEDULE REMINDER]" in result.output
+    assert "\x9b" not in result.output and "\x7f" not in result.output
+    assert "wake\\x9b2J up\\x7f" in result.output
+
+
 def test_simulate_cli_json_and_name_selection() -> None:
     path = str(CONFORMANCE / "owner-scenarios.jsonl")
     result = CliRunner().invoke(main, ["simulate", path, "--name", "timer-segmentation", "--format", "json"])
