@@ -80,9 +80,10 @@ def _violation(err: ScheduleLogError, line: int | None) -> Violation:
 
 
 class Sink(Protocol):
-    """Hears the session's seedLength, then every committed record in order: each
-    `schedule/change` event with the fold step it caused, and the other records as
-    `SessionLog.entries` passes them to `others` (no Entry is made for those)."""
+    """Hears every committed record in order: each `schedule/change` event with the fold step it
+    caused, and the other records as `SessionLog.entries` passes them to `others` (no Entry is
+    made for those); and the session's seedLength before the first `schedule/change` event (the
+    records before it may come first)."""
 
     def seed(self, seed_length: object) -> None: ...
 
