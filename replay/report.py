@@ -90,7 +90,7 @@ def junit(reports: Sequence[SessionReport]) -> str:
         f'<testsuite name="schedlog verify" tests="{len(reports)}" failures="{failures}" errors="{errors}">',
     ]
     for r in reports:
-        name = quoteattr(r.path)
+        name = quoteattr(printable(r.path))
         out.append(f'  <testcase classname="schedlog.verify" name={name}>')
         detail = escape(text_line(r))
         if r.verdict == "corrupt":

@@ -111,15 +111,15 @@ def test_log_content_reaches_people_as_data(tmp_path: Path, fmt: str) -> None:
     import xml.etree.ElementTree as ET
 
     delete = ev(0, "schedule/change", {"version": 1, "operation": "delete", "id": _HOSTILE})
-    path = write_session(tmp_path / "hostile.session.jsonl", [delete], header(_HOSTILE))
+    path = write_session(tmp_path / f"{_HOSTILE}.session.jsonl", [delete], header(_HOSTILE))  # a name too
     code, out = run("verify", "--format", fmt, str(path))
     assert code == 1
     assert not any(c in out for c in "\x1b\x07\r\x9b\u202e\x7f")
     if fmt == "junit":
         assert ET.fromstring(out).find("testcase/failure") is not None
     else:
-        assert len(out.splitlines()) == 2  # the session (its id in it twice), the summary
-        assert out.count("x\\x1b]0;title") == 2
+        assert len(out.splitlines()) == 2  # the session (its file name, and its id twice), the summary
+        assert out.count("x\\x1b]0;title") == 3
 
 
 def test_stdin_and_seed_length_override() -> None:
