@@ -33,7 +33,7 @@ def main() -> None:
     ap.add_argument("--mb", type=int, default=200)
     ap.add_argument("--sessions", type=int, default=50)
     ap.add_argument("--jobs", type=int, default=1)
-    ap.add_argument("--runs", type=int, default=3, help="best of N runs for each side")
+    ap.add_argument("--runs", type=int, default=5, help="best of N runs for each side (alternating)")
     args = ap.parse_args()
     paths = build(Path(__file__).resolve().parent / "out" / "corpus", args.mb, args.sessions)
     size = sum(p.stat().st_size for p in paths)
