@@ -55,12 +55,13 @@ class _Window(Generic[Task, Result]):
             self.held = None
 
     def results(self) -> Iterator[tuple[Task, Result]]:
-        """Each task with its result, in input order; the next tasks are submitted as one is taken."""
+        """Each task with its result, in input order; the next tasks are submitted once the
+        consumer is done with one (so what it holds on to counts against the window)."""
         while self.pending:
             task, future, size = self.pending.popleft()
             self.load -= size
-            self.submit()
             yield task, future.result()
+            self.submit()
 
 
 def in_order(
