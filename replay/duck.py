@@ -326,13 +326,23 @@ def batch_limit(first: bool, remaining: int) -> int:
 
 
 def _ingest(con: duckdb.DuckDBPyConnection, stage: Path, batch: Sequence[tuple[int, StagedSession]]) -> None:
-    """Load the records of the staged sessions in `batch` (key, session) and delete their files."""
-    copied = [stage / staged_name("records", k) for k, staged in batch if staged.source is None]
+    """Load the records of the staged sessions in `batch` (key, session) and delete their files.
+
+    The inline records of the batch's small sessions are written to one file first (named
+    after the batch's first key): DuckDB opens it once for them all.
+    """
+    inline = stage / staged_name("inline", batch[0][0])
+    with open(inline, "wb") as f:
+        f.writelines(staged.records for _, staged in batch if staged.records is not None)
+    copied = [stage / staged_name("records", k) for k, s in batch if s.source is None and s.records is None]
     direct = [(Path(s.source), stage / staged_name("lines", k)) for k, s in batch if s.source is not None]
-    con.execute(insert_records(copied, direct, {key: staged.owned_from for key, staged in batch}))
+    try:
+        con.execute(insert_records([inline, *copied], direct, {key: staged.owned_from for key, staged in batch}))
+    finally:
+        inline.unlink()
     for key, _ in batch:
         for table in ("records", "lines"):
-            (stage / staged_name(table, key)).unlink(missing_ok=True)  # one of the two was written
+            (stage / staged_name(table, key)).unlink(missing_ok=True)  # one of the two was written, or none
 
 
 GATHERED = 0

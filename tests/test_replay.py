@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
-from replay import cli, deepjson, duck
+from replay import cli, deepjson, duck, staging
 from replay.cli import main
 from replay.duck import TABLES, TargetError, replay
 from replay.logfile import SessionLog
@@ -477,6 +477,7 @@ def test_staging_runs_only_a_few_sessions_ahead_of_ingest(
         staged_counts.append(len([*stage.glob("records-*"), *stage.glob("lines-*")]))
         ingest(con, stage, batch)
 
+    monkeypatch.setattr(staging, "INLINE_BYTES", 0)  # staged in files (inline records wait in memory)
     monkeypatch.setattr(duck, "batch_limit", lambda first, remaining: 1)  # ingest every session on its own
     monkeypatch.setattr(duck, "BATCH_BYTES", 1)  # and stage no more than one batch ahead
     monkeypatch.setattr(duck, "_ingest", slow_ingest)

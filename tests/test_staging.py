@@ -26,6 +26,13 @@ SESSIONS = ROOT / "fixtures" / "sessions"
 REMINDERS = SESSIONS / "valid" / "reminders.session.jsonl"
 
 
+@pytest.fixture(autouse=True)
+def _not_inline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests are about direct and copied staging: no fixture is small enough to be inlined
+    here (the tests of inline staging set their own bound)."""
+    monkeypatch.setattr(staging, "INLINE_BYTES", 0)
+
+
 def _contents(db: Path) -> dict[str, list[tuple[object, ...]]]:
     with duckdb.connect(str(db), read_only=True) as con:
         return {t: con.execute(f"SELECT * FROM {t} ORDER BY ALL").fetchall() for t in ("records", *TABLES)}
@@ -44,13 +51,33 @@ def test_fixtures_stage_directly_where_they_can(tmp_path: Path) -> None:
     assert sum(direct.values()) >= len(direct) - 2
 
 
-def test_direct_and_copied_staging_give_the_same_database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_direct_copied_and_inline_staging_give_the_same_database(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     inputs = list(discover([str(SESSIONS)]))
     replay(inputs, tmp_path / "direct.duckdb")
+    monkeypatch.setattr(staging, "INLINE_BYTES", 1 << 20)
+    replay(inputs, tmp_path / "inline.duckdb")
+    monkeypatch.setattr(staging, "INLINE_BYTES", REMINDERS.stat().st_size)  # some inline, some not, one batch
+    replay(inputs, tmp_path / "mixed.duckdb")
+    monkeypatch.setattr(staging, "INLINE_BYTES", 0)
     monkeypatch.setattr(staging, "_may_read_directly", lambda path: False)
     assert not any(_sources(inputs, tmp_path).values())
     replay(inputs, tmp_path / "copied.duckdb")
-    assert _contents(tmp_path / "direct.duckdb") == _contents(tmp_path / "copied.duckdb")
+    expected = _contents(tmp_path / "direct.duckdb")
+    for name in ("inline", "mixed", "copied"):
+        assert _contents(tmp_path / f"{name}.duckdb") == expected, name
+
+
+def test_a_small_session_is_staged_inline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(staging, "INLINE_BYTES", REMINDERS.stat().st_size + 1)
+    staged = stage_session(str(REMINDERS), 3, tmp_path)
+    assert list(tmp_path.iterdir()) == [] and staged.source is None and staged.records is not None
+    rows = staged.records.splitlines()
+    assert len(rows) == len(REMINDERS.read_bytes().splitlines()) - 1  # every record, not the header
+    assert all(row.startswith(b"3\x1f") for row in rows)
+    monkeypatch.setattr(staging, "INLINE_BYTES", REMINDERS.stat().st_size)  # not smaller: staged directly
+    assert stage_session(str(REMINDERS), 4, tmp_path).source is not None
 
 
 @pytest.mark.parametrize(
@@ -118,7 +145,7 @@ def test_a_changed_log_is_a_replay_failure_not_a_traceback(tmp_path: Path) -> No
         "    open(path, 'ab').close(); data = open(path, 'rb').read()\n"
         "    open(path, 'wb').write(data.replace(b'\"turn\":1', b'\"turn\":10', 1))\n"
         "    return staged\n"
-        "staging.stage_session = stage_then_change\n"
+        "staging.stage_session = stage_then_change; staging.INLINE_BYTES = 0  # staged directly\n"
         "from replay import duck; duck.stage_session = stage_then_change\n"
         "cli.main(['replay', sys.argv[1], '--db', sys.argv[2], '--jobs', '1'])\n"
     )
