@@ -293,9 +293,42 @@ TABLES = ("sessions", "events", "schedule_changes", "schedules", "dispatches", "
 PARTITIONED = ("events", "schedule_changes", "schedules", "dispatches")
 
 
-def _stage_one(args: tuple[str, int, str, Reading]) -> StagedSession:
-    path, key, out, reading = args
-    return stage_session(path, key, Path(out), reading.profile, reading.mode, reading.seed_length)
+Member = tuple[str, int, int]
+"""A session file to stage: its path, session key and size."""
+StageTask = tuple[tuple[Member, ...], str, Reading]
+"""Consecutive session files staged by one worker call, the staging directory, how to read them."""
+
+GROUP_BYTES = 1 << 20
+GROUP_FILES = 64
+"""A staging task takes consecutive files up to these totals (a larger file goes alone): handing
+a task to a worker process and its result back costs a round trip between threads and processes,
+which for small sessions (most real ones) would cost more than staging them."""
+
+
+def _groups(files: Sequence[str], first_key: int) -> Iterator[tuple[Member, ...]]:
+    group: list[Member] = []
+    total = 0
+    for n, path in enumerate(files):
+        size = file_size(path)
+        if group and (total + size > GROUP_BYTES or len(group) == GROUP_FILES):
+            yield tuple(group)
+            group, total = [], 0
+        group.append((path, first_key + n, size))
+        total += size
+    if group:
+        yield tuple(group)
+
+
+def _task_size(task: StageTask) -> int:
+    return sum(size for _, _, size in task[0])
+
+
+def _stage_group(task: StageTask) -> list[StagedSession]:
+    members, out, reading = task
+    return [
+        stage_session(path, key, Path(out), reading.profile, reading.mode, reading.seed_length)
+        for path, key, _ in members
+    ]
 
 
 ROW_GROUP_SIZE = 2048
@@ -386,12 +419,12 @@ def _staged(
     executing on this process's thread takes the GIL back between its tasks, so a busy Python
     thread here would throttle it. Workers stage at most one batch (BATCH_BYTES of input) beyond
     the sessions awaited, so the staging directory stays bounded when DuckDB is the slower side.
-    Progress is reported per staged file.
+    Progress is reported per staging task (one file, or a group of small ones).
     """
     files = [p for p in paths if p != STDIN]
     first_key = 1 if stdin is None else 2
-    tasks = [(p, first_key + n, str(stage), reading) for n, p in enumerate(files)]
-    with in_processes(_stage_one, tasks, max(1, jobs), progress, BATCH_BYTES) as staged:
+    tasks = [(group, str(stage), reading) for group in _groups(files, first_key)]
+    with in_processes(_stage_group, tasks, max(1, jobs), progress, BATCH_BYTES, _task_size) as staged:
         yield _after_stdin(stdin, stage, reading, staged)
 
 
@@ -399,7 +432,7 @@ def _after_stdin(
     stdin: bytes | None,
     stage: Path,
     reading: Reading,
-    staged: Iterator[tuple[tuple[str, int, str, Reading], StagedSession]],
+    staged: Iterator[tuple[StageTask, list[StagedSession]]],
 ) -> Iterator[tuple[int, int, StagedSession]]:
     """Standard input's session first (key 1, staged here), then the files' as the workers stage them."""
     if stdin is not None:
@@ -408,8 +441,9 @@ def _after_stdin(
             len(stdin),
             stage_session("<stdin>", 1, stage, reading.profile, reading.mode, reading.seed_length, data=stdin),
         )
-    for task, session in staged:
-        yield task[1], file_size(task[0]), session
+    for (members, _, _), sessions in staged:
+        for (_, key, size), session in zip(members, sessions, strict=True):
+            yield key, size, session
 
 
 def _parquet(con: duckdb.DuckDBPyConnection, target: Path) -> None:

@@ -23,17 +23,29 @@ def file_size(path: str) -> int:
         return 0
 
 
+def path_size(task: tuple[object, ...]) -> int:
+    """The input bytes of a task that starts with its file path."""
+    return file_size(str(task[0]))
+
+
 class _Window(Generic[Task, Result]):
     """Tasks submitted to a pool and not yet taken, in input order, within a byte budget."""
 
     def __init__(
-        self, pool: Executor, fn: Callable[[Task], Result], tasks: Iterable[Task], workers: int, budget: int
+        self,
+        pool: Executor,
+        fn: Callable[[Task], Result],
+        tasks: Iterable[Task],
+        workers: int,
+        budget: int,
+        size: Callable[[Task], int],
     ) -> None:
         self.pool = pool
         self.fn = fn
         self.tasks = iter(tasks)
         self.workers = workers
         self.budget = budget
+        self.size = size
         self.pending: deque[tuple[Task, Future[Result], int]] = deque()
         self.load = 0
         self.held: tuple[Task, int] | None = None
@@ -46,7 +58,7 @@ class _Window(Generic[Task, Result]):
                 task = next(self.tasks, None)
                 if task is None:
                     return
-                self.held = task, file_size(str(task[0]))
+                self.held = task, self.size(task)
             task, size = self.held
             if len(self.pending) > self.workers and self.load + size > self.budget:
                 return
@@ -65,16 +77,21 @@ class _Window(Generic[Task, Result]):
 
 
 def in_order(
-    pool: Executor, fn: Callable[[Task], Result], tasks: Iterable[Task], workers: int, budget: int = 0
+    pool: Executor,
+    fn: Callable[[Task], Result],
+    tasks: Iterable[Task],
+    workers: int,
+    budget: int = 0,
+    size: Callable[[Task], int] = path_size,
 ) -> Iterator[tuple[Task, Result]]:
-    """`fn` over `tasks` (each starting with its file path) on `pool`, results in input order.
+    """`fn` over `tasks` on `pool`, results in input order; `size` gives a task's input bytes.
 
     The first tasks are submitted before this returns. Unlike Executor.map, which submits every
     task at once, it keeps `workers` + 1 tasks in flight and more only while their input stays
     within `budget` bytes: what a slow consumer has not taken yet (staged files on disk, say)
     stays bounded.
     """
-    window = _Window(pool, fn, tasks, workers, budget)
+    window = _Window(pool, fn, tasks, workers, budget, size)
     window.submit()
     return window.results()
 
@@ -104,9 +121,10 @@ def in_processes(
     jobs: int,
     progress: Callable[[int], None] | None,
     budget: int = 0,
+    size: Callable[[Task], int] = path_size,
 ) -> Iterator[Iterator[tuple[Task, Result]]]:
     """`fn` over `tasks` in `jobs` processes: gives the results in order (see `in_order` for
-    `budget`); progress is reported per finished file, by its size.
+    `budget` and `size`); progress is reported per finished task, by its size.
 
     The processes are forked and the first tasks submitted on entering, so the caller may then
     start threads of its own (a process forked beside a running thread can inherit a lock that
@@ -115,7 +133,7 @@ def in_processes(
     """
     pool = ProcessPoolExecutor(max_workers=jobs, initializer=_exit_with_parent, initargs=(os.getpid(),))
     try:
-        yield _reported(in_order(pool, fn, tasks, jobs, budget), progress)
+        yield _reported(in_order(pool, fn, tasks, jobs, budget, size), progress, size)
     except BaseException:
         pool.shutdown(cancel_futures=True)
         raise
@@ -123,9 +141,9 @@ def in_processes(
 
 
 def _reported(
-    results: Iterator[tuple[Task, Result]], progress: Callable[[int], None] | None
+    results: Iterator[tuple[Task, Result]], progress: Callable[[int], None] | None, size: Callable[[Task], int]
 ) -> Iterator[tuple[Task, Result]]:
     for task, result in results:
         if progress is not None:
-            progress(file_size(str(task[0])))
+            progress(size(task))
         yield task, result
