@@ -25,7 +25,7 @@ from .cronreport import describe_cron
 from .duck import TargetError
 from .duck import replay as replay_logs
 from .fanout import file_size as _size
-from .fanout import in_processes
+from .fanout import grouped, in_processes
 from .logfile import MODES
 from .query import QUERY_FORMATS, QueryError, inspect_db, render_result, run_sql
 from .schemafiles import stale_schemas, write_schemas
@@ -108,9 +108,17 @@ def _escape_unencodable_output() -> None:
             stream.reconfigure(errors="backslashreplace")
 
 
-def _verify_one(args: tuple[str, Reading]) -> SessionReport:
-    path, reading = args
-    return verify_path(path, reading.profile, reading.mode, reading.seed_length)
+VerifyTask = tuple[tuple[tuple[str, int], ...], Reading]
+"""Consecutive files (path, size) verified by one worker call, and how to read them."""
+
+
+def _verify_group(task: VerifyTask) -> list[SessionReport]:
+    group, reading = task
+    return [verify_path(path, reading.profile, reading.mode, reading.seed_length) for path, _ in group]
+
+
+def _group_size(task: VerifyTask) -> int:
+    return sum(size for _, size in task[0])
 
 
 def _run(
@@ -120,11 +128,11 @@ def _run(
     if stdin is not None:
         yield verify_path("<stdin>", reading.profile, reading.mode, reading.seed_length, data=stdin)
     files = [p for p in paths if p != STDIN]
-    tasks = [(p, reading) for p in files]  # (stdin, if any, came first)
+    tasks = [(group, reading) for group in grouped(files)]  # (stdin, if any, came first)
     if jobs > 1 and len(tasks) > 1:
-        with in_processes(_verify_one, tasks, jobs, progress) as results:
-            for _, result in results:
-                yield result
+        with in_processes(_verify_group, tasks, jobs, progress, size=_group_size) as results:
+            for _, reports in results:
+                yield from reports
     else:
         for path in files:
             yield verify_path(path, reading.profile, reading.mode, reading.seed_length, progress=progress)

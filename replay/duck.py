@@ -21,7 +21,7 @@ from typing import IO
 
 import duckdb
 
-from .fanout import file_size, in_processes
+from .fanout import file_size, grouped, in_processes
 from .loading import ParallelLoader
 from .staging import SMALL_TABLES, StagedSession, stage_session, staged_name
 from .verify import STDIN, Reading, SessionReport
@@ -298,25 +298,13 @@ Member = tuple[str, int, int]
 StageTask = tuple[tuple[Member, ...], str, Reading]
 """Consecutive session files staged by one worker call, the staging directory, how to read them."""
 
-GROUP_BYTES = 1 << 20
-GROUP_FILES = 64
-"""A staging task takes consecutive files up to these totals (a larger file goes alone): handing
-a task to a worker process and its result back costs a round trip between threads and processes,
-which for small sessions (most real ones) would cost more than staging them."""
 
-
-def _groups(files: Sequence[str], first_key: int) -> Iterator[tuple[Member, ...]]:
-    group: list[Member] = []
-    total = 0
-    for n, path in enumerate(files):
-        size = file_size(path)
-        if group and (total + size > GROUP_BYTES or len(group) == GROUP_FILES):
-            yield tuple(group)
-            group, total = [], 0
-        group.append((path, first_key + n, size))
-        total += size
-    if group:
-        yield tuple(group)
+def _keyed(files: Sequence[str], first_key: int) -> Iterator[tuple[Member, ...]]:
+    """The files in groups (see `fanout.grouped`), each with its session key (input order)."""
+    key = first_key
+    for group in grouped(files):
+        yield tuple((path, key + n, size) for n, (path, size) in enumerate(group))
+        key += len(group)
 
 
 def _task_size(task: StageTask) -> int:
@@ -423,7 +411,7 @@ def _staged(
     """
     files = [p for p in paths if p != STDIN]
     first_key = 1 if stdin is None else 2
-    tasks = [(group, str(stage), reading) for group in _groups(files, first_key)]
+    tasks = [(group, str(stage), reading) for group in _keyed(files, first_key)]
     with in_processes(_stage_group, tasks, max(1, jobs), progress, BATCH_BYTES, _task_size) as staged:
         yield _after_stdin(stdin, stage, reading, staged)
 

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import itertools
 import multiprocessing
 import os
 from concurrent.futures import Executor, Future
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from replay.fanout import in_order, in_processes
+from replay import fanout
+from replay.fanout import grouped, in_order, in_processes
 
 
 class _Recorder(Executor):
@@ -92,3 +95,19 @@ def test_in_processes_reports_progress_in_order(tmp_path: Path) -> None:
     with in_processes(_name, tasks, 2, heard.append) as results:
         assert [result for _, result in results] == ["f0", "f1", "f2"]
     assert heard == [5, 7, 11]
+
+
+@given(sizes=st.lists(st.integers(0, 3 << 20), max_size=40))
+def test_grouped_keeps_order_in_bounded_groups(sizes: list[int]) -> None:
+    """Every file once, in input order, in groups of at most GROUP_FILES files and GROUP_BYTES
+    bytes (a larger file alone); a group ends only when the next file would not fit."""
+    names = [f"f{n}" for n in range(len(sizes))]
+    with patch.object(fanout, "file_size", lambda path: sizes[int(path[1:])]):
+        groups = list(grouped(names))
+    assert [m for group in groups for m in group] == list(zip(names, sizes, strict=True))
+    for group in groups:
+        total = sum(size for _, size in group)
+        assert 1 <= len(group) <= fanout.GROUP_FILES and (len(group) == 1 or total <= fanout.GROUP_BYTES)
+    for before, after in itertools.pairwise(groups):
+        total = sum(size for _, size in before)
+        assert len(before) == fanout.GROUP_FILES or total + after[0][1] > fanout.GROUP_BYTES

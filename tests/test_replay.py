@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import itertools
 import json
 import os
 import signal
@@ -12,7 +11,6 @@ import sys
 import time
 import types
 from pathlib import Path
-from unittest.mock import patch
 
 import duckdb
 import pytest
@@ -20,7 +18,7 @@ from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
-from replay import cli, deepjson, duck, staging
+from replay import cli, deepjson, duck, fanout, staging
 from replay.cli import main
 from replay.duck import TABLES, TargetError, replay
 from replay.logfile import SessionLog
@@ -459,21 +457,18 @@ def test_large_inputs_on_a_terminal_show_a_byte_progress_bar(
     assert label in terminal.getvalue() and "100%" in terminal.getvalue()
 
 
-@given(sizes=st.lists(st.integers(0, 3 << 20), max_size=40), first_key=st.integers(1, 3))
-def test_staging_tasks_group_consecutive_small_files(sizes: list[int], first_key: int) -> None:
-    """Files go to the workers in input order, in groups of at most GROUP_FILES files and
-    GROUP_BYTES bytes (a larger file alone), every file once, each with its session key."""
-    names = [f"f{n}" for n in range(len(sizes))]
-    with patch.object(duck, "file_size", lambda path: sizes[int(path[1:])]):
-        groups = list(duck._groups(names, first_key))
-    members = [m for group in groups for m in group]
-    assert members == [(name, first_key + n, size) for n, (name, size) in enumerate(zip(names, sizes, strict=True))]
-    for group in groups:
-        total = sum(size for _, _, size in group)
-        assert 1 <= len(group) <= duck.GROUP_FILES and (len(group) == 1 or total <= duck.GROUP_BYTES)
-    for before, after in itertools.pairwise(groups):  # a group ends only when the next file would not fit
-        total = sum(size for _, _, size in before)
-        assert len(before) == duck.GROUP_FILES or total + after[0][2] > duck.GROUP_BYTES
+def test_staging_tasks_number_their_sessions_in_input_order(tmp_path: Path) -> None:
+    files = []
+    for n, size in enumerate([10, 2 << 20, 10, 10]):
+        path = tmp_path / f"f{n}"
+        path.write_bytes(b"x" * size)
+        files.append(str(path))
+    groups = list(duck._keyed(files, 2))
+    assert [[(Path(p).name, key, size) for p, key, size in g] for g in groups] == [
+        [("f0", 2, 10)],
+        [("f1", 3, 2 << 20)],
+        [("f2", 4, 10), ("f3", 5, 10)],
+    ]
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
@@ -497,7 +492,7 @@ def test_staging_runs_only_a_few_sessions_ahead_of_ingest(
         ingest(con, stage, batch)
 
     monkeypatch.setattr(staging, "INLINE_BYTES", 0)  # staged in files (inline records wait in memory)
-    monkeypatch.setattr(duck, "GROUP_FILES", 1)  # one session per staging task
+    monkeypatch.setattr(fanout, "GROUP_FILES", 1)  # one session per staging task
     monkeypatch.setattr(duck, "batch_limit", lambda first, remaining: 1)  # ingest every session on its own
     monkeypatch.setattr(duck, "BATCH_BYTES", 1)  # and stage no more than one batch ahead
     monkeypatch.setattr(duck, "_ingest", slow_ingest)
