@@ -87,18 +87,45 @@ def _frame_end(data: Buffer, pos: int, size: int) -> int | None:
     return pos
 
 
+MAX_FRAME_TEXT = 1 << 32
+"""The most plaintext one frame may hold: the reference decompresses a frame into one Node
+Buffer, which holds at most 4 GiB (`buffer.constants.MAX_LENGTH`, Node 20). A larger frame (a
+crafted one expands without bound) is refused as one that does not decompress."""
+_FEED = 4096
+"""Compressed bytes fed at a time: one call can then yield at most ~128 MB, so memory stays
+bounded by the limit whatever the frame expands to."""
+
+
+class FrameTooLarge(zstandard.ZstdError):
+    """The frame holds more plaintext than MAX_FRAME_TEXT."""
+
+
+def _decompress(frame: Buffer, limit: int) -> tuple[bytes, bool]:
+    """(the plaintext, whether the frame ended); raise zstandard.ZstdError."""
+    obj = zstandard.ZstdDecompressor().decompressobj()
+    data = bytes(frame)
+    pieces: list[bytes] = []
+    total = 0
+    for start in range(0, len(data), _FEED):
+        piece = obj.decompress(data[start : start + _FEED])
+        total += len(piece)
+        if total > limit:
+            raise FrameTooLarge(f"its plaintext exceeds {limit} bytes (the most the reference reads in a frame)")
+        pieces.append(piece)
+    return b"".join(pieces), obj.eof
+
+
 def decompress_frame(frame: Buffer) -> bytes:
     """Plaintext of one complete frame, checksum verified; raise zstandard.ZstdError."""
-    obj = zstandard.ZstdDecompressor().decompressobj()
-    out = obj.decompress(bytes(frame))
-    if not obj.eof:
+    text, ended = _decompress(frame, MAX_FRAME_TEXT)
+    if not ended:
         raise zstandard.ZstdError("frame ended early")
-    return out
+    return text
 
 
 def decompress_torn(frame: Buffer) -> bytes:
     """As much plaintext as a torn frame yields (no checksum); empty when none."""
     try:
-        return zstandard.ZstdDecompressor().decompressobj().decompress(bytes(frame))
+        return _decompress(frame, MAX_FRAME_TEXT)[0]
     except zstandard.ZstdError:
         return b""

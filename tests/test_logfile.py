@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from replay import zstdframes
 from replay.logfile import SessionLog
 
 from .conftest import ROOT
@@ -209,6 +210,23 @@ def test_zstd_checksum_failure_in_a_complete_frame_rejects() -> None:
     data[-1] ^= 0xFF
     log, _ = read(bytes(data))
     assert log.rejected and any(f.code == "format.zstd" for f in log.findings)
+
+
+def test_zstd_frame_beyond_the_reference_s_buffer_is_refused_not_held(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A frame holding more than a Node Buffer (4 GiB; here a smaller bound) is refused as one
+    that does not decompress, without holding its plaintext: a crafted frame expands without bound."""
+    import zstandard
+
+    monkeypatch.setattr(zstdframes, "MAX_FRAME_TEXT", 1 << 20)
+    c = zstandard.ZstdCompressor(write_checksum=True)
+    padding = {"type": "x", "seq": 1, "time": 0, "data": {"pad": "0" * (64 << 20)}}  # 64 MB, 6 KB compressed
+    data = c.compress(line(header())) + c.compress(line(ev(0))) + c.compress(line(padding))
+    assert len(data) < 100_000
+    log, seqs = read(data)
+    assert seqs == [0] and log.rejected
+    assert any(f.code == "format.zstd" and "exceeds 1048576 bytes" in f.message for f in log.findings)
+    log, seqs = read(data[:-2])  # torn: what decompresses within the bound, here nothing
+    assert seqs == [0] and ("format.torn-frame", "warning") in codes(log)
 
 
 def test_zstd_first_frame_must_be_exactly_the_header() -> None:
