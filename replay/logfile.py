@@ -15,6 +15,7 @@ from __future__ import annotations
 import mmap
 import os
 import re
+import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -186,7 +187,10 @@ class SessionLog:
         if self.data is not None:
             return self.data
         with open(self.path, "rb") as f:
-            if os.fstat(f.fileno()).st_size == 0:
+            status = os.fstat(f.fileno())
+            if not stat.S_ISREG(status.st_mode):  # a pipe (`verify <(zstdcat ...)`) has no size to map
+                return f.read()
+            if status.st_size == 0:
                 return b""
             return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
 

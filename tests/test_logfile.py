@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -187,6 +188,26 @@ def test_chunk_row_expansion_matches_the_spec_example() -> None:
         (3, 1785498796192, "ADE"),
     ]
     assert events[0]["data"] == {"turn": 2, "step": 1, "chunk": {"type": "text-delta", "index": 1, "text": "M"}}
+
+
+def test_a_pipe_is_read_whole_not_taken_for_an_empty_file(tmp_path: Path) -> None:
+    """`schedlog verify <(zstdcat log.zst)` hands over a pipe, whose size reads as 0."""
+    import threading
+
+    fifo = tmp_path / "log.fifo"
+    os.mkfifo(fifo)
+    data = session_bytes([ev(0), ev(1, "turn/end")])
+
+    def write() -> None:
+        with open(fifo, "wb") as f:
+            f.write(data)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    log = SessionLog(str(fifo))
+    seqs = [e.event_index for e in log.entries()]
+    writer.join()
+    assert seqs == [0, 1] and not log.unreadable and log.findings == []
 
 
 # --- Zstandard ------------------------------------------------------------------------------
