@@ -353,14 +353,16 @@ def _ingest(con: duckdb.DuckDBPyConnection, stage: Path, batch: Sequence[tuple[i
     after the batch's first key): DuckDB opens it once for them all.
     """
     inline = stage / staged_name("inline", batch[0][0])
-    with open(inline, "wb") as f:
-        f.writelines(staged.records for _, staged in batch if staged.records is not None)
+    records = [staged.records for _, staged in batch if staged.records is not None]
+    if records:
+        with open(inline, "wb") as f:
+            f.writelines(records)
     copied = [stage / staged_name("records", k) for k, s in batch if s.source is None and s.records is None]
     direct = [(Path(s.source), stage / staged_name("lines", k)) for k, s in batch if s.source is not None]
     try:
-        con.execute(insert_records([inline, *copied], direct, {key: staged.owned_from for key, staged in batch}))
+        con.execute(insert_records(([inline] if records else []) + copied, direct, {k: s.owned_from for k, s in batch}))
     finally:
-        inline.unlink()
+        inline.unlink(missing_ok=True)
     for key, _ in batch:
         for table in ("records", "lines"):
             (stage / staged_name(table, key)).unlink(missing_ok=True)  # one of the two was written, or none

@@ -51,7 +51,7 @@ WRITE_BUFFER = 1 << 20
 
 FIELD_FILES = ("records", "lines", "changes", "inline")
 SEP = b"\x1f"
-_SKIP = SEP * 8 + b"\n"
+_SKIP = SEP * 7 + b"\n"
 """The `lines` row of a header line: no session key, so the loader skips it."""
 _BOM = b"\xef\xbb\xbf"
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
