@@ -21,6 +21,7 @@ from replay.staging import stage_session
 from replay.verify import discover
 
 from .conftest import ROOT
+from .sessionfiles import ev, text_row, write_session
 
 SESSIONS = ROOT / "fixtures" / "sessions"
 REMINDERS = SESSIONS / "valid" / "reminders.session.jsonl"
@@ -329,3 +330,43 @@ def test_deeply_nested_records_replay_as_the_reference_reads_them(tmp_path: Path
 def test_the_header_s_placeholder_row_has_the_lines_columns() -> None:
     """DuckDB tolerated one field too many here (the seedLength column had left the rows)."""
     assert staging._SKIP.count(staging.SEP) == len(duck._LINE_COLUMNS) - 1
+
+
+def _odd_rows_log(path: Path) -> list[dict[str, object]]:
+    """A log of packed rows of every shape (one member, negative and safe-edge gaps, tool calls
+    with and without a name, a reasoning row) between plain events; returns its events."""
+    big = 2**53 - 1 - 10
+    records: list[dict[str, object]] = [
+        ev(0, time=5),
+        text_row(1, ["only"], time0=-7),
+        text_row(2, ["a", "b", "c"], dt=[-3, 10], time0=1_785_931_200_000),
+        text_row(5, ["x", "y"], dt=[10], time0=big),
+        {"type": "reasoning-chunks", "seq0": 7, "time0": 0, "data": {"turn": 2, "step": 3, "index": 1,
+         "dt": [0], "texts": ["think", "ing"]}},
+        {"type": "tool-call-chunks", "seq0": 9, "time0": 1, "data": {"turn": 2, "step": 3, "index": 0,
+         "id": "call-1", "name": "schedule_create", "dt": [2], "args": ["{\"a\"", ":1}"]}},
+        {"type": "tool-call-chunks", "seq0": 11, "time0": 4, "data": {"turn": 2, "step": 3, "index": 0,
+         "id": "call-1", "dt": [], "args": ["!"]}},
+        ev(12, "turn/end", {"turn": 2, "reason": {"kind": "completed"}}, time=9),
+    ]  # fmt: skip
+    write_session(path, records)
+    log = SessionLog(str(path))
+    return [event for entry in log.entries() for event in entry.events()]
+
+
+@pytest.mark.parametrize("mode", ["direct", "copied", "inline"])
+def test_packed_rows_of_every_shape_expand_as_the_reader_expands_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    expected = _odd_rows_log(tmp_path / "rows.session.jsonl")
+    if mode == "copied":
+        monkeypatch.setattr(staging, "_may_read_directly", lambda path: False)
+    if mode == "inline":
+        monkeypatch.setattr(staging, "INLINE_BYTES", 1 << 20)
+    db = tmp_path / "rows.duckdb"
+    replay([str(tmp_path / "rows.session.jsonl")], db)
+    with duckdb.connect(str(db), read_only=True) as con:
+        rows = con.execute("SELECT idx, type, time_ms, data FROM events ORDER BY idx").fetchall()
+    assert [(i, t, ms, json.loads(d)) for i, t, ms, d in rows] == [
+        (e["seq"], e["type"], e["time"], e["data"]) for e in expected
+    ]
