@@ -24,8 +24,8 @@ from .candidate import CandidateInputError, check_log_candidate
 from .cronreport import describe_cron
 from .duck import TargetError
 from .duck import replay as replay_logs
+from .fanout import Group, group_bytes, grouped, in_processes
 from .fanout import file_size as _size
-from .fanout import grouped, in_processes
 from .logfile import MODES
 from .query import QUERY_FORMATS, QueryError, inspect_db, render_result, run_sql
 from .schemafiles import stale_schemas, write_schemas
@@ -108,8 +108,8 @@ def _escape_unencodable_output() -> None:
             stream.reconfigure(errors="backslashreplace")
 
 
-VerifyTask = tuple[tuple[tuple[str, int], ...], Reading]
-"""Consecutive files (path, size) verified by one worker call, and how to read them."""
+VerifyTask = tuple[Group, Reading]
+"""Consecutive files verified by one worker call, and how to read them."""
 
 
 def _verify_group(task: VerifyTask) -> list[SessionReport]:
@@ -117,8 +117,8 @@ def _verify_group(task: VerifyTask) -> list[SessionReport]:
     return [verify_path(path, reading.profile, reading.mode, reading.seed_length) for path, _ in group]
 
 
-def _group_size(task: VerifyTask) -> int:
-    return sum(size for _, size in task[0])
+def _verify_size(task: VerifyTask) -> int:
+    return group_bytes(task[0])
 
 
 def _run(
@@ -128,14 +128,15 @@ def _run(
     if stdin is not None:
         yield verify_path("<stdin>", reading.profile, reading.mode, reading.seed_length, data=stdin)
     files = [p for p in paths if p != STDIN]
-    tasks = [(group, reading) for group in grouped(files)]  # (stdin, if any, came first)
-    if jobs > 1 and len(tasks) > 1:
-        with in_processes(_verify_group, tasks, jobs, progress, size=_group_size) as results:
-            for _, reports in results:
-                yield from reports
-    else:
-        for path in files:
-            yield verify_path(path, reading.profile, reading.mode, reading.seed_length, progress=progress)
+    if jobs > 1:  # grouped only then: grouping reads every file's size
+        tasks = [(group, reading) for group in grouped(files)]  # (stdin, if any, came first)
+        if len(tasks) > 1:
+            with in_processes(_verify_group, tasks, jobs, progress, size=_verify_size) as results:
+                for _, reports in results:
+                    yield from reports
+            return
+    for path in files:
+        yield verify_path(path, reading.profile, reading.mode, reading.seed_length, progress=progress)
 
 
 @main.command()

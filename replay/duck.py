@@ -21,7 +21,7 @@ from typing import IO
 
 import duckdb
 
-from .fanout import file_size, grouped, in_processes
+from .fanout import Group, group_bytes, grouped, in_processes
 from .loading import ParallelLoader
 from .staging import SMALL_TABLES, StagedSession, stage_session, staged_name
 from .verify import STDIN, Reading, SessionReport
@@ -293,29 +293,20 @@ TABLES = ("sessions", "events", "schedule_changes", "schedules", "dispatches", "
 PARTITIONED = ("events", "schedule_changes", "schedules", "dispatches")
 
 
-Member = tuple[str, int, int]
-"""A session file to stage: its path, session key and size."""
-StageTask = tuple[tuple[Member, ...], str, Reading]
-"""Consecutive session files staged by one worker call, the staging directory, how to read them."""
+StageTask = tuple[Group, int, str, Reading]
+"""Consecutive session files staged by one worker call, the first one's session key (the others
+follow in order), the staging directory, and how to read them."""
 
 
-def _keyed(files: Sequence[str], first_key: int) -> Iterator[tuple[Member, ...]]:
-    """The files in groups (see `fanout.grouped`), each with its session key (input order)."""
-    key = first_key
-    for group in grouped(files):
-        yield tuple((path, key + n, size) for n, (path, size) in enumerate(group))
-        key += len(group)
-
-
-def _task_size(task: StageTask) -> int:
-    return sum(size for _, _, size in task[0])
+def _stage_size(task: StageTask) -> int:
+    return group_bytes(task[0])
 
 
 def _stage_group(task: StageTask) -> list[StagedSession]:
-    members, out, reading = task
+    group, first_key, out, reading = task
     return [
-        stage_session(path, key, Path(out), reading.profile, reading.mode, reading.seed_length)
-        for path, key, _ in members
+        stage_session(path, first_key + n, Path(out), reading.profile, reading.mode, reading.seed_length)
+        for n, (path, _) in enumerate(group)
     ]
 
 
@@ -394,16 +385,16 @@ class _Gathered:
 
 @contextmanager
 def _staged(
-    paths: Sequence[str],
+    groups: Sequence[Group],
     stage: Path,
     reading: Reading,
     jobs: int,
     stdin: bytes | None,
     progress: Callable[[int], None] | None,
 ) -> Iterator[Iterator[tuple[int, int, StagedSession]]]:
-    """Gives (session key, input bytes, staged session) in input order, staged ahead by worker
-    processes that are forked on entering: before DuckDB starts a thread, and so that the first
-    session stages while DuckDB sets up.
+    """Gives (session key, input bytes, staged session) in input order (standard input's, then
+    the files' in `groups`), staged ahead by worker processes that are forked on entering: before
+    DuckDB starts a thread, and so that the first session stages while DuckDB sets up.
 
     Staging runs in `jobs` processes (one by default), never in a thread beside DuckDB: DuckDB
     executing on this process's thread takes the GIL back between its tasks, so a busy Python
@@ -411,10 +402,12 @@ def _staged(
     the sessions awaited, so the staging directory stays bounded when DuckDB is the slower side.
     Progress is reported per staging task (one file, or a group of small ones).
     """
-    files = [p for p in paths if p != STDIN]
-    first_key = 1 if stdin is None else 2
-    tasks = [(group, str(stage), reading) for group in _keyed(files, first_key)]
-    with in_processes(_stage_group, tasks, max(1, jobs), progress, BATCH_BYTES, _task_size) as staged:
+    tasks: list[StageTask] = []
+    key = 1 if stdin is None else 2
+    for group in groups:
+        tasks.append((group, key, str(stage), reading))
+        key += len(group)
+    with in_processes(_stage_group, tasks, max(1, jobs), progress, BATCH_BYTES, _stage_size) as staged:
         yield _after_stdin(stdin, stage, reading, staged)
 
 
@@ -431,9 +424,9 @@ def _after_stdin(
             len(stdin),
             stage_session("<stdin>", 1, stage, reading.profile, reading.mode, reading.seed_length, data=stdin),
         )
-    for (members, _, _), sessions in staged:
-        for (_, key, size), session in zip(members, sessions, strict=True):
-            yield key, size, session
+    for (group, first_key, _, _), sessions in staged:
+        for n, ((_, size), session) in enumerate(zip(group, sessions, strict=True)):
+            yield first_key + n, size, session
 
 
 def _parquet(con: duckdb.DuckDBPyConnection, target: Path) -> None:
@@ -578,9 +571,10 @@ def replay(
     tmp = Path(tmp_name)
     tmp.unlink()  # DuckDB creates the file itself
     stage = Path(tempfile.mkdtemp(prefix=".schedlog-stage-", dir=db.parent))
-    total = sum(file_size(p) for p in paths if p != STDIN) + (0 if stdin is None else len(stdin))
+    groups = list(grouped([p for p in paths if p != STDIN]))  # reads each file's size once
+    total = sum(group_bytes(group) for group in groups) + (0 if stdin is None else len(stdin))
     try:
-        with _staged(paths, stage, reading, jobs, stdin, progress) as staged:
+        with _staged(groups, stage, reading, jobs, stdin, progress) as staged:
             reports = _load(staged, stage, tmp, total, parquet)
         os.replace(tmp, db)
         return reports

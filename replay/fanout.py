@@ -25,9 +25,11 @@ def file_size(path: str) -> int:
 
 GROUP_BYTES = 1 << 20
 GROUP_FILES = 64
+Group = tuple[tuple[str, int], ...]
+"""Consecutive files, each with its size in bytes, handed to one worker call."""
 
 
-def grouped(paths: Sequence[str]) -> Iterator[tuple[tuple[str, int], ...]]:
+def grouped(paths: Sequence[str]) -> Iterator[Group]:
     """Consecutive files with their sizes, in groups of up to GROUP_FILES files and GROUP_BYTES
     bytes (a larger file goes alone), each for one worker call.
 
@@ -47,6 +49,10 @@ def grouped(paths: Sequence[str]) -> Iterator[tuple[tuple[str, int], ...]]:
         total += size
     if group:
         yield tuple(group)
+
+
+def group_bytes(group: Group) -> int:
+    return sum(size for _, size in group)
 
 
 def path_size(task: tuple[object, ...]) -> int:

@@ -23,7 +23,7 @@ from replay.cli import main
 from replay.duck import TABLES, TargetError, replay
 from replay.logfile import SessionLog
 from replay.staging import StagedSession
-from replay.verify import discover
+from replay.verify import Reading, discover
 
 from .conftest import REAL_LOGS, ROOT, requires_real_logs
 
@@ -463,12 +463,17 @@ def test_staging_tasks_number_their_sessions_in_input_order(tmp_path: Path) -> N
         path = tmp_path / f"f{n}"
         path.write_bytes(b"x" * size)
         files.append(str(path))
-    groups = list(duck._keyed(files, 2))
-    assert [[(Path(p).name, key, size) for p, key, size in g] for g in groups] == [
-        [("f0", 2, 10)],
-        [("f1", 3, 2 << 20)],
-        [("f2", 4, 10), ("f3", 5, 10)],
+    groups = list(fanout.grouped(files))
+    assert [[(Path(p).name, size) for p, size in g] for g in groups] == [
+        [("f0", 10)],
+        [("f1", 2 << 20)],
+        [("f2", 10), ("f3", 10)],
     ]
+    stage = tmp_path / "stage"
+    stage.mkdir()
+    with duck._staged(groups, stage, Reading(), 1, b"", None) as staged:  # standard input takes key 1
+        keyed = [(key, Path(session.report.path).name, size) for key, size, session in staged]
+    assert keyed == [(1, "<stdin>", 0), (2, "f0", 10), (3, "f1", 2 << 20), (4, "f2", 10), (5, "f3", 10)]
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
