@@ -186,7 +186,7 @@ class Simulation:
         owner = self.owner
         if verb == "start":
             self.start(args.get("owner", True) is not False)
-        elif verb in ("create", "list", "delete"):
+        elif verb in TOOL_VERBS:
             self.call(verb, args, cancelled)
         elif verb == "parallel":
             for call in args.get("calls", []):
@@ -272,6 +272,10 @@ class Simulation:
         )
 
 
+TOOL_VERBS = ("create", "list", "delete")
+"""The verbs that are calls of the management tools (`parallel` issues several at once)."""
+
+
 def _is_instant(value: object) -> bool:
     return isinstance(value, str) and parse_instant(value) is not None
 
@@ -289,9 +293,7 @@ def _is_str(value: object) -> bool:
 
 
 def _is_calls(value: object) -> bool:
-    return isinstance(value, list) and all(
-        isinstance(call, Mapping) and call.get("do") in ("create", "list", "delete") for call in value
-    )
+    return isinstance(value, list) and all(isinstance(call, Mapping) and call.get("do") in TOOL_VERBS for call in value)
 
 
 def _is_outcomes(value: object) -> bool:
@@ -332,7 +334,7 @@ def _check_args(verb: str, args: object) -> None:
     if args is None:
         args = {}
     if not isinstance(args, Mapping):
-        if verb in ("create", "list", "delete"):
+        if verb in TOOL_VERBS:
             return
         raise ScenarioError("args must be an object")
     for key, (ok, required, what) in _ARGUMENTS.get(verb, {}).items():
