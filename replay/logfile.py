@@ -353,7 +353,7 @@ class SessionLog:
                 except RowError as err:
                     self._note_defect("format.malformed-row", f"malformed chunk row at line {line_no}: {err}", line_no)
                     return None
-                if row.seq0 == index:
+                if row.seq0 == index:  # here and below, `_committed` written out: this runs per record
                     self.event_count = index + len(row.members)
                     if self._schedule_only:
                         if self._others is not None:
@@ -416,11 +416,7 @@ class SessionLog:
                 )
                 return None
             self.event_count += len(row)
-            if self._schedule_only:
-                if self._others is not None:
-                    self._others(line_no, index, None, row, raw)
-                return None
-            return Entry(line_no, index, None, row, raw)
+            return self._committed(line_no, index, None, row, raw)
         seq = value.get("seq") if isinstance(value, dict) else None
         if type(seq) not in (int, float) or seq != index:
             got = "no seq" if seq is None else repr(seq)
@@ -431,11 +427,18 @@ class SessionLog:
         assert isinstance(value, dict)
         self._check_envelope(value, line_no)
         self.event_count += 1
-        if self._schedule_only and tag != SCHEDULE_CHANGE:
+        return self._committed(line_no, index, value, None, raw)
+
+    def _committed(
+        self, line_no: int, index: int, event: dict[str, object] | None, row: ChunkRow | None, raw: bytes | None
+    ) -> Entry | None:
+        """A committed record as the Entry to yield, or None when `schedule_only` keeps it back
+        (a row, or an event that is no `schedule/change`): then `others` hears it."""
+        if self._schedule_only and (event is None or event.get("type") != SCHEDULE_CHANGE):
             if self._others is not None:
-                self._others(line_no, index, value, None, raw)
+                self._others(line_no, index, event, row, raw)
             return None
-        return Entry(line_no, index, value, None, raw)
+        return Entry(line_no, index, event, row, raw)
 
     def _check_envelope(self, event: dict[str, object], line_no: int) -> None:
         problems = object_problems(event, EVENT_SHAPE)
