@@ -121,19 +121,19 @@ def dumps(value: object) -> str:
     """Compact JSON of a parsed value as JavaScript holds it, without recursion: a lone
     surrogate becomes U+FFFD (the text must have a UTF-8 form), numbers are doubles."""
     out: list[str] = []
-    pending: list[Iterator[object] | str] = [iter((value,))]
+    pending: list[Iterator[tuple[str, object]] | str] = [iter([("", value)])]
     while pending:
         top = pending[-1]
         if isinstance(top, str):  # a closing bracket, after its members
-            out.append(pending.pop())  # type: ignore[arg-type]
-            continue
-        item = next(top, _END)
-        if item is _END:
+            out.append(top)
             pending.pop()
             continue
-        if isinstance(item, _Member):
-            out.append(item.prefix)
-            item = item.value
+        member = next(top, None)
+        if member is None:
+            pending.pop()
+            continue
+        prefix, item = member
+        out.append(prefix)
         if item is None:
             out.append("null")
         elif item is True or item is False:
@@ -155,23 +155,11 @@ def dumps(value: object) -> str:
     return "".join(out)
 
 
-class _Member:
-    """A container member with what precedes it (a comma, a key)."""
-
-    __slots__ = ("prefix", "value")
-
-    def __init__(self, prefix: str, value: object) -> None:
-        self.prefix = prefix
-        self.value = value
-
-
-_END = object()
-
-
-def _members(container: dict[object, object] | list[object] | tuple[object, ...]) -> Iterator[_Member]:
+def _members(container: dict[object, object] | list[object] | tuple[object, ...]) -> Iterator[tuple[str, object]]:
+    """A container's members, each with what precedes it (a comma, a key)."""
     if isinstance(container, dict):
         for n, (key, member) in enumerate(container.items()):
-            yield _Member(f"{',' if n else ''}{encode_basestring(js_well_formed(str(key)))}:", member)
+            yield f"{',' if n else ''}{encode_basestring(js_well_formed(str(key)))}:", member
     else:
         for n, member in enumerate(container):
-            yield _Member("," if n else "", member)
+            yield ("," if n else ""), member
