@@ -46,11 +46,22 @@ def format_instant(ms: int) -> str:
     if not MIN_MS <= ms <= MAX_MS:
         raise ValueError(f"instant {ms} is outside years 0001-9999")
     days, rest = divmod(ms, 86_400_000)
+    minute, rest = divmod(rest, MINUTE_MS)
+    if rest == 0:  # the usual instant: a whole minute
+        return _day_text(days) + _MINUTE_TEXT[minute] + "00.000Z"
+    second, milli = divmod(rest, 1000)
+    return f"{_day_text(days)}{_MINUTE_TEXT[minute]}{second:02d}.{milli:03d}Z"
+
+
+@lru_cache(maxsize=4096)
+def _day_text(days: int) -> str:
+    """`YYYY-MM-DDT` of a day counted from 1970-01-01; remembered, as instants share their days."""
     day = date.fromordinal(days + _EPOCH_ORDINAL)
-    seconds, milli = divmod(rest, 1000)
-    minutes, second = divmod(seconds, 60)
-    hour, minute = divmod(minutes, 60)
-    return f"{day.year:04d}-{day.month:02d}-{day.day:02d}T{hour:02d}:{minute:02d}:{second:02d}.{milli:03d}Z"
+    return f"{day.year:04d}-{day.month:02d}-{day.day:02d}T"
+
+
+_MINUTE_TEXT = tuple(f"{hour:02d}:{minute:02d}:" for hour in range(24) for minute in range(60))
+"""`HH:MM:` of each minute of a day."""
 
 
 def gate_instant(last_recurring_accepted_at: str | None) -> int | None:

@@ -52,6 +52,11 @@ def offset_ms(zone: ZoneInfo, t: int) -> int:
     if _is_utc(zone):
         return 0
     try:
+        # transitions fall on whole seconds, so the second holding t has t's offset
+        return datetime.fromtimestamp(t // 1000, zone).utcoffset() // _ONE_MS  # type: ignore[operator]
+    except (OverflowError, ValueError, OSError):
+        pass
+    try:
         return (_EPOCH + timedelta(milliseconds=t)).astimezone(zone).utcoffset() // _ONE_MS  # type: ignore[operator]
     except OverflowError:
         # the local reading leaves years 1-9999; two days inward the offset is the same
@@ -72,7 +77,7 @@ def _fold_offsets(zone: ZoneInfo, wall: int) -> tuple[int, int]:
 
     Remembered: a recurring rule's next target, resolved at one dispatch, is read again as the
     latest occurrence at the next."""
-    local = _EPOCH_NAIVE + timedelta(milliseconds=wall)
+    local = _EPOCH_NAIVE + timedelta(0, wall // 1000)  # a zone reads whole seconds of the time
     off0 = zone.utcoffset(local)
     off1 = zone.utcoffset(local.replace(fold=1))
     assert off0 is not None and off1 is not None

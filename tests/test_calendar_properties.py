@@ -17,7 +17,15 @@ from hypothesis import strategies as st
 from invariant import ScheduleInputError, canonical_cron, parse_cron
 from invariant.cron import CronRule, CronSyntaxError, frequency_ok, has_matching_date
 from invariant.instant import MAX_MS, MIN_MS
-from invariant.occurrences import next_local, next_occurrence, previous_local, previous_through, resolve_occurrence
+from invariant.occurrences import (
+    _fold_offsets,
+    next_local,
+    next_occurrence,
+    offset_ms,
+    previous_local,
+    previous_through,
+    resolve_occurrence,
+)
 from invariant.zones import zone_rules
 
 from .conftest import ROOT
@@ -256,6 +264,38 @@ def test_every_day_shortcut_is_the_date_walk(text: str, wall: int) -> None:
     object.__setattr__(walked, "every_day", False)
     assert next_local(rule, wall) == next_local(walked, wall)
     assert previous_local(rule, wall) == previous_local(walked, wall)
+
+
+OFFSET_ZONES = [*ALL_ZONES, "Africa/Monrovia", "Europe/Amsterdam", "America/St_Johns", "Asia/Kathmandu"]
+NEAR_TRANSITION = st.builds(
+    lambda base, delta: int(datetime.fromisoformat(base).timestamp() * 1000) + delta,
+    st.sampled_from([*TRANSITIONS, "1972-01-07T00:00:00Z", "1937-07-01T00:00:00Z", "1883-11-18T17:00:00Z"]),
+    st.one_of(st.integers(-2_000, 2_000), st.integers(-7_200_000, 7_200_000)),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(OFFSET_ZONES), st.one_of(WALLS, NEAR_TRANSITION))
+def test_offsets_are_the_zones_own_readings(zone_name: str, t: int) -> None:
+    """`offset_ms` and `_fold_offsets` take shortcuts (whole seconds, `fromtimestamp`); they must
+    give what zoneinfo gives for the exact millisecond, LMT seconds and the calendar's ends too."""
+    zone = zone_rules(zone_name)
+    one_ms = timedelta(milliseconds=1)
+    try:
+        expected = (EPOCH + timedelta(milliseconds=t)).astimezone(zone).utcoffset() // one_ms  # type: ignore[operator]
+    except OverflowError:
+        expected = None
+    walls = [t]
+    if expected is not None:
+        assert offset_ms.__wrapped__(zone, t) == expected
+        walls.append(t + expected)  # t's local reading: near a transition when t is
+    for wall in walls:
+        try:
+            local = datetime(1970, 1, 1) + timedelta(milliseconds=wall)
+        except OverflowError:
+            continue
+        readings = tuple(zone.utcoffset(local.replace(fold=f)) // one_ms for f in (0, 1))  # type: ignore[operator]
+        assert _fold_offsets.__wrapped__(zone, wall) == readings
 
 
 # --- nothing depends on the process time zone or clock --------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -244,6 +245,26 @@ def test_check_candidate_is_the_fold_then_live_validation(log: GeneratedLog, dat
         return folded
 
     assert _outcome(lambda: check_candidate(events, payload, seed)) == _outcome(definition)
+
+
+@given(
+    st.one_of(
+        st.integers(-62135596800000, 253402300799999),
+        st.integers(0, 10**10).map(lambda m: m * 60_000 - 62135596800000).filter(lambda t: t <= 253402300799999),
+    )
+)
+def test_format_instant_is_to_iso_string(ms: int) -> None:
+    """`Date.prototype.toISOString`, from an independent formatter; it parses back exactly."""
+    moment = datetime(1, 1, 1, tzinfo=UTC) + timedelta(milliseconds=ms + 62135596800000)
+    expected = moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    assert format_instant(ms) == f"{moment.year:04d}" + expected[expected.index("-") :]
+    assert parse_instant(format_instant(ms)) == ms
+
+
+@pytest.mark.parametrize("ms", [-62135596800001, 253402300800000])
+def test_format_instant_refuses_years_outside_1_to_9999(ms: int) -> None:
+    with pytest.raises(ValueError, match="outside years"):
+        format_instant(ms)
 
 
 @given(st.integers(-62135596800000, 253402300799999))
