@@ -120,9 +120,9 @@ class Host:
                     if step is not None:
                         self._agenda.apply(step)
             except ScheduleLogError as err:
-                self._folded_error = err
+                self._folded_error = _detached(err)
         if self._folded_error is not None:
-            raise self._folded_error
+            raise _detached(self._folded_error)
         folder.check_bound()
         return folder, self._agenda
 
@@ -179,3 +179,12 @@ class Host:
         """Run transactions to quiescence; each runs atomically (checkpoints are instant)."""
         while self.queue:
             self.queue.popleft()()
+
+
+def _detached(error: ScheduleLogError) -> ScheduleLogError:
+    """The same verdict as a new exception, with no traceback or context.
+
+    A kept exception that was raised holds frames, and the frames hold the host: a cycle that
+    would keep a finished run's log alive until the cyclic collector next ran.
+    """
+    return ScheduleLogError(error.rule, error.message, index=error.index, pointer=error.pointer)

@@ -78,6 +78,18 @@ class SimulationResult:
         return b"".join(js_compact_json(x).encode("utf-8") + b"\n" for x in lines)
 
 
+class _Publication:
+    """Whether an owner still belongs to the published agent (its tools are live).
+
+    The simulation clears the flag when it disposes or replaces the owner. The owner reads only
+    this flag, never the simulation: a reference back would make every finished run a cycle,
+    its whole log freed only when the cyclic collector next ran.
+    """
+
+    def __init__(self) -> None:
+        self.live = True
+
+
 class Simulation:
     """One scenario run: the host, the agent's tools and owner, and the step verbs."""
 
@@ -90,15 +102,15 @@ class Simulation:
         self.subscribed = False
         self.results: list[object] = []
         self.timeline: list[dict[str, Any]] = []
+        self._publication = _Publication()
 
     # --- lifecycle ----------------------------------------------------------------------------------
 
-    def _live(self, owner: LiveOwner) -> bool:
-        return self.owner is owner and self.tools is not None
-
     def start(self, with_owner: bool = True) -> None:
         self.host.queue.clear()
-        owner = LiveOwner(self.host, self.profile, lambda: self._live(owner))
+        self._publication.live = False  # a new agent object replaces the old one's owner
+        publication = self._publication = _Publication()
+        owner = LiveOwner(self.host, self.profile, lambda: publication.live)
         self.owner = owner
         self.tools = Tools(self.host, self.profile, owner.request)
         self.subscribed = True
@@ -108,6 +120,7 @@ class Simulation:
             owner.dispose()
 
     def dispose(self) -> None:
+        self._publication.live = False
         self.tools = None
         self.subscribed = False
         if self.owner is not None:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import os
 import subprocess
 import sys
 import time as time_module
+import weakref
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -61,6 +63,24 @@ def test_readable_scenario_files_are_the_conformance_ones(path: Path) -> None:
     assert scenario == next(s for s in SCENARIOS if s["name"] == scenario["name"])
     code = CliRunner().invoke(main, ["simulate", str(path)]).exit_code
     assert code == 0
+
+
+def test_a_finished_run_is_freed_without_the_cyclic_collector() -> None:
+    """No reference cycle holds a run: a fleet of runs (fuzz, benchmarks) would otherwise keep
+    every finished log in memory until the collector's next pass over the whole heap."""
+    scenarios = [Scenario.from_json(s) for s in SCENARIOS] + [generate(seed, 80) for seed in range(20)]
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for scenario in scenarios:
+            simulation = Simulation(scenario)
+            simulation.run()
+            host = weakref.ref(simulation.host)
+            del simulation
+            assert host() is None, scenario.name
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 # --- determinism ----------------------------------------------------------------------------------
