@@ -158,12 +158,25 @@ class Agenda:
         return heap[0] if heap else None
 
     def _due(self, heap: list[tuple[int, int, str]], now: int) -> list[str]:
-        taken = []
-        while (top := self._top(heap)) is not None and top[0] <= now:
-            taken.append(heapq.heappop(heap))
-        for entry in taken:
-            heapq.heappush(heap, entry)
-        return [entry[2] for entry in taken]
+        """Ids of the live entries due at `now`, in (target, create order) order.
+
+        Read without popping: the entries <= now of a heap form a subtree at its root, so a walk
+        from the root that stops at later entries visits exactly them (and their stale peers).
+        """
+        current = self._current
+        found = []
+        size = len(heap)
+        stack = [0] if size and heap[0][0] <= now else []
+        while stack:
+            i = stack.pop()
+            entry = heap[i]
+            if current.get(entry[2]) is entry:
+                found.append(entry)
+            for child in (2 * i + 1, 2 * i + 2):
+                if child < size and heap[child][0] <= now:
+                    stack.append(child)
+        found.sort()
+        return [entry[2] for entry in found]
 
     def decide(
         self,

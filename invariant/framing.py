@@ -7,6 +7,7 @@ as `JSON.stringify` does, so a prompt can never forge a framing line.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import NamedTuple
 
 from .changes import Record
@@ -40,9 +41,19 @@ def render_framing(record: Record, profile: str | Profile = "calendar") -> str:
 
 def render_batch_framing(items: Sequence[BatchItem | tuple[Record, str]]) -> str:
     """The recurring batch message; `items` in batch order (target, then create order)."""
-    reminders = ",".join(
-        f'{{"schedule_id":{js_string(record.id)},"occurrence_at":{js_string(occurrence)},'
-        f'"reminder_prompt":{js_string(record.prompt)}}}'
-        for record, occurrence in items
-    )
+    members = []
+    for record, occurrence in items:
+        head, tail = _member_parts(record.id, record.prompt)
+        members.append(head + js_string(occurrence) + tail)
+    reminders = ",".join(members)
     return "\n".join(("[SCHEDULE REMINDER BATCH]", BATCH_INSTRUCTION, f"reminders_json: [{reminders}]"))
+
+
+@lru_cache(maxsize=4096)
+def _member_parts(schedule_id: str, prompt: str) -> tuple[str, str]:
+    """A batch member's JSON before and after its occurrence. Remembered: the same records
+    recur batch after batch, and only the occurrence changes."""
+    return (
+        f'{{"schedule_id":{js_string(schedule_id)},"occurrence_at":',
+        f',"reminder_prompt":{js_string(prompt)}}}',
+    )
