@@ -11,6 +11,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from .changes import Record
+from .instant import parse_instant
 from .jsvalue import js_string
 from .profiles import Profile, get_profile
 
@@ -44,7 +45,9 @@ def render_batch_framing(items: Sequence[BatchItem | tuple[Record, str]]) -> str
     members = []
     for record, occurrence in items:
         head, tail = _member_parts(record.id, record.prompt)
-        members.append(head + js_string(occurrence) + tail)
+        # a canonical instant needs no escaping (and would only crowd js_string's memory)
+        quoted = f'"{occurrence}"' if parse_instant(occurrence) is not None else js_string(occurrence)
+        members.append(head + quoted + tail)
     reminders = ",".join(members)
     return "\n".join(("[SCHEDULE REMINDER BATCH]", BATCH_INSTRUCTION, f"reminders_json: [{reminders}]"))
 

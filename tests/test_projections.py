@@ -14,6 +14,7 @@ from invariant import (
     Folded,
     ScheduleLogError,
     allocate_id,
+    format_instant,
     parse_instant,
     present,
     render_batch_framing,
@@ -224,9 +225,10 @@ def test_batch_framing_reference_example() -> None:
 
 JS_TEXT = st.text(st.one_of(st.characters(), st.integers(0xD800, 0xDFFF).map(chr)))
 """JavaScript strings: any code units, lone surrogates included."""
+INSTANT_TEXT = st.integers(-62135596800000, 253402300799999).map(format_instant)
 
 
-@given(st.lists(st.tuples(JS_TEXT, JS_TEXT, JS_TEXT), min_size=1, max_size=5))
+@given(st.lists(st.tuples(JS_TEXT, JS_TEXT, st.one_of(JS_TEXT, INSTANT_TEXT)), min_size=1, max_size=5))
 def test_batch_framing_is_json_stringify_of_the_reminders(members: list[tuple[str, str, str]]) -> None:
     """The batch text is built by hand (it is rendered for every batch): it must equal
     JSON.stringify of the reminder objects, lone surrogates included."""
