@@ -26,6 +26,7 @@ from .duck import TargetError
 from .duck import replay as replay_logs
 from .fanout import Group, group_bytes, grouped, in_processes
 from .fanout import file_size as _size
+from .fuzz import MAX_STEPS
 from .logfile import MODES
 from .query import QUERY_FORMATS, QueryError, inspect_db, render_result, run_sql
 from .schemafiles import stale_schemas, write_schemas
@@ -413,7 +414,13 @@ def simulate(scenario: str, name: str | None, log_path: str | None, fmt: str, pr
 @main.command()
 @click.option("--seed", type=int, default=0, show_default=True, help="First seed; run r uses seed + r.")
 @click.option("--runs", type=click.IntRange(min=1), default=200, show_default=True)
-@click.option("--steps", type=click.IntRange(min=1), default=40, show_default=True)
+@click.option(
+    "--steps",
+    type=click.IntRange(1, MAX_STEPS),
+    default=40,
+    show_default=True,
+    help=f"Steps per run (at most {MAX_STEPS:,}: a run holds its whole log in memory).",
+)
 def fuzz(seed: int, runs: int, steps: int) -> None:
     """Random scenarios checked against the owner's invariants; failures are shrunk.
 

@@ -31,12 +31,23 @@ from .simulator import Scenario, Simulation, SimulationResult
 START = 1_785_931_200_000  # 2026-08-05T12:00:00.000Z
 ZONES = ["UTC", "America/New_York", "Europe/Berlin", "Asia/Kolkata", "US/Eastern", "Australia/Lord_Howe", "CST"]
 CRONS = ["0 9 * * *", "*/15 * * * *", "30 2 * * *", "0 */6 * * 1-5", "*/4 * * * *", "0 0 31 2 *", "5 4 * * 0"]
+MAX_RECURRING = 24
+"""The most every/cron creates one scenario makes (later draws of those kinds create one-shots).
+A recurring record fires at every step that passes its interval until something deletes it, so
+without a bound records piled up and a run's events grew with the square of its steps (20,000
+steps took 17 GB); with it, a step adds at most MAX_RECURRING dispatches per batch it spans."""
+MAX_STEPS = 10_000
+"""The most steps one run may have: a run holds its whole log in memory (10,000 steps: up to
+about a million events and 2 GB)."""
 FAULTS = ("flush_outcomes", "fail_followup", "fail_framing", "fail_append", "fail_maintenance", "calendar_fails")
 
 
-def _create_args(rng: random.Random, now: int) -> dict[str, Any]:
+def _create_args(rng: random.Random, now: int, recurring: bool = True) -> dict[str, Any]:
+    """One create's arguments; `recurring=False` turns a drawn every/cron kind into `after`."""
     prompt = rng.choice(["check logs", "  padded  ", "stand-up", " ", 'quote "x"\nline two'])
     kind = rng.choices(["after", "at", "every", "cron", "bad"], weights=[5, 2, 3, 3, 1])[0]
+    if kind in ("every", "cron") and not recurring:
+        kind = "after"
     if kind == "after":
         return {"prompt": prompt, "after_seconds": rng.choice([1, 5, 30, 600, 3600, 86400, 0, 1.5, 10**16])}
     if kind == "at":
@@ -52,12 +63,18 @@ def _create_args(rng: random.Random, now: int) -> dict[str, Any]:
     return rng.choice([{"prompt": prompt}, {"prompt": prompt, "after_seconds": 5, "every_seconds": 300}, {"x": 1}])
 
 
+def _is_recurring(args: dict[str, Any]) -> bool:
+    """An every or cron create (the malformed mix with after_seconds creates nothing)."""
+    return ("every_seconds" in args or "cron" in args) and "after_seconds" not in args
+
+
 def generate(seed: int, steps: int = 40, faults: bool = True) -> Scenario:
     """A random scenario determined by `seed` alone."""
     rng = random.Random(seed)
     now = START
     out: list[dict[str, Any]] = [{"at": format_instant(now), "do": "start", "args": {}}]
     created = 0
+    recurring = 0
     verbs = ["create", "create", "create", "list", "delete", "advance", "advance", "jump", "busy", "idle", "drive"]
     verbs += ["restart", "parallel"] + (list(FAULTS) if faults else [])
     for _ in range(steps):
@@ -65,15 +82,17 @@ def generate(seed: int, steps: int = 40, faults: bool = True) -> Scenario:
         args: dict[str, Any] = {}
         if verb in ("advance", "busy", "idle", "drive", "list") or rng.random() < 0.3:
             now += rng.choice([0, 1_000, 60_000, 300_000, 3_600_000, 6 * 3_600_000])
+        if verb in ("create", "parallel"):
+            args = _create_args(rng, now, recurring < MAX_RECURRING)
+            recurring += _is_recurring(args)
         if verb == "create":
-            args = _create_args(rng, now)
             created += 1
         elif verb == "delete":
             args = {"id": rng.choice([f"schedule-{rng.randint(1, max(created, 1))}", "missing", " schedule-1"])}
         elif verb == "jump":
             args = {"to": format_instant(now + rng.choice([-3_600_000, -60_000, 60_000, 86_400_000, 40 * 86_400_000]))}
         elif verb == "parallel":
-            args = {"calls": [{"do": "create", "args": _create_args(rng, now)}, {"do": "list", "args": {}}]}
+            args = {"calls": [{"do": "create", "args": args}, {"do": "list", "args": {}}]}
         elif verb == "restart":
             args = {"lose_unflushed": faults and rng.random() < 0.3}
         elif verb == "flush_outcomes":

@@ -20,7 +20,7 @@ from click.testing import CliRunner
 import replay
 from invariant import fold
 from replay.cli import main
-from replay.fuzz import check, fuzz, generate, run_checked, scenario_json
+from replay.fuzz import MAX_RECURRING, MAX_STEPS, _is_recurring, check, fuzz, generate, run_checked, scenario_json
 from replay.scenarios import unmet_expectations
 from replay.simulator import Scenario, ScenarioError, Simulation
 from replay.verify import verify_path
@@ -153,6 +153,22 @@ def test_fuzz_catches_an_owner_that_ignores_the_gate(monkeypatch: pytest.MonkeyP
     assert run_checked(failure.scenario, True)[1]  # and it still reproduces
 
 
+def test_a_long_fuzz_run_keeps_a_bounded_number_of_records() -> None:
+    """A scenario makes at most MAX_RECURRING every/cron creates, so a batch (and the events of a
+    step) stays bounded and a run's cost grows linearly with its steps."""
+    scenario = generate(0, 1500, faults=False)
+    calls = [c for s in scenario.steps for c in (s["args"]["calls"] if s["do"] == "parallel" else [s])]
+    recurring = [c for c in calls if c["do"] == "create" and _is_recurring(c["args"])]
+    assert len(recurring) == MAX_RECURRING
+    result, violations = run_checked(scenario, True)
+    assert result is not None and violations == []
+    batches: dict[str, int] = {}
+    for payload in result.appended:
+        if "acceptedAt" in payload:
+            batches[payload["acceptedAt"]] = batches.get(payload["acceptedAt"], 0) + 1
+    assert 1 < max(batches.values()) <= MAX_RECURRING
+
+
 # --- CLI -----------------------------------------------------------------------------------------------------
 
 
@@ -259,6 +275,11 @@ def test_simulate_cli_unwritable_log_is_a_usage_error(tmp_path: Path) -> None:
 def test_fuzz_cli() -> None:
     result = CliRunner().invoke(main, ["fuzz", "--seed", "3", "--runs", "10", "--steps", "20"])
     assert result.exit_code == 0 and "10 run(s) from seed 3: 10 held, 0 failed" in result.output
+
+
+def test_fuzz_cli_refuses_more_steps_than_a_run_holds_in_memory() -> None:
+    result = CliRunner().invoke(main, ["fuzz", "--runs", "1", "--steps", str(MAX_STEPS + 1)])
+    assert result.exit_code == 2 and "--steps" in result.output
 
 
 def test_scenario_json_round_trips() -> None:
