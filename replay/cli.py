@@ -378,13 +378,25 @@ def inspect(db: str) -> None:
         raise click.UsageError(str(err)) from None
 
 
+MAX_SIMULATED_EVENTS = 5_000_000
+"""`simulate`'s default bound on appended events: a scenario that would outgrow memory (years
+of five-minute reminders, say) is refused with a usage error instead of being killed."""
+
+
 @main.command()
 @click.argument("scenario", type=click.Path(dir_okay=False))
 @click.option("--name", default=None, help="Pick one scenario of a JSON-lines file by name.")
 @click.option("--log", "log_path", type=click.Path(dir_okay=False), default=None, help="Write the session log here.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option(
+    "--max-events",
+    type=click.IntRange(min=0),
+    default=MAX_SIMULATED_EVENTS,
+    show_default=True,
+    help="Refuse a run that appends more events (it holds its whole log in memory, about 1 KB each).",
+)
 @PROFILE
-def simulate(scenario: str, name: str | None, log_path: str | None, fmt: str, profile: str) -> None:
+def simulate(scenario: str, name: str | None, log_path: str | None, fmt: str, max_events: int, profile: str) -> None:
     """Run the reference live-owner simulator on a SCENARIO (JSON) and print its timeline.
 
     When the scenario carries `expect`, exit 1 if the run does not meet it.
@@ -394,7 +406,7 @@ def simulate(scenario: str, name: str | None, log_path: str | None, fmt: str, pr
 
     try:
         obj = load_scenario(Path(scenario), name)
-        result = run_simulation(Scenario.from_json(obj), profile)
+        result = run_simulation(Scenario.from_json(obj), profile, max_events)
     except ScenarioError as err:
         raise click.UsageError(str(err)) from None
     if log_path is not None:

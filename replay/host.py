@@ -40,6 +40,10 @@ class AppendRejected(Exception):
     """The session refused an append (an injected fault)."""
 
 
+class AppendLimitReached(Exception):
+    """An append beyond the host's `max_appends` (the run would outgrow its bound)."""
+
+
 @dataclass
 class Faults:
     """Injected failures, each consumed as it fires (owner-scenarios vocabulary)."""
@@ -75,6 +79,8 @@ class Host:
     _folder: Folder | None = None
     _agenda: Agenda = field(default_factory=Agenda)
     _decoded: dict[int, Change] = field(default_factory=dict)
+    max_appends: int | None = None
+    """The most events the tools and the owner may append: the log is held in memory."""
     fold_generation: int = 0
     """Counts fold resets; (generation, events folded) identifies one fold state."""
     _folded_error: ScheduleLogError | None = None
@@ -142,6 +148,8 @@ class Host:
             self.faults.append[operation] -= 1
             self.effect("append_rejected", change=payload)
             raise AppendRejected(operation)
+        if self.max_appends is not None and len(self.appended) >= self.max_appends:
+            raise AppendLimitReached(self.max_appends)
         if change is not None:
             self._decoded[len(self.events)] = change
         self.events.append({"type": SCHEDULE_CHANGE, "seq": len(self.events), "time": self.clock.wall, "data": payload})

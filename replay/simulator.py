@@ -13,17 +13,21 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from invariant import parse_instant
+from invariant import format_instant, parse_instant
 from invariant.jsvalue import js_compact_json
 from invariant.profiles import Profile, get_profile
 
-from .host import Host, VirtualClock
+from .host import AppendLimitReached, Host, VirtualClock
 from .owner import LiveOwner
 from .tools import UNAVAILABLE, Tools
 
 
 class ScenarioError(ValueError):
     """A scenario that does not follow the vocabulary (a usage problem)."""
+
+
+class TooManyEvents(ScenarioError):
+    """The run appended more events than its limit allows (it holds its whole log in memory)."""
 
 
 @dataclass(frozen=True)
@@ -93,10 +97,11 @@ class _Publication:
 class Simulation:
     """One scenario run: the host, the agent's tools and owner, and the step verbs."""
 
-    def __init__(self, scenario: Scenario, profile: str | Profile = "calendar") -> None:
+    def __init__(self, scenario: Scenario, profile: str | Profile = "calendar", max_events: int | None = None) -> None:
+        """`max_events` bounds the events the tools and the owner may append (TooManyEvents)."""
         self.scenario = scenario
         self.profile = get_profile(profile)
-        self.host = Host(VirtualClock(scenario.start), time_zone=scenario.time_zone)
+        self.host = Host(VirtualClock(scenario.start), time_zone=scenario.time_zone, max_appends=max_events)
         self.owner: LiveOwner | None = None
         self.tools: Tools | None = None
         self.subscribed = False
@@ -256,9 +261,15 @@ class Simulation:
             self.start()
 
     def run(self) -> SimulationResult:
-        with _collector_paused():
-            for step in self.scenario.steps:
-                self.step(step)
+        try:
+            with _collector_paused():
+                for step in self.scenario.steps:
+                    self.step(step)
+        except AppendLimitReached as err:
+            raise TooManyEvents(
+                f"the scenario appends more than {err.args[0]:,} events by "
+                f"{format_instant(self.host.clock.wall)} (a run holds its whole log in memory)"
+            ) from None
         return self.result()
 
     def result(self) -> SimulationResult:
@@ -388,11 +399,16 @@ def _instant(value: object) -> int:
     return ms
 
 
-def simulate(scenario: Scenario | Mapping[str, Any], profile: str | Profile = "calendar") -> SimulationResult:
-    """Run one scenario (a Scenario or its JSON object) and return everything it produced."""
+def simulate(
+    scenario: Scenario | Mapping[str, Any], profile: str | Profile = "calendar", max_events: int | None = None
+) -> SimulationResult:
+    """Run one scenario (a Scenario or its JSON object) and return everything it produced.
+
+    Raises ScenarioError for a scenario outside the vocabulary, TooManyEvents past `max_events`.
+    """
     if not isinstance(scenario, Scenario):
         scenario = Scenario.from_json(scenario)
-    return Simulation(scenario, profile).run()
+    return Simulation(scenario, profile, max_events).run()
 
 
-__all__ = ["Scenario", "ScenarioError", "SimulationResult", "simulate"]
+__all__ = ["Scenario", "ScenarioError", "SimulationResult", "TooManyEvents", "simulate"]

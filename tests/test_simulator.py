@@ -22,7 +22,7 @@ from invariant import fold
 from replay.cli import main
 from replay.fuzz import MAX_RECURRING, MAX_STEPS, _is_recurring, check, fuzz, generate, run_checked, scenario_json
 from replay.scenarios import unmet_expectations
-from replay.simulator import Scenario, ScenarioError, Simulation
+from replay.simulator import Scenario, ScenarioError, Simulation, TooManyEvents
 from replay.verify import verify_path
 
 from .conftest import CONFORMANCE, ROOT, load_jsonl
@@ -270,6 +270,34 @@ def test_simulate_cli_unwritable_log_is_a_usage_error(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["simulate", str(scenario), "--log", str(tmp_path / "file" / "x.jsonl")])
     assert result.exit_code == 2 and "cannot write" in result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+DAY_OF_FIVE_MINUTE_REMINDERS = {
+    "name": "day",
+    "start": "2026-08-05T12:00:00.000Z",
+    "steps": [
+        {"at": "2026-08-05T12:00:00.000Z", "do": "start"},
+        {"at": "2026-08-05T12:00:00.000Z", "do": "create", "args": {"prompt": "p", "every_seconds": 300}},
+        {"at": "2026-08-06T11:59:00.000Z", "do": "advance"},
+    ],
+}
+"""One create and 287 dispatches (12:05 to 11:55): 288 appended events."""
+
+
+def test_max_events_bounds_a_run() -> None:
+    assert len(replay.simulate(DAY_OF_FIVE_MINUTE_REMINDERS, max_events=288).appended) == 288
+    with pytest.raises(TooManyEvents, match=r"more than 287 events by 2026-08-06T11:55:00\.000Z"):
+        replay.simulate(DAY_OF_FIVE_MINUTE_REMINDERS, max_events=287)
+
+
+def test_simulate_cli_refuses_a_run_beyond_max_events(tmp_path: Path) -> None:
+    path = tmp_path / "day.json"
+    path.write_text(json.dumps(DAY_OF_FIVE_MINUTE_REMINDERS))
+    log = tmp_path / "out.jsonl"
+    result = CliRunner().invoke(main, ["simulate", str(path), "--max-events", "100", "--log", str(log)])
+    assert result.exit_code == 2 and "appends more than 100 events" in result.output
+    assert not log.exists()
+    assert CliRunner().invoke(main, ["simulate", str(path)]).exit_code == 0  # the default bound is far
 
 
 def test_fuzz_cli() -> None:
