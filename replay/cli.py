@@ -30,7 +30,7 @@ from .fuzz import MAX_STEPS
 from .logfile import MODES
 from .query import QUERY_FORMATS, QueryError, inspect_db, render_result, run_sql
 from .schemafiles import stale_schemas, write_schemas
-from .simulator import Scenario, ScenarioError
+from .simulator import Scenario, ScenarioError, TooManyEvents
 from .simulator import simulate as run_simulation
 from .verify import STDIN, Reading, SessionReport, discover, verify_path
 
@@ -407,6 +407,8 @@ def simulate(scenario: str, name: str | None, log_path: str | None, fmt: str, ma
     try:
         obj = load_scenario(Path(scenario), name)
         result = run_simulation(Scenario.from_json(obj), profile, max_events)
+    except TooManyEvents as err:
+        raise click.UsageError(f"{err}; --max-events raises the bound") from None
     except ScenarioError as err:
         raise click.UsageError(str(err)) from None
     if log_path is not None:

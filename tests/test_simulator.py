@@ -295,7 +295,7 @@ def test_simulate_cli_refuses_a_run_beyond_max_events(tmp_path: Path) -> None:
     path.write_text(json.dumps(DAY_OF_FIVE_MINUTE_REMINDERS))
     log = tmp_path / "out.jsonl"
     result = CliRunner().invoke(main, ["simulate", str(path), "--max-events", "100", "--log", str(log)])
-    assert result.exit_code == 2 and "appends more than 100 events" in result.output
+    assert result.exit_code == 2 and "appends more than 100 events" in result.output and "--max-events" in result.output
     assert not log.exists()
     assert CliRunner().invoke(main, ["simulate", str(path)]).exit_code == 0  # the default bound is far
 
