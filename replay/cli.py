@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import json
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
@@ -378,6 +378,21 @@ def inspect(db: str) -> None:
         raise click.UsageError(str(err)) from None
 
 
+def _echo_chunks(pieces: Iterable[str], size: int = 1 << 20) -> None:
+    """Echo text given in pieces, about `size` characters at a time: a long run's timeline is
+    written as it is rendered, never held whole."""
+    chunk: list[str] = []
+    held = 0
+    for piece in pieces:
+        chunk.append(piece)
+        held += len(piece)
+        if held >= size:
+            click.echo("".join(chunk), nl=False)
+            chunk.clear()
+            held = 0
+    click.echo("".join(chunk), nl=False)
+
+
 MAX_SIMULATED_EVENTS = 5_000_000
 """`simulate`'s default bound on appended events: a scenario that would outgrow memory (years
 of five-minute reminders, say) is refused with a usage error instead of being killed."""
@@ -401,8 +416,8 @@ def simulate(scenario: str, name: str | None, log_path: str | None, fmt: str, ma
 
     When the scenario carries `expect`, exit 1 if the run does not meet it.
     """
-    from .atomic import write_atomic
-    from .scenarios import load_scenario, timeline_text, unmet_expectations
+    from .atomic import write_atomic_chunks
+    from .scenarios import load_scenario, timeline_lines, unmet_expectations
 
     try:
         obj = load_scenario(Path(scenario), name)
@@ -413,13 +428,14 @@ def simulate(scenario: str, name: str | None, log_path: str | None, fmt: str, ma
         raise click.UsageError(str(err)) from None
     if log_path is not None:
         with _writing():
-            write_atomic(Path(log_path), result.session_log())
+            write_atomic_chunks(Path(log_path), result.session_log_lines())
     unmet = unmet_expectations(result, obj["expect"]) if isinstance(obj.get("expect"), dict) else []
     if fmt == "json":
         out = {**result.expectations(), "timeline": result.timeline, "unmet": unmet}
-        click.echo(json.dumps(out, ensure_ascii=False, indent=2))
+        _echo_chunks(json.JSONEncoder(ensure_ascii=False, indent=2).iterencode(out))
+        click.echo()
     else:
-        click.echo(timeline_text(result), nl=False)
+        _echo_chunks(timeline_lines(result))
         if isinstance(obj.get("expect"), dict):
             click.echo("expectations: " + ("met" if not unmet else "NOT met: " + ", ".join(unmet)))
     sys.exit(1 if unmet else 0)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -73,13 +73,22 @@ def _effect_text(effect: Mapping[str, Any], result: SimulationResult) -> str:
 
 def timeline_text(result: SimulationResult) -> str:
     """Virtual time, input, effects, followup texts and tool results, one block per step."""
-    lines = []
+    return "".join(timeline_lines(result))
+
+
+def timeline_lines(result: SimulationResult) -> Iterator[str]:
+    """`timeline_text` one printable line (newline included) at a time."""
     for entry in result.timeline:
         args = js_compact_json(entry["args"]) if entry["args"] else ""
-        lines.append(f"{entry['at']}  {entry['do']} {args}".rstrip())
+        yield from _printable_lines(f"{entry['at']}  {entry['do']} {args}".rstrip())
         for effect in entry["effects"]:
             when = "" if effect["at"] == entry["at"] else f" (at {effect['at']})"
-            lines.append(f"    {_effect_text(effect, result)}{when}")
+            yield from _printable_lines(f"    {_effect_text(effect, result)}{when}")
         for value in entry["results"]:
-            lines.append(f"    => {js_compact_json(value)}")
-    return "".join(printable(line) + "\n" for line in "\n".join(lines).split("\n"))
+            yield from _printable_lines(f"    => {js_compact_json(value)}")
+
+
+def _printable_lines(text: str) -> Iterator[str]:
+    """Each line of `text` with its control characters escaped (a log cannot drive the terminal)."""
+    for line in text.split("\n"):
+        yield printable(line) + "\n"

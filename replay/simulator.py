@@ -78,8 +78,12 @@ class SimulationResult:
 
     def session_log(self) -> bytes:
         """The session log (header + events) as the harness writes it: one JSON.stringify per line."""
-        lines = [self.header, *self.events]
-        return b"".join(js_compact_json(x).encode("utf-8") + b"\n" for x in lines)
+        return b"".join(self.session_log_lines())
+
+    def session_log_lines(self) -> Iterator[bytes]:
+        """`session_log` one line at a time (a long run's log need not be held twice)."""
+        for value in (self.header, *self.events):
+            yield js_compact_json(value).encode("utf-8") + b"\n"
 
 
 class _Publication:
