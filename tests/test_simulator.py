@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import hashlib
+import io
 import json
 import os
 import subprocess
@@ -16,10 +18,12 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
 import replay
 from invariant import fold
-from replay.cli import main
+from replay.cli import _echo_chunks, main
 from replay.fuzz import MAX_RECURRING, MAX_STEPS, _is_recurring, check, fuzz, generate, run_checked, scenario_json
 from replay.scenarios import unmet_expectations
 from replay.simulator import Scenario, ScenarioError, Simulation, TooManyEvents
@@ -298,6 +302,14 @@ def test_simulate_cli_refuses_a_run_beyond_max_events(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "appends more than 100 events" in result.output and "--max-events" in result.output
     assert not log.exists()
     assert CliRunner().invoke(main, ["simulate", str(path)]).exit_code == 0  # the default bound is far
+
+
+@given(st.lists(st.text(max_size=5)), st.integers(1, 12))
+def test_output_written_in_chunks_is_the_whole_text(pieces: list[str], size: int) -> None:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        _echo_chunks(iter(pieces), size)
+    assert out.getvalue() == "".join(pieces)
 
 
 def test_fuzz_cli() -> None:
