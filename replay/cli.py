@@ -285,12 +285,14 @@ def schemas(out: str, check: bool) -> None:
 
 
 @contextmanager
-def _writing() -> Iterator[None]:
-    """An output that cannot be written is a usage error (exit 2), not a traceback."""
+def _writing(target: Path | None = None) -> Iterator[None]:
+    """An output that cannot be written is a usage error (exit 2), not a traceback. It names
+    `target` when given (not the temporary file an atomic write failed on)."""
     try:
         yield
     except OSError as err:
-        raise click.UsageError(f"cannot write {err.filename or 'the output'}: {err.strerror or err}") from None
+        where = target or err.filename or "the output"
+        raise click.UsageError(f"cannot write {where}: {err.strerror or err}") from None
 
 
 _TERMINATED: list[int] = []
@@ -427,7 +429,7 @@ def simulate(scenario: str, name: str | None, log_path: str | None, fmt: str, ma
     except ScenarioError as err:
         raise click.UsageError(str(err)) from None
     if log_path is not None:
-        with _writing():
+        with _writing(Path(log_path)):
             write_atomic_chunks(Path(log_path), result.session_log_lines())
     unmet = unmet_expectations(result, obj["expect"]) if isinstance(obj.get("expect"), dict) else []
     if fmt == "json":

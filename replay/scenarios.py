@@ -35,11 +35,15 @@ def load_scenario(path: Path, name: str | None = None) -> dict[str, Any]:
             f"{path} nests JSON deeper than the standard library reads (Python's recursion limit)"
         ) from None
     objects = [c for c in candidates if isinstance(c, dict)]
+    if not objects:
+        raise ScenarioError(f"{path} holds no scenario (a JSON object, or JSON lines of objects)")
+    names = ", ".join(str(c.get("name")) for c in objects)
     if name is not None:
         objects = [c for c in objects if c.get("name") == name]
-    if len(objects) != 1:
-        names = ", ".join(str(c.get("name")) for c in candidates if isinstance(c, dict))
-        raise ScenarioError(f"{path} holds {len(objects)} matching scenarios; choose one with --name ({names})")
+        if len(objects) != 1:
+            raise ScenarioError(f"{path} holds {len(objects)} scenarios named {name!r} (names: {names})")
+    elif len(objects) > 1:
+        raise ScenarioError(f"{path} holds {len(objects)} scenarios; choose one with --name ({names})")
     return objects[0]
 
 

@@ -271,9 +271,28 @@ def test_simulate_cli_unwritable_log_is_a_usage_error(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("")
     scenario = tmp_path / "s.json"
     scenario.write_text(_steps({"do": "start"}))
-    result = CliRunner().invoke(main, ["simulate", str(scenario), "--log", str(tmp_path / "file" / "x.jsonl")])
-    assert result.exit_code == 2 and "cannot write" in result.output
-    assert result.exception is None or isinstance(result.exception, SystemExit)
+    for log in (tmp_path / "file" / "x.jsonl", Path("/proc/schedlog-test.jsonl")):
+        result = CliRunner().invoke(main, ["simulate", str(scenario), "--log", str(log)])
+        assert result.exit_code == 2 and f"cannot write {log}:" in result.output  # the target, not a temp file
+        assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+@pytest.mark.parametrize(
+    ("content", "name", "message"),
+    [
+        ("", None, "holds no scenario"),
+        ("[1, 2]", None, "holds no scenario"),
+        ('{"name": "a"}\n{"name": "b"}\n', None, "holds 2 scenarios; choose one with --name (a, b)"),
+        ('{"name": "a"}\n{"name": "b"}\n', "c", "holds 0 scenarios named 'c' (names: a, b)"),
+        ('{"name": "a"}\n{"name": "a"}\n', "a", "holds 2 scenarios named 'a' (names: a, a)"),
+    ],
+)
+def test_simulate_cli_says_which_scenario_is_missing(
+    tmp_path: Path, content: str, name: str | None, message: str
+) -> None:
+    (tmp_path / "s.jsonl").write_text(content)
+    result = CliRunner().invoke(main, ["simulate", str(tmp_path / "s.jsonl"), *(["--name", name] if name else [])])
+    assert result.exit_code == 2 and message in result.output
 
 
 DAY_OF_FIVE_MINUTE_REMINDERS = {
