@@ -28,7 +28,7 @@ from .fanout import Group, group_bytes, grouped, in_processes
 from .fanout import file_size as _size
 from .fuzz import MAX_STEPS
 from .logfile import MODES
-from .query import QUERY_FORMATS, QueryError, inspect_db, render_result, run_sql
+from .query import QUERY_FORMATS, QueryError, inspect_db, query_rows, render_chunks
 from .schemafiles import stale_schemas, write_schemas
 from .simulator import Scenario, ScenarioError, TooManyEvents
 from .simulator import simulate as run_simulation
@@ -364,10 +364,10 @@ def replay(
 def sql(db: str, query: str, fmt: str) -> None:
     """Run one SQL QUERY against a replay database (opened read-only)."""
     try:
-        result = run_sql(Path(db), query)
+        with query_rows(Path(db), query) as rows:
+            _echo_chunks(render_chunks(rows, fmt))  # written as the rows arrive (json, csv)
     except QueryError as err:
         raise click.UsageError(str(err)) from None
-    click.echo(render_result(result, fmt), nl=False)
 
 
 @main.command()

@@ -93,27 +93,69 @@ def _ctrl_c_interrupts(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
 
 
 def run_sql(db: Path, query: str) -> Result:
-    """Run one query against a replay database."""
+    """Run one query against a replay database; every row is held (see `query_rows` to stream)."""
+    with query_rows(db, query) as rows:
+        return _held(rows)
+
+
+@dataclass(frozen=True)
+class Rows:
+    """A query's columns and its rows, fetched a batch at a time while they are read."""
+
+    columns: tuple[str, ...]
+    json_columns: frozenset[str]
+    batches: Iterator[list[tuple[object, ...]]]
+
+
+FETCH_ROWS = 10_000
+"""Rows fetched from DuckDB at a time: a result is rendered as it arrives, never held whole."""
+
+
+@contextmanager
+def query_rows(db: Path, query: str) -> Iterator[Rows]:
+    """Run one query against a replay database; its rows are read while the context is open.
+
+    Raises QueryError, on opening, on running, or while the rows are read.
+    """
     con = connect(db)
     try:
         with _ctrl_c_interrupts(con):
-            return _run(con, query)
+            yield _start(con, query)
     finally:
         con.close()
 
 
 def _run(con: duckdb.DuckDBPyConnection, query: str) -> Result:
+    return _held(_start(con, query))
+
+
+def _held(rows: Rows) -> Result:
+    """Every row of `rows`, read now."""
+    return Result(rows.columns, tuple(row for batch in rows.batches for row in batch), rows.json_columns)
+
+
+def _start(con: duckdb.DuckDBPyConnection, query: str) -> Rows:
     try:
         cursor = con.execute(query)
         if cursor is None:  # DuckDB runs nothing for a blank or comment-only query
             raise QueryError("the query holds no statement")
         description = cursor.description or []
-        columns = tuple(d[0] for d in description)
-        json_columns = frozenset(d[0] for d in description if str(d[1]) == "JSON")
-        rows = tuple(tuple(r) for r in cursor.fetchall()) if columns else ()
     except duckdb.Error as err:
         raise QueryError(str(err).strip()) from None
-    return Result(columns, rows, json_columns)
+    columns = tuple(d[0] for d in description)
+    json_columns = frozenset(d[0] for d in description if str(d[1]) == "JSON")
+    return Rows(columns, json_columns, _batches(cursor) if columns else iter(()))
+
+
+def _batches(cursor: duckdb.DuckDBPyConnection) -> Iterator[list[tuple[object, ...]]]:
+    while True:
+        try:
+            batch = cursor.fetchmany(FETCH_ROWS)
+        except duckdb.Error as err:  # a value can fail only as it is produced (a cast, say)
+            raise QueryError(str(err).strip()) from None
+        if not batch:
+            return
+        yield [tuple(row) for row in batch]
 
 
 def _finite(value: object) -> object:
@@ -127,16 +169,17 @@ def _finite(value: object) -> object:
     return value
 
 
-def _render_json(result: Result) -> str:
-    """The rows as a JSON array of objects; a JSON column's value is nested as JSON.
+def _json_record(columns: Sequence[str], json_columns: frozenset[str], row: Sequence[object]) -> str:
+    """One row as `json.dumps([record], indent=2)` writes it inside its array (indented by 2).
 
-    A value nested deeper than the standard library reads (a record JSON.parse read, say) is
-    written as DuckDB gave it, spliced in where a placeholder stood.
+    A JSON column's value is nested as JSON. A value nested deeper than the standard library
+    reads (a record JSON.parse read, say) is written as DuckDB gave it, spliced in where a
+    placeholder stood.
     """
     spliced: dict[str, str] = {}
 
     def value(column: str, v: object) -> object:
-        if column in result.json_columns and isinstance(v, str):
+        if column in json_columns and isinstance(v, str):
             try:
                 return json.loads(v)
             except RecursionError:
@@ -145,35 +188,58 @@ def _render_json(result: Result) -> str:
                 return token
         return _finite(v)
 
-    records = [{c: value(c, v) for c, v in zip(result.columns, row, strict=True)} for row in result.rows]
-    text = json.dumps(records, ensure_ascii=False, indent=2, default=_text, allow_nan=False)
+    record = {c: value(c, v) for c, v in zip(columns, row, strict=True)}
+    text = json.dumps(record, ensure_ascii=False, indent=2, default=_text, allow_nan=False)
+    text = "  " + text.replace("\n", "\n  ")  # JSON text holds a newline only between tokens
     for token, raw in spliced.items():
         text = text.replace(token, raw, 1)
-    return text + "\n"
+    return text
 
 
 def render_result(result: Result, fmt: str) -> str:
+    rows = Rows(result.columns, result.json_columns, iter([list(result.rows)]))
+    return "".join(render_chunks(rows, fmt))
+
+
+def render_chunks(rows: Rows, fmt: str) -> Iterator[str]:
+    """The rows rendered as `table`, `json` or `csv`, a piece at a time: `json` and `csv` are
+    written as the rows arrive; a table must see every row to size its columns."""
     if fmt == "json":
-        return _render_json(result)
-    if fmt == "csv":
+        first = True
+        for batch in rows.batches:
+            for row in batch:
+                yield ("[\n" if first else ",\n") + _json_record(rows.columns, rows.json_columns, row)
+                first = False
+        yield "[]\n" if first else "\n]\n"
+    elif fmt == "csv":
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(result.columns)
-        writer.writerows([["" if v is None else _text(v) for v in row] for row in result.rows])
-        return out.getvalue()
-    return table(result.columns, [[_text(v) for v in row] for row in result.rows])
+        writer.writerow(rows.columns)
+        for batch in rows.batches:
+            writer.writerows([["" if v is None else _text(v) for v in row] for row in batch])
+            yield out.getvalue()
+            out.seek(0)
+            out.truncate()
+        yield out.getvalue()
+    else:
+        yield from table_lines(rows.columns, [[_text(v) for v in row] for batch in rows.batches for row in batch])
 
 
 def table(columns: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     """A plain aligned text table (one header line, a rule, one line per row); a control
     character in a value is written as an escape (`report.printable`)."""
+    return "".join(table_lines(columns, rows))
+
+
+def table_lines(columns: Sequence[str], rows: Sequence[Sequence[str]]) -> Iterator[str]:
+    """`table` one line (newline included) at a time."""
     columns = [printable(c) for c in columns]
     rows = [[printable(v) for v in row] for row in rows]
     widths = [max([len(c), *(len(r[i]) for r in rows)]) for i, c in enumerate(columns)]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)).rstrip()]
-    lines.append("  ".join("-" * w for w in widths))
-    lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip() for row in rows]
-    return "\n".join(lines) + "\n"
+    yield "  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)).rstrip() + "\n"
+    yield "  ".join("-" * w for w in widths) + "\n"
+    for row in rows:
+        yield "  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip() + "\n"
 
 
 INSPECT_QUERIES = {

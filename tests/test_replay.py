@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import os
 import signal
 import subprocess
@@ -18,7 +19,7 @@ from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
-from replay import cli, deepjson, duck, fanout, staging
+from replay import cli, deepjson, duck, fanout, query, staging
 from replay.cli import main
 from replay.duck import TABLES, TargetError, replay
 from replay.logfile import SessionLog
@@ -379,6 +380,49 @@ def test_sql_json_writes_values_nested_deeper_than_python_reads(tmp_path: Path) 
     value = deepjson.parse(out)
     assert isinstance(value, list) and len(value) == 1 and isinstance(value[0], dict)
     assert value[0]["k"] == {"a": 1} and deepjson.dumps(value[0]["j"]) == "[" * depth + "1" + "]" * depth
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "csv"])
+def test_sql_results_longer_than_one_fetch_are_whole(fixtures_db: Path, fmt: str) -> None:
+    """Rows are fetched and written FETCH_ROWS at a time: the output is the whole result, written
+    exactly as the plain renderings of the same rows."""
+    rows = query.FETCH_ROWS * 2 + 7
+    sql = f"SELECT i, 'v' || i AS s, CASE WHEN i % 3 = 0 THEN NULL ELSE i / 2 END AS h FROM range({rows}) t(i)"
+    code, out = run("sql", str(fixtures_db), sql, "--format", fmt)
+    records = [{"i": i, "s": f"v{i}", "h": None if i % 3 == 0 else i / 2} for i in range(rows)]
+    assert code == 0
+    if fmt == "json":
+        assert out == json.dumps(records, indent=2) + "\n"
+    elif fmt == "csv":
+        lines = [f"{r['i']},{r['s']},{'' if r['h'] is None else r['h']}" for r in records]
+        assert out.splitlines() == ["i,s,h", *lines]
+    else:
+        last = records[-1]
+        assert len(out.splitlines()) == rows + 2
+        assert out.splitlines()[-1].split() == [
+            str(last["i"]),
+            last["s"],
+            "NULL" if last["h"] is None else str(last["h"]),
+        ]
+
+
+@given(
+    st.lists(st.tuples(st.integers(), st.text(), st.none() | st.floats(allow_nan=True)), max_size=12),
+    st.lists(st.integers(1, 5), max_size=12),
+)
+def test_rendering_in_batches_is_rendering_at_once(rows: list[tuple[object, ...]], cuts: list[int]) -> None:
+    batches, rest = [], list(rows)
+    for cut in cuts:
+        batches.append(rest[:cut])
+        rest = rest[cut:]
+    batches.append(rest)
+    whole = query.Result(("a", "b", "c"), tuple(rows))
+    for fmt in query.QUERY_FORMATS:
+        chunked = query.Rows(whole.columns, whole.json_columns, iter([b for b in batches if b]))  # as fetched
+        assert "".join(query.render_chunks(chunked, fmt)) == query.render_result(whole, fmt)
+        if fmt == "json":
+            finite = [(a, b, c if c is None or math.isfinite(c) else None) for a, b, c in rows]
+            assert json.loads(query.render_result(whole, fmt)) == [dict(zip("abc", r, strict=True)) for r in finite]
 
 
 def test_sql_tables_show_control_characters_as_escapes(tmp_path: Path) -> None:
