@@ -35,6 +35,8 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--runs", type=int, default=5, help="best of N runs for each side (alternating)")
     args = ap.parse_args()
+    if min(args.mb, args.sessions, args.jobs, args.runs) < 1:
+        ap.error("every option takes a positive number")
     paths = build(Path(__file__).resolve().parent / "out" / "corpus", args.mb, args.sessions)
     size = sum(p.stat().st_size for p in paths)
     events = 0

@@ -47,6 +47,8 @@ def main() -> None:
     ap.add_argument("--sessions", type=int, default=50)
     ap.add_argument("--runs", type=int, default=3, help="best of N runs for each side")
     args = ap.parse_args()
+    if min(args.mb, args.sessions, args.runs) < 1:
+        ap.error("every option takes a positive number")
     out = Path(__file__).resolve().parent / "out"
     print(f"best of {args.runs} runs each, CPU seconds")
     measure("real-shaped", build(out / "corpus", args.mb, args.sessions), args.runs, goal=True)
