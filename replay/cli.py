@@ -27,7 +27,7 @@ from .duck import replay as replay_logs
 from .fanout import Group, group_bytes, grouped, in_processes
 from .fanout import file_size as _size
 from .fuzz import MAX_STEPS
-from .logfile import MODES
+from .logfile import MODES, read_stream
 from .query import QUERY_FORMATS, QueryError, inspect_db, query_rows, render_chunks
 from .schemafiles import stale_schemas, write_schemas
 from .simulator import Scenario, ScenarioError, TooManyEvents
@@ -153,7 +153,7 @@ def verify(paths: tuple[str, ...], fmt: str, profile: str, mode: str, seed_lengt
     Exit 0 when every session is ok, 1 when any is corrupt, 2 on usage errors or unreadable input.
     """
     files = list(discover(paths))
-    stdin = sys.stdin.buffer.read() if STDIN in paths else None
+    stdin = _stdin() if STDIN in paths else None
     if not files:
         raise click.UsageError("no *.jsonl or *.jsonl.zstd file found under the given paths")
     with _progress(files, "reading") as progress:
@@ -181,13 +181,25 @@ def _exit(reports: Sequence[SessionReport]) -> None:
 
 
 def _read_input(path: str) -> bytes:
+    if path == STDIN:
+        return _stdin()
     try:
-        if path == STDIN:
-            return sys.stdin.buffer.read()
         with open(path, "rb") as f:
-            return f.read()
+            return read_stream(f)
     except OSError as err:
         raise click.UsageError(f"cannot read {path}: {err.strerror or err}") from None
+    except MemoryError:
+        raise click.UsageError(f"cannot read {path}: not enough memory to hold it") from None
+
+
+def _stdin() -> bytes:
+    """Standard input, whole (bounded by MAX_STREAM); a failure is a usage error."""
+    try:
+        return read_stream(sys.stdin.buffer)
+    except OSError as err:
+        raise click.UsageError(f"cannot read standard input: {err.strerror or err}") from None
+    except MemoryError:
+        raise click.UsageError("cannot read standard input: not enough memory to hold it") from None
 
 
 @main.command()
@@ -329,7 +341,7 @@ def replay(
     files = list(discover(paths))
     if not files:
         raise click.UsageError("no *.jsonl or *.jsonl.zstd file found under the given paths")
-    stdin = sys.stdin.buffer.read() if STDIN in paths else None
+    stdin = _stdin() if STDIN in paths else None
     try:
         with _progress(files, "replaying") as progress:
             reports = replay_logs(

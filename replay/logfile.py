@@ -12,13 +12,14 @@ skipped) and still checks seq contiguity.
 
 from __future__ import annotations
 
+import errno
 import mmap
 import os
 import re
 import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import BinaryIO, NamedTuple
 
 import orjson
 import zstandard
@@ -34,6 +35,9 @@ from .zstdframes import FrameError, decompress_frame, decompress_torn, scan_fram
 
 MODES = ("strict", "lenient")
 READ_CHUNK = 8 << 20
+MAX_STREAM = 1 << 32
+"""The most bytes read from a stream that has no size to map (a pipe, stdin, a device): it is
+held whole, and the reference reads a log into one Node Buffer, which holds at most 4 GiB."""
 TURN_END = "turn/end"
 _PLAIN_KEYS = frozenset({"type", "seq", "time", "data"})
 _APPEND_KEYS = _PLAIN_KEYS | {"surfaceOp"}
@@ -56,6 +60,19 @@ class Finding:
 
     def to_json(self) -> dict[str, object]:
         return {"code": self.code, "severity": self.severity, "line": self.line, "message": self.message}
+
+
+def read_stream(f: BinaryIO) -> bytes:
+    """All of `f`, read in pieces. Beyond MAX_STREAM bytes it raises OSError (EFBIG), so an
+    endless stream (`/dev/zero`, say) ends in a verdict instead of exhausting memory."""
+    pieces = []
+    held = 0
+    while piece := f.read(READ_CHUNK):
+        held += len(piece)
+        if held > MAX_STREAM:
+            raise OSError(errno.EFBIG, f"the stream holds more than {MAX_STREAM:,} bytes (save it to a file)")
+        pieces.append(piece)
+    return b"".join(pieces)
 
 
 class Entry(NamedTuple):
@@ -172,6 +189,9 @@ class SessionLog:
         except OSError as err:
             self._unreadable(f"cannot read: {err.strerror or err}")
             return
+        except MemoryError:
+            self._unreadable("cannot read: not enough memory to hold the stream")
+            return
         self.size = len(raw)
         if not raw:
             self._unreadable("empty file: no session header and no events")
@@ -189,7 +209,7 @@ class SessionLog:
         with open(self.path, "rb") as f:
             status = os.fstat(f.fileno())
             if not stat.S_ISREG(status.st_mode):  # a pipe (`verify <(zstdcat ...)`) has no size to map
-                return f.read()
+                return read_stream(f)
             if status.st_size == 0:
                 return b""
             return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)

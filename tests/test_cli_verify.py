@@ -177,3 +177,20 @@ def test_console_script_runs_as_a_subprocess(example_dir: Path) -> None:
         [str(exe), "verify", str(example_dir / "every-create-valid.session.jsonl")], capture_output=True, text=True
     )
     assert proc.returncode == 0 and "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize(
+    "command", [["verify", "-"], ["replay", "-", "--db", "{tmp}/s.duckdb"], ["check", "-", "{tmp}/c.json"]]
+)
+def test_standard_input_beyond_max_stream_is_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: list[str]
+) -> None:
+    from replay import logfile
+
+    monkeypatch.setattr(logfile, "MAX_STREAM", 1000)
+    args = [a.replace("{tmp}", str(tmp_path)) for a in command]
+    (tmp_path / "c.json").write_text('{"version":1,"operation":"delete","id":"schedule-1"}')
+    result = CliRunner().invoke(main, args, input=session_bytes([ev(n) for n in range(40)]))
+    assert (
+        result.exit_code == 2 and "cannot read standard input: the stream holds more than 1,000 bytes" in result.output
+    )

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
 import pytest
 
-from replay import zstdframes
+from replay import logfile, zstdframes
 from replay.logfile import SessionLog
 
 from .conftest import ROOT
@@ -208,6 +209,45 @@ def test_a_pipe_is_read_whole_not_taken_for_an_empty_file(tmp_path: Path) -> Non
     seqs = [e.event_index for e in log.entries()]
     writer.join()
     assert seqs == [0, 1] and not log.unreadable and log.findings == []
+
+
+def _read_fifo(tmp_path: Path, data: bytes) -> SessionLog:
+    import threading
+
+    fifo = tmp_path / "big.fifo"
+    os.mkfifo(fifo)
+
+    def write() -> None:
+        with contextlib.suppress(BrokenPipeError), open(fifo, "wb") as f:  # the reader may stop early
+            f.write(data)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    log = SessionLog(str(fifo))
+    list(log.entries())
+    writer.join()
+    return log
+
+
+def test_a_stream_beyond_max_stream_is_unreadable_not_held(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stream has no size: it is read in pieces and refused past MAX_STREAM (an endless one,
+    `/dev/zero`, would otherwise exhaust memory)."""
+    monkeypatch.setattr(logfile, "MAX_STREAM", 1000)
+    monkeypatch.setattr(logfile, "READ_CHUNK", 256)
+    log = _read_fifo(tmp_path, session_bytes([ev(n) for n in range(40)]))
+    assert log.unreadable
+    assert [f.message for f in log.findings] == [
+        "cannot read: the stream holds more than 1,000 bytes (save it to a file)"
+    ]
+
+
+def test_a_stream_memory_cannot_hold_is_unreadable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_memory(f: object) -> bytes:
+        raise MemoryError
+
+    monkeypatch.setattr(logfile, "read_stream", no_memory)
+    log = _read_fifo(tmp_path, b"")
+    assert log.unreadable and log.findings[0].message == "cannot read: not enough memory to hold the stream"
 
 
 # --- Zstandard ------------------------------------------------------------------------------
