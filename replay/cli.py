@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import io
 import json
+import os
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -88,6 +90,23 @@ class _Commands(click.Group):
                 raise
             click.echo("\nAborted!", err=True)
             ctx.exit(130)
+        except OSError as err:
+            if err.errno == errno.EPIPE or err.filename is not None:
+                raise  # a closed pipe is click's to handle; a named file is not standard output
+            _output_failed(err)
+            ctx.exit(2)
+
+
+def _output_failed(err: OSError) -> None:
+    """Standard output could not be written (a full disk, say): say so on standard error, and
+    point standard output at /dev/null so that the exit's final flush cannot fail again."""
+    click.echo(f"schedlog: cannot write the output: {err.strerror or err}", err=True)
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no real file descriptor behind standard output
+        pass
 
 
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})

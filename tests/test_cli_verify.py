@@ -194,3 +194,25 @@ def test_standard_input_beyond_max_stream_is_a_usage_error(
     assert (
         result.exit_code == 2 and "cannot read standard input: the stream holds more than 1,000 bytes" in result.output
     )
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (Linux) to make writing fail")
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["verify", "--format", "json", "{examples}"],
+        ["cron", "0 9 * * *", "--tz", "UTC", "--count", "1000"],
+        ["simulate", "{scenario}"],
+    ],
+)
+def test_standard_output_that_cannot_be_written_is_reported_not_a_traceback(
+    example_dir: Path, command: list[str]
+) -> None:
+    """A full disk behind standard output: one line on standard error, exit 2."""
+    scenario = next((Path(__file__).resolve().parent.parent / "fixtures" / "scenarios").glob("*.json"))
+    args = [a.replace("{examples}", str(example_dir)).replace("{scenario}", str(scenario)) for a in command]
+    exe = Path(sys.executable).with_name("schedlog")
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([str(exe), *args], stdout=full, stderr=subprocess.PIPE, text=True)
+    assert proc.returncode == 2
+    assert proc.stderr == "schedlog: cannot write the output: No space left on device\n"
