@@ -173,13 +173,19 @@ def verify_path(
 
 
 def discover(paths: Iterable[str]) -> Iterator[str]:
-    """Expand inputs: files as given, directories walked (sorted) for *.jsonl / *.jsonl.zstd."""
+    """Expand inputs: files as given, directories walked (sorted) for *.jsonl / *.jsonl.zstd.
+
+    A walk skips what exists but is not a regular file: a named pipe found there (one named like
+    a log, say) would wait for a writer forever. A dangling link is kept (it is reported
+    unreadable); a pipe named on the command line is read, as asked.
+    """
     for path in paths:
         if path != STDIN and os.path.isdir(path):
             found: list[str] = []
             for root, dirs, files in os.walk(path, onerror=None):
                 dirs.sort()
-                found.extend(os.path.join(root, f) for f in files if f.endswith(LOG_SUFFIXES))
+                candidates = (os.path.join(root, f) for f in files if f.endswith(LOG_SUFFIXES))
+                found.extend(f for f in candidates if os.path.isfile(f) or not os.path.exists(f))
             yield from sorted(found)
         else:
             yield path

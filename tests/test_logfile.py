@@ -10,6 +10,7 @@ import pytest
 
 from replay import logfile, zstdframes
 from replay.logfile import SessionLog
+from replay.verify import discover
 
 from .conftest import ROOT
 from .sessionfiles import ev, header, line, session_bytes, text_row, zstd_session
@@ -363,3 +364,13 @@ def test_progress_adds_up_on_bad_input(data: bytes) -> None:
     for _ in SessionLog("<stdin>", data=data, progress=heard.append).entries():
         pass
     assert sum(heard) == len(data)
+
+
+def test_a_directory_walk_skips_named_pipes(tmp_path: Path) -> None:
+    """A pipe named like a log inside a walked directory would block the run waiting for a writer;
+    the walk skips what exists but is not a regular file."""
+    (tmp_path / "a.jsonl").write_bytes(session_bytes([ev(0)]))
+    os.mkfifo(tmp_path / "b.jsonl")
+    (tmp_path / "c.jsonl").symlink_to(tmp_path / "a.jsonl")
+    assert list(discover([str(tmp_path)])) == [str(tmp_path / "a.jsonl"), str(tmp_path / "c.jsonl")]
+    assert list(discover([str(tmp_path / "b.jsonl")])) == [str(tmp_path / "b.jsonl")]  # named: read as asked
