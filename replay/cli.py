@@ -202,23 +202,25 @@ def _exit(reports: Sequence[SessionReport]) -> None:
 def _read_input(path: str) -> bytes:
     if path == STDIN:
         return _stdin()
-    try:
-        with open(path, "rb") as f:
-            return read_stream(f)
-    except OSError as err:
-        raise click.UsageError(f"cannot read {path}: {err.strerror or err}") from None
-    except MemoryError:
-        raise click.UsageError(f"cannot read {path}: not enough memory to hold it") from None
+    with _reading(path), open(path, "rb") as f:
+        return read_stream(f)
 
 
 def _stdin() -> bytes:
-    """Standard input, whole (bounded by MAX_STREAM); a failure is a usage error."""
-    try:
+    """Standard input, whole (bounded by MAX_STREAM)."""
+    with _reading("standard input"):
         return read_stream(sys.stdin.buffer)
+
+
+@contextmanager
+def _reading(what: str) -> Iterator[None]:
+    """An input that cannot be read (or held) is a usage error (exit 2), not a traceback."""
+    try:
+        yield
     except OSError as err:
-        raise click.UsageError(f"cannot read standard input: {err.strerror or err}") from None
+        raise click.UsageError(f"cannot read {what}: {err.strerror or err}") from None
     except MemoryError:
-        raise click.UsageError("cannot read standard input: not enough memory to hold it") from None
+        raise click.UsageError(f"cannot read {what}: not enough memory to hold it") from None
 
 
 @main.command()

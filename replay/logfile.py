@@ -31,13 +31,14 @@ from invariant.shapes import object_problems
 
 from .chunks import ROW_TAGS, ChunkRow, RowError, decode_row
 from .jsonline import JsonLineError, parse_header_line, parse_json_line
-from .zstdframes import FrameError, decompress_frame, decompress_torn, scan_frames
+from .zstdframes import MAX_FRAME_TEXT, FrameError, decompress_frame, decompress_torn, scan_frames
 
 MODES = ("strict", "lenient")
 READ_CHUNK = 8 << 20
-MAX_STREAM = 1 << 32
+MAX_STREAM = MAX_FRAME_TEXT
 """The most bytes read from a stream that has no size to map (a pipe, stdin, a device): it is
-held whole, and the reference reads a log into one Node Buffer, which holds at most 4 GiB."""
+held whole, and the reference reads a log into one Node Buffer, whose bound a frame's text has
+too."""
 TURN_END = "turn/end"
 _PLAIN_KEYS = frozenset({"type", "seq", "time", "data"})
 _APPEND_KEYS = _PLAIN_KEYS | {"surfaceOp"}

@@ -92,12 +92,6 @@ def _ctrl_c_interrupts(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
         os.close(read_end)
 
 
-def run_sql(db: Path, query: str) -> Result:
-    """Run one query against a replay database; every row is held (see `query_rows` to stream)."""
-    with query_rows(db, query) as rows:
-        return _held(rows)
-
-
 @dataclass(frozen=True)
 class Rows:
     """A query's columns and its rows, fetched a batch at a time while they are read."""
@@ -126,11 +120,8 @@ def query_rows(db: Path, query: str) -> Iterator[Rows]:
 
 
 def _run(con: duckdb.DuckDBPyConnection, query: str) -> Result:
-    return _held(_start(con, query))
-
-
-def _held(rows: Rows) -> Result:
-    """Every row of `rows`, read now."""
+    """Run one query on `con`, every row read now."""
+    rows = _start(con, query)
     return Result(rows.columns, tuple(row for batch in rows.batches for row in batch), rows.json_columns)
 
 
@@ -225,14 +216,10 @@ def render_chunks(rows: Rows, fmt: str) -> Iterator[str]:
         yield from table_lines(rows.columns, [[_text(v) for v in row] for batch in rows.batches for row in batch])
 
 
-def table(columns: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """A plain aligned text table (one header line, a rule, one line per row); a control
-    character in a value is written as an escape (`report.printable`)."""
-    return "".join(table_lines(columns, rows))
-
-
 def table_lines(columns: Sequence[str], rows: Sequence[Sequence[str]]) -> Iterator[str]:
-    """`table` one line (newline included) at a time."""
+    """A plain aligned text table (one header line, a rule, one line per row), a line (newline
+    included) at a time; a control character in a value is written as an escape
+    (`report.printable`)."""
     columns = [printable(c) for c in columns]
     rows = [[printable(v) for v in row] for row in rows]
     widths = [max([len(c), *(len(r[i]) for r in rows)]) for i, c in enumerate(columns)]

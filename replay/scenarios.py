@@ -75,13 +75,9 @@ def _effect_text(effect: Mapping[str, Any], result: SimulationResult) -> str:
     return kind.replace("_", " ")
 
 
-def timeline_text(result: SimulationResult) -> str:
-    """Virtual time, input, effects, followup texts and tool results, one block per step."""
-    return "".join(timeline_lines(result))
-
-
 def timeline_lines(result: SimulationResult) -> Iterator[str]:
-    """`timeline_text` one printable line (newline included) at a time."""
+    """Virtual time, input, effects, followup texts and tool results, one block per step, one
+    printable line (newline included) at a time."""
     for entry in result.timeline:
         args = js_compact_json(entry["args"]) if entry["args"] else ""
         yield from _printable_lines(f"{entry['at']}  {entry['do']} {args}".rstrip())
