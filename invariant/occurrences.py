@@ -281,7 +281,9 @@ def _walk_next(
 
 
 def _utc_year(t: int) -> int:
-    return date.fromordinal(t // DAY_MS + _EPOCH_ORDINAL).year
+    """The UTC year of instant t, 0 for the year before year 1 (JavaScript dates have one)."""
+    ordinal = t // DAY_MS + _EPOCH_ORDINAL
+    return date.fromordinal(ordinal).year if ordinal >= 1 else 0
 
 
 _REFERENCE_FROM = (date(109, 1, 1).toordinal() - _EPOCH_ORDINAL) * DAY_MS
@@ -295,9 +297,14 @@ def _local_start(zone: ZoneInfo, after: int) -> int:
 
 
 def next_occurrence(rule: CronRule, zone: ZoneInfo, after: int, *, ideal: bool = False) -> int | None:
-    """The first occurrence strictly after instant `after`, or None up to year 9999."""
-    if not has_matching_date(rule):
+    """The first occurrence strictly after instant `after`, or None up to year 9999.
+
+    Any integer instant may be asked: occurrences lie in years 0001-9999, so from further back
+    the answer is the first one, and from MAX_MS on there is none.
+    """
+    if after >= MAX_MS or not has_matching_date(rule):
         return None
+    after = max(after, MIN_MS - 1)
     start = _local_start(zone, after)
     if ideal:
         return _walk_next(rule, zone, after, start, reference=False)
@@ -394,9 +401,15 @@ def _plain_previous_at(rule: CronRule, zone: ZoneInfo, wall: int, baseline: int)
 
 
 def previous_through(rule: CronRule, zone: ZoneInfo, through: int, baseline: int, *, ideal: bool = False) -> int | None:
-    """The latest occurrence t with baseline < t <= through, or None."""
-    if not has_matching_date(rule):
+    """The latest occurrence t with baseline < t <= through, or None.
+
+    Any integer instants may be asked: occurrences lie in years 0001-9999, so both bounds are
+    first brought within reach of them.
+    """
+    if through < MIN_MS or not has_matching_date(rule):
         return None
+    through = min(through, MAX_MS)
+    baseline = max(baseline, MIN_MS - 1)
     if ideal or _utc_year(through) <= 108:
         return _intended_previous(rule, zone, through, baseline)
     plain = _plain_previous(rule, zone, through, baseline)

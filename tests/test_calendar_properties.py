@@ -245,6 +245,25 @@ def test_resolution_is_previous_through_then_next(text: str, zone_name: str, tar
     assert resolve_occurrence(rule, zone, target, accepted) == expected
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    st.sampled_from(["0 0 * * *", "*/5 * * * *", "59 23 31 12 *"]),
+    st.sampled_from(["UTC", "America/New_York", "Pacific/Kiritimati"]),
+    st.one_of(st.integers(), st.integers(MIN_MS - 3 * 86_400_000, MIN_MS), st.integers(MAX_MS - 60_000, MAX_MS + 10)),
+)
+def test_searches_take_any_integer_instant(text: str, zone_name: str, t: int) -> None:
+    """Occurrences lie in years 0001-9999: asked from beyond either end, a search answers as
+    from just inside it (the target check of a year-1 create asks from year 0)."""
+    rule = parse_cron(text)
+    zone = zone_rules(zone_name)
+    following = next_occurrence(rule, zone, t)
+    assert following == (None if t >= MAX_MS else next_occurrence(rule, zone, max(t, MIN_MS - 1)))
+    assert following is None or (MIN_MS <= following <= MAX_MS and following > t)
+    latest = previous_through(rule, zone, t, t - 400 * 86_400_000)
+    assert latest == (None if t < MIN_MS else previous_through(rule, zone, min(t, MAX_MS), t - 400 * 86_400_000))
+    assert latest is None or MIN_MS <= latest <= min(t, MAX_MS)
+
+
 EDGE_DAYS = 3 * 86_400_000
 WALLS = st.one_of(
     st.integers(MIN_MS, MAX_MS),

@@ -67,6 +67,23 @@ def test_check_unreadable_log_is_a_usage_error(tmp_path: Path) -> None:
     assert code == 2
 
 
+@pytest.mark.parametrize(("zone", "code"), [("UTC", 0), ("Europe/Berlin", 1)])
+def test_check_cron_create_at_the_first_minute_of_year_1(tmp_path: Path, zone: str, code: int) -> None:
+    """The target check asks for the first occurrence after the minute before `scheduledAt`,
+    which here lies in year 0: a verdict (an occurrence in UTC; in Berlin's local mean time
+    none), never a traceback."""
+    log = write_session(tmp_path / "log.jsonl", [])
+    schedule = {"id": "schedule-1", "kind": "cron", "prompt": "p", "cron": "0 0 * * *", "timeZone": zone}
+    candidate = {
+        "version": 1,
+        "operation": "create",
+        "schedule": {**schedule, "scheduledAt": "0001-01-01T00:00:00.000Z"},
+    }
+    got, out = run("check", str(log), "-", input=line(candidate))
+    assert got == code
+    assert out.startswith("accepted" if code == 0 else "rejected (live): live.cron.create.target")
+
+
 def test_cron_json_shows_canonical_forms_and_dst_shifts() -> None:
     code, out = run(
         "cron", "30 01 * * *", "--tz", "US/Eastern", "--after", "2026-10-31T00:00:00.000Z",
