@@ -486,7 +486,8 @@ def simulate(scenario: str, name: str | None, log_path: str | None, fmt: str, ma
     show_default=True,
     help=f"Steps per run (at most {MAX_STEPS:,}: a run holds its whole log in memory).",
 )
-def fuzz(seed: int, runs: int, steps: int) -> None:
+@PROFILE
+def fuzz(seed: int, runs: int, steps: int, profile: str) -> None:
     """Random scenarios checked against the owner's invariants; failures are shrunk.
 
     Exit 0 when every run holds, 1 when any fails (its seed and a small scenario are printed).
@@ -494,12 +495,13 @@ def fuzz(seed: int, runs: int, steps: int) -> None:
     from .fuzz import fuzz as run_fuzz
     from .fuzz import scenario_json
 
-    total, failures = run_fuzz(seed, runs, steps)
+    total, failures = run_fuzz(seed, runs, steps, profile)
+    again = "schedlog simulate FILE" + ("" if profile == "calendar" else f" --profile {profile}")
     for failure in failures:
         click.echo(f"FAIL seed {failure.seed}:")
         for violation in failure.violations:
             click.echo(f"    {violation.invariant}: {violation.detail}")
-        click.echo("    shrunk scenario (schedlog simulate FILE reproduces it):")
+        click.echo(f"    shrunk scenario ({again} reproduces it):")
         click.echo("    " + json.dumps(scenario_json(failure.scenario), ensure_ascii=False))
     click.echo(f"{total} run(s) from seed {seed}: {total - len(failures)} held, {len(failures)} failed")
     sys.exit(1 if failures else 0)

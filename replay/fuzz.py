@@ -25,6 +25,7 @@ from invariant import (
     parse_instant,
 )
 from invariant.changes import CreateChange, DispatchChange
+from invariant.profiles import Profile
 
 from .simulator import Scenario, Simulation, SimulationResult
 
@@ -123,11 +124,13 @@ def _records_by_id(events: Sequence[dict[str, Any]], seed: int) -> dict[str, lis
     return creates
 
 
-def check(result: SimulationResult, seed_length: int = 0, faults_free: bool = False) -> list[Violation]:
-    """The owner's invariants over one finished run."""
+def check(
+    result: SimulationResult, seed_length: int = 0, faults_free: bool = False, profile: str | Profile = "calendar"
+) -> list[Violation]:
+    """The owner's invariants over one finished run under `profile`."""
     found: list[Violation] = []
     try:
-        folded = fold(result.events, seed_length)
+        folded = fold(result.events, seed_length, profile)
     except ScheduleLogError as err:
         return [Violation("log folds", f"{err.rule} at event {err.index}: {err.message}")]
     listed = [r for r in result.results if isinstance(r, list)]
@@ -181,17 +184,19 @@ def settle(scenario: Scenario) -> Scenario:
     return Scenario(scenario.name, scenario.start, scenario.steps + tail, scenario.time_zone)
 
 
-def run_checked(scenario: Scenario, faults_free: bool) -> tuple[SimulationResult | None, list[Violation]]:
-    sim = Simulation(settle(scenario) if faults_free else scenario)
+def run_checked(
+    scenario: Scenario, faults_free: bool, profile: str | Profile = "calendar"
+) -> tuple[SimulationResult | None, list[Violation]]:
+    sim = Simulation(settle(scenario) if faults_free else scenario, profile)
     try:
         result = sim.run()
     except Exception as err:  # a crash of the simulator is itself a finding
         return None, [Violation("no crash", f"{type(err).__name__}: {err}")]
-    return result, check(result, sim.host.seed_length, faults_free)
+    return result, check(result, sim.host.seed_length, faults_free, profile)
 
 
-def _fails(scenario: Scenario, strict: bool) -> bool:
-    return bool(run_checked(scenario, strict)[1])
+def _fails(scenario: Scenario, strict: bool, profile: str | Profile) -> bool:
+    return bool(run_checked(scenario, strict, profile)[1])
 
 
 def shrink(scenario: Scenario, fails: Callable[[Scenario], bool]) -> Scenario:
@@ -221,16 +226,19 @@ class FuzzFailure:
     scenario: Scenario
 
 
-def fuzz(seed: int, runs: int, steps: int) -> tuple[int, list[FuzzFailure]]:
-    """Run `runs` scenarios from consecutive seeds; half without faults (stricter invariants)."""
+def fuzz(seed: int, runs: int, steps: int, profile: str | Profile = "calendar") -> tuple[int, list[FuzzFailure]]:
+    """Run `runs` scenarios from consecutive seeds; half without faults (stricter invariants).
+
+    Under `after-only` the same scenarios run: the kinds that revision lacks are refused calls.
+    """
     failures = []
     for run in range(runs):
         s = seed + run
         faults_free = s % 2 == 0
         scenario = generate(s, steps, faults=not faults_free)
-        _, violations = run_checked(scenario, faults_free)
+        _, violations = run_checked(scenario, faults_free, profile)
         if violations:
-            small = shrink(scenario, partial(_fails, strict=faults_free))
+            small = shrink(scenario, partial(_fails, strict=faults_free, profile=profile))
             failures.append(FuzzFailure(s, tuple(violations), small))
     return runs, failures
 

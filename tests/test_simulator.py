@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 import replay
 from invariant import fold
+from invariant.profiles import CALENDAR
 from replay.cli import _echo_chunks, main
 from replay.fuzz import MAX_RECURRING, MAX_STEPS, _is_recurring, check, fuzz, generate, run_checked, scenario_json
 from replay.scenarios import unmet_expectations
@@ -155,6 +156,30 @@ def test_fuzz_catches_an_owner_that_ignores_the_gate(monkeypatch: pytest.MonkeyP
     assert any(v.invariant in ("log folds", "gate spacing") for v in failure.violations)
     assert len(failure.scenario.steps) <= 8  # shrunk
     assert run_checked(failure.scenario, True)[1]  # and it still reproduces
+
+
+def test_fuzz_under_after_only_catches_tools_that_accept_later_kinds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under `--profile after-only` the log must fold with that revision's decoder: tools that
+    let an every/cron/at create through are caught, and the report says how to reproduce."""
+    from replay.tools import Tools
+
+    checked = Tools.create_phase_a
+
+    def lax(self: Tools, args: Any) -> Any:
+        kept, self.profile = self.profile, CALENDAR
+        try:
+            return checked(self, args)
+        finally:
+            self.profile = kept
+
+    monkeypatch.setattr(Tools, "create_phase_a", lax)
+    result = CliRunner().invoke(main, ["fuzz", "--profile", "after-only", "--runs", "6", "--steps", "20"])
+    assert result.exit_code == 1
+    assert "log folds: decode.record.kind" in result.output
+    assert "(schedlog simulate FILE --profile after-only reproduces it)" in result.output
+    _, failures = fuzz(0, 6, 20, "after-only")
+    assert failures and all(run_checked(f.scenario, f.seed % 2 == 0, "after-only")[1] for f in failures)
+    assert fuzz(0, 6, 20)[1] == []  # the same tools are right for the calendar revision
 
 
 def test_a_long_fuzz_run_keeps_a_bounded_number_of_records() -> None:

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from invariant import fold, format_instant
-from invariant.profiles import CALENDAR
+from invariant.profiles import AFTER_ONLY, CALENDAR, Profile
 from replay.fuzz import START, ZONES, check, settle
 from replay.simulator import Scenario, Simulation
 
@@ -18,9 +18,11 @@ MOVES = st.sampled_from([0, 1_000, 60_000, 299_999, 300_000, 3_600_000, 86_400_0
 
 
 class OwnerMachine(RuleBasedStateMachine):
+    profile: Profile = CALENDAR
+
     def __init__(self) -> None:
         super().__init__()
-        self.sim = Simulation(Scenario("stateful", START, ()))
+        self.sim = Simulation(Scenario("stateful", START, ()), self.profile)
         self.now = START
         self.faulty = False
         self.step("start")
@@ -58,7 +60,7 @@ class OwnerMachine(RuleBasedStateMachine):
         self.step("list")
         value = self.sim.results[-1]
         if isinstance(value, list):
-            active = fold(self.sim.host.events[:before], self.sim.host.seed_length).active
+            active = fold(self.sim.host.events[:before], self.sim.host.seed_length, self.profile).active
             assert [v["id"] for v in value] == [r.id for r in active]
 
     @rule(n=st.integers(1, 6))
@@ -110,11 +112,11 @@ class OwnerMachine(RuleBasedStateMachine):
     @invariant()
     def the_log_folds_and_the_cached_fold_agrees(self) -> None:
         host = self.sim.host
-        assert host.fold(CALENDAR) == fold(host.events, host.seed_length)
+        assert host.fold(self.profile) == fold(host.events, host.seed_length, self.profile)
 
     @invariant()
     def never_early_and_gate_spacing(self) -> None:
-        assert check(self.sim.result(), self.sim.host.seed_length) == []
+        assert check(self.sim.result(), self.sim.host.seed_length, profile=self.profile) == []
 
     @precondition(lambda self: not self.faulty)
     @rule()
@@ -124,7 +126,7 @@ class OwnerMachine(RuleBasedStateMachine):
         for step in tail:
             self.sim.step(step)
         self.now = max(self.now, self.sim.host.clock.wall)
-        assert check(self.sim.result(), self.sim.host.seed_length, faults_free=True) == []
+        assert check(self.sim.result(), self.sim.host.seed_length, faults_free=True, profile=self.profile) == []
 
     def _replayable(self) -> list[dict[str, Any]]:
         return [{"at": format_instant(self.sim.host.clock.wall), "do": "advance", "args": {}}]
@@ -134,3 +136,14 @@ TestOwnerMachine = OwnerMachine.TestCase
 TestOwnerMachine.settings = settings(
     max_examples=60, stateful_step_count=30, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
+
+
+class AfterOnlyOwnerMachine(OwnerMachine):
+    """The same steps under the after-only revision (seed 001): the kinds it lacks are refused
+    calls, and its log must fold under that revision's own decoder."""
+
+    profile = AFTER_ONLY
+
+
+TestAfterOnlyOwnerMachine = AfterOnlyOwnerMachine.TestCase
+TestAfterOnlyOwnerMachine.settings = TestOwnerMachine.settings
