@@ -10,7 +10,7 @@ from typing import Any
 from invariant.jsvalue import js_compact_json
 
 from .report import printable
-from .simulator import ScenarioError, SimulationResult
+from .simulator import EXPECTED, ScenarioError, SimulationResult
 
 
 def load_scenario(path: Path, name: str | None = None) -> dict[str, Any]:
@@ -56,7 +56,7 @@ def unmet_expectations(result: SimulationResult, expect: Mapping[str, Any]) -> l
     """Which of appended / followups / results / trace differ from a scenario's `expect`."""
     got = result.expectations()
     got["results"] = _masked(result.results)
-    return [key for key in ("appended", "followups", "results", "trace") if key in expect and got[key] != expect[key]]
+    return [key for key in EXPECTED if key in expect and got[key] != expect[key]]
 
 
 def _effect_text(effect: Mapping[str, Any], result: SimulationResult) -> str:

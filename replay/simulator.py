@@ -55,11 +55,19 @@ class Scenario:
                 raise ScenarioError(f"step {n}: at must be a canonical instant")
             try:
                 _check_args(step["do"], step.get("args"))
+                if not _is_bool(step.get("cancelled", False)):
+                    raise ScenarioError("cancelled must be a boolean")
             except ScenarioError as err:
                 raise ScenarioError(f"step {n} ({step['do']}): {err}") from None
-        session = obj.get("session") or {}
+        name = obj.get("name", "scenario")
+        session = {} if obj.get("session") is None else obj["session"]  # null: absent
         zone = session.get("timeZone") if isinstance(session, Mapping) else None
-        return cls(str(obj.get("name", "scenario")), start, tuple(steps), zone if isinstance(zone, str) else None)
+        if not isinstance(name, str):
+            raise ScenarioError("name must be a string")
+        if not isinstance(session, Mapping) or not isinstance(zone, str | None):
+            raise ScenarioError('session must be an object {"timeZone": ZONE}')
+        _check_expect({} if obj.get("expect") is None else obj["expect"])
+        return cls(name, start, tuple(steps), zone)
 
 
 @dataclass
@@ -321,7 +329,10 @@ def _is_str(value: object) -> bool:
 
 
 def _is_calls(value: object) -> bool:
-    return isinstance(value, list) and all(isinstance(call, Mapping) and call.get("do") in TOOL_VERBS for call in value)
+    return isinstance(value, list) and all(
+        isinstance(call, Mapping) and call.get("do") in TOOL_VERBS and _is_bool(call.get("cancelled", False))
+        for call in value
+    )
 
 
 def _is_outcomes(value: object) -> bool:
@@ -351,7 +362,7 @@ _ARGUMENTS: dict[str, dict[str, tuple[Callable[[object], bool], bool, str]]] = {
     "fail_append": {"operation": (_is_str, True, "a string"), "times": (_is_count, False, "a count")},
     "calendar_fails": {"enabled": (_is_bool, False, "a boolean")},
     "restart": {"lose_unflushed": (_is_bool, False, "a boolean")},
-    "parallel": {"calls": (_is_calls, True, "a list of objects whose do is create, list or delete")},
+    "parallel": {"calls": (_is_calls, True, "a list of calls: do create, list or delete; cancelled a boolean")},
 }  # fmt: skip
 """The arguments each verb reads: (check, required, what it must be). Tool calls take any
 arguments (the tools judge them, as the host would)."""
@@ -368,6 +379,16 @@ def _check_args(verb: str, args: object) -> None:
     for key, (ok, required, what) in _ARGUMENTS.get(verb, {}).items():
         if (key in args and not ok(args[key])) or (required and key not in args):
             raise ScenarioError(f"args.{key} must be {what}")
+
+
+EXPECTED = ("appended", "followups", "results", "trace")
+
+
+def _check_expect(expect: object) -> None:
+    """`expect` may hold only the four observables, each a list: a misspelt key would otherwise
+    leave its observable unchecked and the run reported as meeting its expectations."""
+    if not isinstance(expect, Mapping) or not all(k in EXPECTED and isinstance(v, list) for k, v in expect.items()):
+        raise ScenarioError(f"expect must be an object of lists, keyed by {', '.join(EXPECTED)}")
 
 
 VERBS = frozenset(

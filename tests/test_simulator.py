@@ -264,6 +264,15 @@ def _steps(step: dict[str, Any]) -> str:
         _steps({"do": "on_claim_log", "args": {}}),
         _steps({"do": "log", "args": {"data": 1}}).replace("1}}", "1e400}}"),  # Infinity has no JSON
         _steps({"do": "log", "args": {"data": 1}}).replace("1}}", "[" * 5000 + "]" * 5000 + "}}"),  # too deep
+        # so are mistyped scenario fields, which would otherwise be read loosely or not at all
+        _steps({"do": "list", "cancelled": "yes"}),
+        _steps({"do": "parallel", "args": {"calls": [{"do": "list", "cancelled": 1}]}}),
+        '{"name":5,"start":"2026-08-05T12:00:00.000Z","steps":[]}',
+        '{"session":[],"start":"2026-08-05T12:00:00.000Z","steps":[]}',
+        '{"session":{"timeZone":5},"start":"2026-08-05T12:00:00.000Z","steps":[]}',
+        '{"expect":[],"start":"2026-08-05T12:00:00.000Z","steps":[]}',
+        '{"expect":{"trace":{}},"start":"2026-08-05T12:00:00.000Z","steps":[]}',
+        '{"expect":{"folowups":[]},"start":"2026-08-05T12:00:00.000Z","steps":[]}',  # misspelt: unchecked
     ],
 )
 def test_simulate_cli_bad_scenarios_are_usage_errors(tmp_path: Path, content: str) -> None:
@@ -271,6 +280,11 @@ def test_simulate_cli_bad_scenarios_are_usage_errors(tmp_path: Path, content: st
     result = CliRunner().invoke(main, ["simulate", str(tmp_path / "bad.json")])
     assert result.exit_code == 2 and "Traceback" not in result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def test_null_session_and_expect_read_as_absent() -> None:
+    scenario = Scenario.from_json({"start": "2026-08-05T12:00:00.000Z", "steps": [], "session": None, "expect": None})
+    assert scenario.time_zone is None and scenario.name == "scenario"
 
 
 def test_log_data_nested_deeper_than_the_writer_goes_is_refused() -> None:
