@@ -177,8 +177,11 @@ def discover(paths: Iterable[str]) -> Iterator[str]:
 
     A walk skips what exists but is not a regular file: a named pipe found there (one named like
     a log, say) would wait for a writer forever. A dangling link is kept (it is reported
-    unreadable); a pipe named on the command line is read, as asked.
+    unreadable); a pipe named on the command line is read, as asked. A file reached again (named
+    twice, inside two walked folders, or through a link) is yielded once, where first reached:
+    counted twice, one session would skew every total of a fleet audit.
     """
+    seen: set[object] = set()
     for path in paths:
         if path != STDIN and os.path.isdir(path):
             found: list[str] = []
@@ -186,6 +189,23 @@ def discover(paths: Iterable[str]) -> Iterator[str]:
                 dirs.sort()
                 candidates = (os.path.join(root, f) for f in files if f.endswith(LOG_SUFFIXES))
                 found.extend(f for f in candidates if os.path.isfile(f) or not os.path.exists(f))
-            yield from sorted(found)
+            named = sorted(found)
         else:
-            yield path
+            named = [path]
+        for name in named:
+            identity = _identity(name)
+            if identity not in seen:
+                seen.add(identity)
+                yield name
+
+
+def _identity(path: str) -> object:
+    """What makes two names one input: the file itself (device and inode) where it can be
+    reached, else the absolute name (a dangling link, standard input)."""
+    if path == STDIN:
+        return STDIN
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return os.path.abspath(path)
+    return (st.st_dev, st.st_ino)

@@ -371,6 +371,22 @@ def test_a_directory_walk_skips_named_pipes(tmp_path: Path) -> None:
     the walk skips what exists but is not a regular file."""
     (tmp_path / "a.jsonl").write_bytes(session_bytes([ev(0)]))
     os.mkfifo(tmp_path / "b.jsonl")
-    (tmp_path / "c.jsonl").symlink_to(tmp_path / "a.jsonl")
+    (tmp_path / "c.jsonl").symlink_to(tmp_path / "elsewhere.log")
+    (tmp_path / "elsewhere.log").write_bytes(session_bytes([ev(0)]))
     assert list(discover([str(tmp_path)])) == [str(tmp_path / "a.jsonl"), str(tmp_path / "c.jsonl")]
     assert list(discover([str(tmp_path / "b.jsonl")])) == [str(tmp_path / "b.jsonl")]  # named: read as asked
+
+
+def test_a_file_reached_twice_is_one_input(tmp_path: Path) -> None:
+    """Named twice, inside two walked folders, or through a link or a hard link: one session,
+    where first reached (a fleet's totals must not count a log twice)."""
+    (tmp_path / "sub").mkdir()
+    a, b = tmp_path / "sub" / "a.jsonl", tmp_path / "b.jsonl"
+    a.write_bytes(session_bytes([ev(0)]))
+    b.write_bytes(session_bytes([ev(0)]))  # equal contents, another file: kept
+    (tmp_path / "link.jsonl").symlink_to(a)
+    os.link(a, tmp_path / "hard.jsonl")
+    dangling = tmp_path / "gone.jsonl"
+    dangling.symlink_to(tmp_path / "missing")
+    named = [str(a), str(tmp_path), str(tmp_path / "sub"), str(a), "-", "-", str(dangling)]
+    assert list(discover(named)) == [str(a), str(b), str(dangling), "-"]
