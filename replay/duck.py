@@ -23,6 +23,7 @@ import duckdb
 
 from .fanout import Group, group_bytes, grouped, in_processes
 from .loading import ParallelLoader
+from .query import is_database
 from .staging import SMALL_TABLES, StagedSession, stage_session, staged_name
 from .verify import STDIN, Reading, SessionReport
 
@@ -453,10 +454,6 @@ def _parquet(con: duckdb.DuckDBPyConnection, target: Path) -> None:
         raise
 
 
-_DUCKDB_MAGIC = b"DUCK"
-"""Bytes 8-11 of every DuckDB database file."""
-
-
 class TargetError(ValueError):
     """The database target exists and is not a DuckDB database: replay will not replace it."""
 
@@ -465,13 +462,12 @@ def check_target(db: Path) -> None:
     """Refuse to replace a file that is not a database (a mistyped `--db` naming a log, say);
     an earlier database is replaced, which is what re-running a replay means."""
     try:
-        with open(db, "rb") as f:
-            head = f.read(12)
+        database = is_database(db)
     except FileNotFoundError:
         return
     except OSError as err:
         raise TargetError(f"{db}: cannot check the existing file: {err.strerror or err}") from None
-    if head[8:12] != _DUCKDB_MAGIC:
+    if not database:
         raise TargetError(f"{db} exists and is not a DuckDB database; not replacing it")
 
 

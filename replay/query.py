@@ -49,9 +49,26 @@ def _text(value: object) -> str:
     return str(value)
 
 
+DUCKDB_MAGIC = b"DUCK"
+"""Bytes 8-11 of every DuckDB database file."""
+
+
+def is_database(db: Path) -> bool:
+    """Whether the file starts as a DuckDB database does; raises OSError when it cannot be read."""
+    with open(db, "rb") as f:
+        return f.read(12)[8:12] == DUCKDB_MAGIC
+
+
 def connect(db: Path) -> duckdb.DuckDBPyConnection:
+    """Open a replay database read-only. Checked first: DuckDB opens some other files (a `.json`
+    or `.csv` one) as an in-memory database over them, which it then refuses read-only."""
     if not db.is_file():
         raise QueryError(f"{db}: no such database (create one with `schedlog replay ... --db {db}`)")
+    try:
+        if not is_database(db):
+            raise QueryError(f"{db}: not a DuckDB database (`schedlog replay LOGS --db FILE.duckdb` makes one)")
+    except OSError as err:
+        raise QueryError(f"{db}: cannot read: {err.strerror or err}") from None
     try:
         con = duckdb.connect(str(db), read_only=True)
     except duckdb.Error as err:

@@ -443,6 +443,17 @@ def test_inspect_refuses_a_database_replay_did_not_write(tmp_path: Path) -> None
     assert code == 2 and "not a schedlog replay database" in out
 
 
+@pytest.mark.parametrize("name", ["log.jsonl", "rows.csv", "x.json", "notes.txt", "empty.duckdb"])
+@pytest.mark.parametrize("command", ["sql", "inspect"])
+def test_sql_and_inspect_say_a_file_is_not_a_database(tmp_path: Path, name: str, command: str) -> None:
+    """DuckDB opens a `.json` or `.csv` file as an in-memory database over it, then refuses that
+    read-only ("Cannot launch in-memory database"); the file's first bytes tell it first."""
+    path = tmp_path / name
+    path.write_bytes(b"" if name.startswith("empty") else (SESSIONS / "valid" / "reminders.session.jsonl").read_bytes())
+    code, out = run_catching(command, str(path), *(["SELECT 1"] if command == "sql" else []))
+    assert code == 2 and f"{path}: not a DuckDB database" in out
+
+
 @pytest.mark.slow
 def test_ctrl_c_during_a_query_exits_130(fixtures_db: Path) -> None:
     """One Ctrl-C stops a long query: DuckDB may not notice the signal itself, and answers the
