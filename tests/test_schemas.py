@@ -43,6 +43,18 @@ def test_schemas_check_reports_a_stale_or_extra_file(tmp_path: Path) -> None:
     assert "session-header.schema.json: differs" in result.output and "old.schema.json: not generated" in result.output
 
 
+def test_regenerating_makes_a_stale_folder_pass_the_check(tmp_path: Path) -> None:
+    """What --check calls stale, writing mends: a schema this version does not generate (a
+    renamed one) is removed; other files in the folder are left alone."""
+    shutil.copytree(ROOT / "schemas", tmp_path / "s")
+    (tmp_path / "s" / "tools" / "old.schema.json").write_text("{}\n")
+    (tmp_path / "s" / "notes.json").write_text("{}\n")
+    result = CliRunner().invoke(main, ["schemas", "--out", str(tmp_path / "s")])
+    assert result.exit_code == 0 and "removed " + str(tmp_path / "s" / "tools" / "old.schema.json") in result.output
+    assert CliRunner().invoke(main, ["schemas", "--check", "--out", str(tmp_path / "s")]).exit_code == 0
+    assert (tmp_path / "s" / "notes.json").exists()
+
+
 def test_an_unwritable_schemas_target_is_a_usage_error(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("")
     result = CliRunner().invoke(main, ["schemas", "--out", str(tmp_path / "file" / "sub")])
