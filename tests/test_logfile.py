@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from replay import logfile, zstdframes
 from replay.logfile import SessionLog
@@ -390,3 +393,31 @@ def test_a_file_reached_twice_is_one_input(tmp_path: Path) -> None:
     dangling.symlink_to(tmp_path / "missing")
     named = [str(a), str(tmp_path), str(tmp_path / "sub"), str(a), "-", "-", str(dangling)]
     assert list(discover(named)) == [str(a), str(b), str(dangling), "-"]
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", "link", "hard", "rel", "gone"]), min_size=1, max_size=8))
+def test_discover_yields_the_first_name_of_each_file(picks: list[str]) -> None:
+    """Against pairwise `os.path.samefile`: a name is kept unless an earlier kept one is the same
+    file; names of no file (a dangling link) are kept once per absolute name."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        (root / "a").write_bytes(b"{}")
+        (root / "b").write_bytes(b"{}")
+        (root / "link").symlink_to(root / "a")
+        os.link(root / "a", root / "hard")
+        (root / "gone").symlink_to(root / "missing")
+        names = [str(root / "rel" / ".." / "b") if p == "rel" else str(root / p) for p in picks]
+        (root / "rel").mkdir()
+        kept: list[str] = []
+        for name in names:
+            if not any(_same(name, k) for k in kept):
+                kept.append(name)
+        assert list(discover(names)) == kept
+
+
+def _same(x: str, y: str) -> bool:
+    try:
+        return os.path.samefile(x, y)
+    except OSError:
+        return os.path.abspath(x) == os.path.abspath(y)
