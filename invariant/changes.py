@@ -178,7 +178,7 @@ def _field(obj: Mapping[str, object], f: Field, pointer: str) -> object:
 def _exact_keys(obj: Mapping[str, object], shape: ObjectShape, rule: str, pointer: str) -> None:
     if obj.keys() == shape.keys:
         return
-    keys = set(obj)
+    keys = {str(k) for k in obj}  # JavaScript object keys are strings: a Python 5 reads as "5"
     extra = sorted(keys - shape.keys)
     missing = sorted(shape.keys - keys)
     parts = []
@@ -252,7 +252,7 @@ def decode_change(value: object, profile: str | Profile = "calendar") -> Change:
         )
     shape_name = DISPATCH_BY_KEYS.get(frozenset(value))
     if shape_name is None or shape_name not in prof.dispatch_shapes:
-        keys = ", ".join(sorted(value))
+        keys = ", ".join(sorted(map(str, value)))
         raise ScheduleLogError(
             "decode.dispatch.shape", f"dispatch keys {{{keys}}} match no dispatch shape of profile {prof.name}"
         )

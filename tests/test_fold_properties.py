@@ -293,3 +293,22 @@ def test_dispatch_payloads_follow_their_shape_and_decode_back(change: DispatchCh
     payload = change.to_json()
     assert list(payload) == [f.name for f in DISPATCH_SHAPES[change.shape].fields]
     assert decode_change(payload) == change
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.sampled_from(
+        [
+            {"version": 1, "operation": "delete", "id": "schedule-1"},
+            {"version": 1, "operation": "dispatch", "id": "schedule-1"},
+            {"version": 1, "operation": "create", "schedule": {}},
+        ]
+    ),
+    st.one_of(st.integers(), st.none(), st.tuples(st.integers()), st.booleans()),
+)
+def test_a_key_that_is_not_a_string_is_a_verdict(payload: dict[object, object], key: object) -> None:
+    """A Python caller's payload may hold a key JSON cannot: JavaScript reads object keys as
+    strings, so it is an unexpected key like any other, never a TypeError."""
+    with pytest.raises(ScheduleLogError, match=r"unexpected key\(s\) |match no dispatch shape") as caught:
+        decode_change({**payload, key: 1})
+    assert str(key) in str(caught.value)
