@@ -6,7 +6,7 @@ import json
 from collections.abc import Mapping
 from pathlib import Path
 
-from invariant.schemas import documents
+from invariant.schemas import ID_PREFIX, documents
 
 from .atomic import write_atomic
 
@@ -17,9 +17,9 @@ def render(document: dict[str, object]) -> bytes:
 
 
 def write_schemas(out: Path) -> tuple[list[Path], list[Path]]:
-    """Write every schema under `out` (each replaced atomically) and remove the `*.schema.json`
-    files there that this version does not generate, which `--check` reports as stale (a
-    renamed schema, say): regenerating makes the folder pass the check. (written, removed)."""
+    """Write every schema under `out` (each replaced atomically) and remove the schedlog schemas
+    there that this version does not generate, which `--check` reports as stale (a renamed
+    one, say): regenerating makes the folder pass the check. (written, removed)."""
     written = []
     expected = documents()
     for name, document in expected.items():
@@ -33,7 +33,21 @@ def write_schemas(out: Path) -> tuple[list[Path], list[Path]]:
 
 
 def _not_generated(out: Path, expected: Mapping[str, object]) -> list[Path]:
-    return [p for p in sorted(out.rglob("*.schema.json")) if p.relative_to(out).as_posix() not in expected]
+    """Schema files of ours (their `$id` in schedlog's namespace) that this version does not
+    generate. Other files are someone else's: a folder may hold a project's own schemas too."""
+    return [
+        p
+        for p in sorted(out.rglob("*.schema.json"))
+        if p.relative_to(out).as_posix() not in expected and _schedlog_id(p)
+    ]
+
+
+def _schedlog_id(path: Path) -> bool:
+    try:
+        document = json.loads(path.read_bytes())
+    except (OSError, ValueError, RecursionError):
+        return False
+    return isinstance(document, dict) and str(document.get("$id", "")).startswith(ID_PREFIX)
 
 
 def stale_schemas(out: Path) -> list[str]:

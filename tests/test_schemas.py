@@ -37,22 +37,27 @@ def test_committed_schemas_equal_the_generated_ones() -> None:
 def test_schemas_check_reports_a_stale_or_extra_file(tmp_path: Path) -> None:
     shutil.copytree(ROOT / "schemas", tmp_path / "s")
     (tmp_path / "s" / "session-header.schema.json").write_text("{}\n")
-    (tmp_path / "s" / "old.schema.json").write_text("{}\n")
+    (tmp_path / "s" / "old.schema.json").write_text('{"$id": "urn:schedlog:schema:old"}\n')
+    (tmp_path / "s" / "theirs.schema.json").write_text('{"$id": "https://example.org/theirs"}\n')
     result = CliRunner().invoke(main, ["schemas", "--check", "--out", str(tmp_path / "s")])
     assert result.exit_code == 1
     assert "session-header.schema.json: differs" in result.output and "old.schema.json: not generated" in result.output
+    assert "theirs" not in result.output  # another project's schema is not ours to judge
 
 
 def test_regenerating_makes_a_stale_folder_pass_the_check(tmp_path: Path) -> None:
-    """What --check calls stale, writing mends: a schema this version does not generate (a
-    renamed one) is removed; other files in the folder are left alone."""
+    """What --check calls stale, writing mends: a schedlog schema this version does not generate
+    (a renamed one) is removed; every other file in the folder, schemas of others included, stays."""
     shutil.copytree(ROOT / "schemas", tmp_path / "s")
-    (tmp_path / "s" / "tools" / "old.schema.json").write_text("{}\n")
-    (tmp_path / "s" / "notes.json").write_text("{}\n")
+    (tmp_path / "s" / "tools" / "old.schema.json").write_text('{"$id": "urn:schedlog:schema:tools:old"}\n')
+    kept = {"notes.json": "{}\n", "theirs.schema.json": '{"$id": "urn:other"}\n', "broken.schema.json": "{"}
+    for name, text in kept.items():
+        (tmp_path / "s" / name).write_text(text)
     result = CliRunner().invoke(main, ["schemas", "--out", str(tmp_path / "s")])
     assert result.exit_code == 0 and "removed " + str(tmp_path / "s" / "tools" / "old.schema.json") in result.output
+    assert not (tmp_path / "s" / "tools" / "old.schema.json").exists()
     assert CliRunner().invoke(main, ["schemas", "--check", "--out", str(tmp_path / "s")]).exit_code == 0
-    assert (tmp_path / "s" / "notes.json").exists()
+    assert all((tmp_path / "s" / name).read_text() == text for name, text in kept.items())
 
 
 def test_an_unwritable_schemas_target_is_a_usage_error(tmp_path: Path) -> None:
