@@ -9,6 +9,7 @@ format problem never hides a schedule violation.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import chain
@@ -183,29 +184,32 @@ def discover(paths: Iterable[str]) -> Iterator[str]:
     """
     seen: set[object] = set()
     for path in paths:
-        if path != STDIN and os.path.isdir(path):
+        walked = path != STDIN and os.path.isdir(path)
+        if walked:
             found: list[str] = []
             for root, dirs, files in os.walk(path, onerror=None):
                 dirs.sort()
-                candidates = (os.path.join(root, f) for f in files if f.endswith(LOG_SUFFIXES))
-                found.extend(f for f in candidates if os.path.isfile(f) or not os.path.exists(f))
+                found.extend(os.path.join(root, f) for f in files if f.endswith(LOG_SUFFIXES))
             named = sorted(found)
         else:
             named = [path]
         for name in named:
-            identity = _identity(name)
+            if name == STDIN:
+                identity: object = STDIN
+            elif (status := _status(name)) is None:
+                identity = os.path.abspath(name)  # a dangling link: known by its name
+            elif walked and not stat.S_ISREG(status.st_mode):
+                continue  # found by the walk, exists, and is no regular file (a pipe, say)
+            else:
+                identity = (status.st_dev, status.st_ino)  # the file itself, whatever its name
             if identity not in seen:
                 seen.add(identity)
                 yield name
 
 
-def _identity(path: str) -> object:
-    """What makes two names one input: the file itself (device and inode) where it can be
-    reached, else the absolute name (a dangling link, standard input)."""
-    if path == STDIN:
-        return STDIN
+def _status(path: str) -> os.stat_result | None:
+    """The file's status (links followed), None where it cannot be reached."""
     try:
-        st = os.stat(path)
+        return os.stat(path)
     except (OSError, ValueError):
-        return os.path.abspath(path)
-    return (st.st_dev, st.st_ino)
+        return None
