@@ -466,14 +466,15 @@ def simulate(scenario: str, name: str | None, log_path: str | None, fmt: str, ma
     if log_path is not None:
         with _writing(Path(log_path)):
             write_atomic_chunks(Path(log_path), result.session_log_lines())
-    unmet = unmet_expectations(result, obj["expect"]) if isinstance(obj.get("expect"), dict) else []
+    expect = obj.get("expect")  # an object or null: Scenario.from_json has checked it
+    unmet = unmet_expectations(result, expect) if expect is not None else []
     if fmt == "json":
         out = {**result.expectations(), "timeline": result.timeline, "unmet": unmet}
         _echo_chunks(json.JSONEncoder(ensure_ascii=False, indent=2).iterencode(out))
         click.echo()
     else:
         _echo_chunks(timeline_lines(result))
-        if isinstance(obj.get("expect"), dict):
+        if expect is not None:
             click.echo("expectations: " + ("met" if not unmet else "NOT met: " + ", ".join(unmet)))
     sys.exit(1 if unmet else 0)
 

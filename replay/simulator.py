@@ -60,14 +60,13 @@ class Scenario:
             except ScenarioError as err:
                 raise ScenarioError(f"step {n} ({step['do']}): {err}") from None
         name = obj.get("name", "scenario")
-        session = {} if obj.get("session") is None else obj["session"]  # null: absent
-        zone = session.get("timeZone") if isinstance(session, Mapping) else None
         if not isinstance(name, str):
             raise ScenarioError("name must be a string")
-        if not isinstance(session, Mapping) or not isinstance(zone, str | None):
+        session = {} if obj.get("session") is None else obj["session"]  # null: absent
+        if not isinstance(session, Mapping) or not isinstance(session.get("timeZone"), str | None):
             raise ScenarioError('session must be an object {"timeZone": ZONE}')
         _check_expect({} if obj.get("expect") is None else obj["expect"])
-        return cls(name, start, tuple(steps), zone)
+        return cls(name, start, tuple(steps), session.get("timeZone"))
 
 
 @dataclass
