@@ -16,7 +16,13 @@ from .conftest import CONFORMANCE, ROOT, SHARED_SPEC
 
 SESSIONS = ROOT / "fixtures" / "sessions"
 EXPECTED = json.loads((SESSIONS / "expected.json").read_text())
-VECTORS = ["protocol-examples.jsonl", "calendar-examples.jsonl", "owner-scenarios.jsonl"]
+VECTORS = [
+    "protocol-examples.jsonl",
+    "calendar-examples.jsonl",
+    "owner-scenarios.jsonl",
+    "fixed-rate-examples.jsonl",
+    "zones-icu.json",
+]
 
 
 @pytest.mark.parametrize("name", VECTORS)
@@ -29,7 +35,8 @@ def test_conformance_vectors_equal_the_spec(name: str) -> None:
 def test_every_spec_example_file_is_vendored() -> None:
     if not SHARED_SPEC.is_dir():
         pytest.skip(f"spec folder not present at {SHARED_SPEC}")
-    assert sorted(p.name for p in SHARED_SPEC.glob("*.jsonl")) == sorted(VECTORS)
+    examples = [*SHARED_SPEC.glob("*.jsonl"), *SHARED_SPEC.glob("*.json")]
+    assert sorted(p.name for p in examples) == sorted(VECTORS)
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
