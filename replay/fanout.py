@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import threading
-import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
@@ -128,19 +128,22 @@ def in_order(
     return window.results()
 
 
-PARENT_POLL_S = 0.2
-
-
-def _exit_with_parent(parent: int) -> None:
-    """Worker initializer: end this worker once its parent is gone.
+def _exit_with_parent() -> None:
+    """Worker initializer: end this worker once the process that started the pool is gone.
 
     A pool worker blocks on its task queue, which it holds both ends of, so a parent killed
-    with SIGKILL would leave it waiting forever; a watcher thread notices the re-parenting.
+    with SIGKILL would leave it waiting forever. The parent is watched through the sentinel
+    multiprocessing gives every child (a pipe whose write end only the parent holds), never
+    through the parent's pid: under forkserver (Python 3.14's default on Linux) the worker's
+    OS parent is the fork server, and under every start method the sentinel closes when the
+    parent ends, however it ends.
     """
+    parent = multiprocessing.parent_process()
+    if parent is None:  # not started by multiprocessing: nothing to watch
+        return
 
     def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(PARENT_POLL_S)
+        parent.join()
         os._exit(1)
 
     threading.Thread(target=watch, daemon=True).start()
@@ -158,12 +161,12 @@ def in_processes(
     """`fn` over `tasks` in `jobs` processes: gives the results in order (see `in_order` for
     `budget` and `size`); progress is reported per finished task, by its size.
 
-    The processes are forked and the first tasks submitted on entering, so the caller may then
-    start threads of its own (a process forked beside a running thread can inherit a lock that
-    thread holds) and do other work while the first results are computed. On leaving, the
+    The processes are started (by the default start method) and the first tasks submitted on
+    entering, so the caller may then start threads of its own (a process forked beside a running
+    thread can inherit a lock that thread holds) and do other work while the first results are computed. On leaving, the
     processes are stopped; on an error, tasks not yet started are dropped.
     """
-    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_exit_with_parent, initargs=(os.getpid(),))
+    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_exit_with_parent)
     try:
         yield _reported(in_order(pool, fn, tasks, jobs, budget, size), progress, size)
     except BaseException:

@@ -1,0 +1,132 @@
+"""Worker processes under every start method: fork, forkserver (Python 3.14's default on Linux)
+and spawn give the same results, and a worker ends when the process that started it is killed."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from .conftest import ROOT
+
+SESSIONS = ROOT / "fixtures" / "sessions"
+METHODS = ["fork", "forkserver", "spawn"]
+GROUPS_OF = 64  # fanout.GROUP_FILES: more files than this make verify -j hand out several groups
+
+
+def _schedlog(method: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """The CLI in a fresh interpreter whose multiprocessing start method is `method`."""
+    code = (
+        "import multiprocessing, sys; "
+        f"multiprocessing.set_start_method({method!r}); "
+        "from replay.cli import main; main()"
+    )
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def many_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The fixture sessions copied often enough for verify -j 2 to use several worker groups."""
+    root = tmp_path_factory.mktemp("many")
+    fixtures = sorted(p for p in SESSIONS.rglob("*.jsonl*") if p.is_file())
+    for n in range((2 * GROUPS_OF) // len(fixtures) + 1):
+        for path in fixtures:
+            target = root / f"copy{n:02d}" / path.relative_to(SESSIONS)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, target)
+    return root
+
+
+def _verify(method: str, logs: Path) -> list[dict[str, object]]:
+    done = _schedlog(method, "verify", str(logs), "--jobs", "2", "--format", "json")
+    assert done.returncode == 1, done.stderr  # the corrupt fixtures are among them
+    assert "Traceback" not in done.stderr
+    reports: list[dict[str, object]] = json.loads(done.stdout)
+    return reports
+
+
+def _tables(db: Path) -> dict[str, list[tuple[object, ...]]]:
+    with duckdb.connect(str(db), read_only=True) as con:
+        return {
+            table: con.execute(f"SELECT * FROM {table} ORDER BY ALL").fetchall()
+            for table in ("sessions", "records", "schedule_changes", "schedules", "dispatches", "violations")
+        }
+
+
+@pytest.mark.slow
+def test_verify_jobs_gives_the_same_reports_under_every_start_method(many_logs: Path) -> None:
+    reports = {method: _verify(method, many_logs) for method in METHODS}
+    assert len(reports["fork"]) > 2 * GROUPS_OF
+    assert reports["forkserver"] == reports["fork"] == reports["spawn"]
+
+
+@pytest.mark.slow
+def test_replay_gives_the_same_database_under_every_start_method(tmp_path: Path, many_logs: Path) -> None:
+    tables = {}
+    for method in METHODS:
+        db = tmp_path / f"{method}.duckdb"
+        done = _schedlog(method, "replay", str(many_logs), "--db", str(db), "--jobs", "2")
+        assert done.returncode == 1, done.stderr
+        assert "session(s)" in done.stdout and "Traceback" not in done.stderr
+        tables[method] = _tables(db)
+    assert tables["forkserver"] == tables["fork"] == tables["spawn"]
+    assert len(tables["fork"]["sessions"]) > 2 * GROUPS_OF
+
+
+_ORPHAN = """
+import multiprocessing, sys
+from replay.fanout import in_processes
+from tests.test_start_methods import sleepy
+
+def main():
+    with in_processes(sleepy, [(str(n),) for n in range(4)], 2, None, size=lambda task: 0) as results:
+        print(" ".join(str(p.pid) for p in multiprocessing.active_children()), flush=True)
+        list(results)
+
+if __name__ == "__main__":
+    multiprocessing.set_start_method(sys.argv[1])
+    main()
+"""
+
+
+def sleepy(task: tuple[str]) -> int:
+    time.sleep(600)
+    return 0
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state != "Z"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method", METHODS)
+def test_workers_end_when_their_parent_is_killed(tmp_path: Path, method: str) -> None:
+    """The orphan watcher does not depend on who the worker's OS parent is (under forkserver it
+    is the fork server): killed outright, the pool's owner takes its workers with it."""
+    script = tmp_path / "orphan.py"
+    script.write_text(_ORPHAN)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.Popen([sys.executable, str(script), method], stdout=subprocess.PIPE, text=True, env=env)
+    assert proc.stdout is not None
+    workers = [int(pid) for pid in proc.stdout.readline().split()]
+    assert workers, "the pool started its workers on entering"
+    time.sleep(0.3)  # the workers are running their (endless) first tasks
+    assert all(_alive(pid) for pid in workers)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    deadline = time.monotonic() + 15
+    while any(_alive(pid) for pid in workers):
+        assert time.monotonic() < deadline, f"a worker outlived its parent under {method}"
+        time.sleep(0.05)
