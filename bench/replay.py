@@ -18,8 +18,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.corpus import build
-from replay.duck import replay
-from replay.verify import verify_path
+from replay.audit.verify import verify_path
+from replay.duck.build import replay
 
 
 def _cpu() -> float:

@@ -24,7 +24,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from invariant import CronRecord, DispatchChange, Step, format_instant
-from replay.simulator import Scenario, Simulation
+from replay.sim.simulator import Scenario, Simulation
 
 START = 1_767_225_600_000  # 2026-01-01T00:00:00.000Z
 YEAR_MS = 365 * 86_400_000

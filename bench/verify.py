@@ -16,7 +16,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.corpus import build
-from replay.verify import verify_path
+from replay.audit.verify import verify_path
 
 
 def baseline(paths: list[Path]) -> tuple[float, int]:

@@ -1,5 +1,5 @@
 """schedlog.replay: reading real session logs, the CLI, DuckDB replay and the owner simulator."""
 
-from .simulator import Scenario, ScenarioError, SimulationResult, TooManyEvents, simulate
+from replay.sim.simulator import Scenario, ScenarioError, SimulationResult, TooManyEvents, simulate
 
 __all__ = ["Scenario", "ScenarioError", "SimulationResult", "TooManyEvents", "simulate"]

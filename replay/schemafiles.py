@@ -7,8 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from invariant.schemas import ID_PREFIX, documents
-
-from .atomic import write_atomic
+from replay.atomic import write_atomic
 
 
 def render(document: dict[str, object]) -> bytes:

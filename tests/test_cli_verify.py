@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from replay.cli import main
-from replay.report import printable
+from replay.terminal import printable
 
 from .conftest import protocol_examples
 from .sessionfiles import ev, header, session_bytes, write_session
@@ -185,7 +185,7 @@ def test_console_script_runs_as_a_subprocess(example_dir: Path) -> None:
 def test_standard_input_beyond_max_stream_is_a_usage_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: list[str]
 ) -> None:
-    from replay import logfile
+    from replay.logs import logfile
 
     monkeypatch.setattr(logfile, "MAX_STREAM", 1000)
     args = [a.replace("{tmp}", str(tmp_path)) for a in command]

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from replay import deepjson
-from replay.jsonline import JsonLineError, parse_header_line, parse_json_line
+from replay.logs import deepjson
+from replay.logs.jsonline import JsonLineError, parse_header_line, parse_json_line
 
 _SCALARS = (
     st.none()

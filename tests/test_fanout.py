@@ -13,8 +13,8 @@ from unittest.mock import patch
 from hypothesis import given
 from hypothesis import strategies as st
 
-from replay import fanout
-from replay.fanout import grouped, in_order, in_processes
+from replay.audit import fanout
+from replay.audit.fanout import grouped, in_order, in_processes
 
 
 class _Recorder(Executor):

@@ -9,7 +9,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from replay.loading import ParallelLoader
+from replay.duck.loading import ParallelLoader
 
 
 def _database(tmp_path: Path) -> duckdb.DuckDBPyConnection:

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from replay import logfile, zstdframes
-from replay.logfile import SessionLog
-from replay.verify import discover
+from replay.logs import logfile, zstdframes
+from replay.logs.discover import discover
+from replay.logs.logfile import SessionLog
 
 from .conftest import ROOT
 from .sessionfiles import ev, header, line, session_bytes, text_row, zstd_session

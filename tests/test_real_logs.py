@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from replay.logfile import SessionLog
-from replay.verify import verify_path
+from replay.audit.verify import verify_path
+from replay.logs.logfile import SessionLog
 
 from .conftest import REAL_LOGS, requires_real_logs
 

@@ -19,12 +19,17 @@ from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
-from replay import cli, deepjson, duck, fanout, query, staging
+from replay.audit import fanout
+from replay.audit.verify import Reading
+from replay.cli import commands as cli
 from replay.cli import main
-from replay.duck import TABLES, TargetError, replay
-from replay.logfile import SessionLog
-from replay.staging import StagedSession
-from replay.verify import Reading, discover
+from replay.duck import build as duck
+from replay.duck import query, staging
+from replay.duck.build import TABLES, TargetError, replay
+from replay.duck.staging import StagedSession
+from replay.logs import deepjson
+from replay.logs.discover import discover
+from replay.logs.logfile import SessionLog
 
 from .conftest import REAL_LOGS, ROOT, requires_real_logs
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from invariant import MAX_MS, MIN_MS, ScheduleLogError, decode_change, format_instant, parse_cron
 from invariant.cron import CronSyntaxError
 from invariant.logshapes import header_problems
-from replay.chunks import ROW_TAGS, RowError, decode_row
+from replay.logs.chunks import ROW_TAGS, RowError, decode_row
 
 from .schemahelp import valid
 from .test_calendar_properties import cron_texts

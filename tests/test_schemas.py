@@ -14,7 +14,7 @@ from jsonschema import Draft202012Validator
 from invariant import ScheduleLogError, fold
 from invariant.schemas import documents
 from replay.cli import main
-from replay.logfile import SessionLog
+from replay.logs.logfile import SessionLog
 
 from .conftest import REAL_LOGS, ROOT, protocol_examples, requires_real_logs
 from .schemahelp import valid

@@ -24,11 +24,12 @@ from hypothesis import strategies as st
 import replay
 from invariant import fold
 from invariant.profiles import CALENDAR
-from replay.cli import _echo_chunks, main
-from replay.fuzz import MAX_RECURRING, MAX_STEPS, _is_recurring, check, fuzz, generate, run_checked, scenario_json
-from replay.scenarios import unmet_expectations
-from replay.simulator import Scenario, ScenarioError, Simulation, TooManyEvents
-from replay.verify import verify_path
+from replay.audit.verify import verify_path
+from replay.cli import main
+from replay.cli.commands import _echo_chunks
+from replay.sim.fuzz import MAX_RECURRING, MAX_STEPS, _is_recurring, check, fuzz, generate, run_checked, scenario_json
+from replay.sim.scenarios import unmet_expectations
+from replay.sim.simulator import Scenario, ScenarioError, Simulation, TooManyEvents
 
 from .conftest import CONFORMANCE, ROOT, load_jsonl
 
@@ -161,7 +162,7 @@ def test_fuzz_catches_an_owner_that_ignores_the_gate(monkeypatch: pytest.MonkeyP
 def test_fuzz_under_after_only_catches_tools_that_accept_later_kinds(monkeypatch: pytest.MonkeyPatch) -> None:
     """Under `--profile after-only` the log must fold with that revision's decoder: tools that
     let an every/cron/at create through are caught, and the report says how to reproduce."""
-    from replay.tools import Tools
+    from replay.sim.tools import Tools
 
     checked = Tools.create_phase_a
 

@@ -10,8 +10,8 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 
 from invariant import fold, format_instant
 from invariant.profiles import AFTER_ONLY, CALENDAR, Profile
-from replay.fuzz import START, ZONES, check, settle
-from replay.simulator import Scenario, Simulation
+from replay.sim.fuzz import START, ZONES, check, settle
+from replay.sim.simulator import Scenario, Simulation
 
 DELAYS = st.sampled_from([1, 5, 30, 300, 3600, 86400])
 MOVES = st.sampled_from([0, 1_000, 60_000, 299_999, 300_000, 3_600_000, 86_400_000])

@@ -14,11 +14,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from replay import deepjson, duck, staging
-from replay.duck import TABLES, replay
-from replay.logfile import SessionLog
-from replay.staging import stage_session
-from replay.verify import discover
+from replay.duck import build as duck
+from replay.duck import staging
+from replay.duck.build import TABLES, replay
+from replay.duck.staging import stage_session
+from replay.logs import deepjson
+from replay.logs.discover import discover
+from replay.logs.logfile import SessionLog
 
 from .conftest import ROOT
 from .sessionfiles import ev, text_row, write_session
@@ -139,7 +141,7 @@ def test_a_log_growing_after_staging_loads_what_was_staged(tmp_path: Path) -> No
 def test_a_changed_log_is_a_replay_failure_not_a_traceback(tmp_path: Path) -> None:
     """The CLI reports the loud failure as such (exit 2), leaving no database behind."""
     script = (
-        "import sys; from replay import staging, cli\n"
+        "import sys; from replay import cli; from replay.duck import staging\n"
         "real = staging.stage_session\n"
         "def stage_then_change(path, *a, **k):\n"
         "    staged = real(path, *a, **k)\n"
@@ -147,7 +149,7 @@ def test_a_changed_log_is_a_replay_failure_not_a_traceback(tmp_path: Path) -> No
         "    open(path, 'wb').write(data.replace(b'\"turn\":1', b'\"turn\":10', 1))\n"
         "    return staged\n"
         "staging.stage_session = stage_then_change; staging.INLINE_BYTES = 0  # staged directly\n"
-        "from replay import duck; duck.stage_session = stage_then_change\n"
+        "from replay.duck import build; build.stage_session = stage_then_change\n"
         "cli.main(['replay', sys.argv[1], '--db', sys.argv[2], '--jobs', '1'])\n"
     )
     log = tmp_path / "live.session.jsonl"

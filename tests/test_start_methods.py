@@ -83,7 +83,7 @@ def test_replay_gives_the_same_database_under_every_start_method(tmp_path: Path,
 
 _ORPHAN = """
 import multiprocessing, sys
-from replay.fanout import in_processes
+from replay.audit.fanout import in_processes
 from tests.test_start_methods import sleepy
 
 def main():

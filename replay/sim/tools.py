@@ -25,8 +25,7 @@ from invariant.profiles import Profile
 from invariant.shapes import object_problems
 from invariant.toolshapes import CREATE_ARGS, DELETE_ARGS, LIST_ARGS
 from invariant.zones import resolve_zone
-
-from .host import AppendRejected, Host
+from replay.sim.host import AppendRejected, Host
 
 MESSAGES = {
     "internal_error": "The schedule operation failed.",

@@ -16,8 +16,7 @@ from invariant import CronRecord, Folder, ScheduleLogError
 from invariant.delivery import Agenda, BatchDue, Decision, DecisionError, OneShotDue, Wait
 from invariant.live import resolve_cron
 from invariant.profiles import Profile
-
-from .host import TIMER_LIMIT_MS, AppendRejected, Host
+from replay.sim.host import TIMER_LIMIT_MS, AppendRejected, Host
 
 
 class _ClaimRejected(Exception):

@@ -39,12 +39,11 @@ import orjson
 from invariant import CreateChange, DeleteChange, DispatchChange, Step
 from invariant.changes import ONE_SHOT_KINDS
 from invariant.jsvalue import safe_integer
-
-from . import deepjson
-from .chunks import ChunkRow
-from .fanout import file_size
-from .logfile import Entry, SessionLog
-from .verify import SessionReport, verify_log
+from replay.audit.fanout import file_size
+from replay.audit.verify import SessionReport, verify_log
+from replay.logs import deepjson
+from replay.logs.chunks import ChunkRow
+from replay.logs.logfile import Entry, SessionLog
 
 WRITE_BUFFER = 1 << 20
 """Staging writes go to the kernel in 1 MB pieces (the default 8 KB costs a system call per few records)."""

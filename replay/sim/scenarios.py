@@ -8,9 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from invariant.jsvalue import js_compact_json
-
-from .report import printable
-from .simulator import EXPECTED, ScenarioError, SimulationResult
+from replay.sim.simulator import EXPECTED, ScenarioError, SimulationResult
+from replay.terminal import printable
 
 
 def load_scenario(path: Path, name: str | None = None) -> dict[str, Any]:

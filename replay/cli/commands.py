@@ -20,21 +20,22 @@ import duckdb
 from invariant import format_instant, parse_instant
 from invariant.profiles import PROFILES
 from invariant.zones import icu_version
-
-from . import report
-from .candidate import CandidateInputError, check_log_candidate
-from .cronreport import describe_cron
-from .duck import TargetError
-from .duck import replay as replay_logs
-from .fanout import Group, group_bytes, grouped, in_processes
-from .fanout import file_size as _size
-from .fuzz import MAX_STEPS
-from .logfile import MODES, read_stream
-from .query import QUERY_FORMATS, QueryError, inspect_db, query_rows, render_chunks
-from .schemafiles import stale_schemas, write_schemas
-from .simulator import Scenario, ScenarioError, TooManyEvents
-from .simulator import simulate as run_simulation
-from .verify import STDIN, Reading, SessionReport, discover, verify_path
+from replay.audit.candidate import CandidateInputError, check_log_candidate
+from replay.audit.cronreport import describe_cron
+from replay.audit.fanout import Group, group_bytes, grouped, in_processes
+from replay.audit.fanout import file_size as _size
+from replay.audit.verify import Reading, SessionReport, verify_path
+from replay.cli import output
+from replay.duck.build import TargetError
+from replay.duck.build import replay as replay_logs
+from replay.duck.query import QUERY_FORMATS, QueryError, inspect_db, query_rows, render_chunks
+from replay.logs.discover import STDIN, discover
+from replay.logs.logfile import MODES, read_stream
+from replay.schemafiles import stale_schemas, write_schemas
+from replay.sim.fuzz import MAX_STEPS
+from replay.sim.simulator import Scenario, ScenarioError, TooManyEvents
+from replay.sim.simulator import simulate as run_simulation
+from replay.terminal import printable
 
 PROGRESS_BYTES = 64 << 20
 """Inputs at least this large show a progress bar (when stderr is a terminal)."""
@@ -161,7 +162,7 @@ def _run(
 
 @main.command()
 @click.argument("paths", nargs=-1, required=True)
-@click.option("--format", "fmt", type=click.Choice(report.FORMATS), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(output.FORMATS), default="text", show_default=True)
 @PROFILE
 @MODE
 @SEED_LENGTH
@@ -177,7 +178,7 @@ def verify(paths: tuple[str, ...], fmt: str, profile: str, mode: str, seed_lengt
         raise click.UsageError("no *.jsonl or *.jsonl.zstd file found under the given paths")
     with _progress(files, "reading") as progress:
         reports = list(_run(files, Reading(profile, mode, seed_length), jobs, stdin, progress))
-    click.echo(report.render(reports, fmt), nl=False)
+    click.echo(output.render(reports, fmt), nl=False)
     _exit(reports)
 
 
@@ -254,10 +255,10 @@ def check(log: str, candidate: str, fmt: str, profile: str, mode: str, seed_leng
         click.echo(json.dumps(verdict.to_json(), ensure_ascii=False, indent=2))
     elif verdict.accepted:
         note = "" if verdict.checked else f" ({verdict.message})"
-        click.echo(report.printable(f"accepted: the candidate may be appended as event {verdict.index}{note}"))
+        click.echo(printable(f"accepted: the candidate may be appended as event {verdict.index}{note}"))
     else:
         where = f"event {verdict.index}, {verdict.pointer}" if verdict.pointer else f"event {verdict.index}"
-        click.echo(report.printable(f"rejected ({verdict.stage}): {verdict.rule}: {verdict.message} ({where})"))
+        click.echo(printable(f"rejected ({verdict.stage}): {verdict.rule}: {verdict.message} ({where})"))
     sys.exit(0 if verdict.accepted else 1)
 
 
@@ -385,10 +386,10 @@ def replay(
             sys.exit(128 + _TERMINATED[0])
         if _interrupted(err):  # Ctrl-C during one of DuckDB's statements: as any other Ctrl-C
             raise
-        click.echo(report.printable(f"replay failed, {db} left as it was: {err}"), err=True)
+        click.echo(printable(f"replay failed, {db} left as it was: {err}"), err=True)
         sys.exit(2)
     where = f"; database {db}" + (f", parquet {parquet}" if parquet else "")
-    click.echo(report.printable(report.summary_line(reports) + where))
+    click.echo(printable(output.summary_line(reports) + where))
     _exit(reports)
 
 
@@ -453,8 +454,8 @@ def simulate(scenario: str, name: str | None, log_path: str | None, fmt: str, ma
 
     When the scenario carries `expect`, exit 1 if the run does not meet it.
     """
-    from .atomic import write_atomic_chunks
-    from .scenarios import load_scenario, timeline_lines, unmet_expectations
+    from replay.atomic import write_atomic_chunks
+    from replay.sim.scenarios import load_scenario, timeline_lines, unmet_expectations
 
     try:
         obj = load_scenario(Path(scenario), name)
@@ -495,8 +496,8 @@ def fuzz(seed: int, runs: int, steps: int, profile: str) -> None:
 
     Exit 0 when every run holds, 1 when any fails (its seed and a small scenario are printed).
     """
-    from .fuzz import fuzz as run_fuzz
-    from .fuzz import scenario_json
+    from replay.sim.fuzz import fuzz as run_fuzz
+    from replay.sim.fuzz import scenario_json
 
     total, failures = run_fuzz(seed, runs, steps, profile)
     again = "schedlog simulate FILE" + ("" if profile == "calendar" else f" --profile {profile}")

@@ -16,10 +16,9 @@ from typing import Any
 from invariant import format_instant, parse_instant
 from invariant.jsvalue import js_compact_json
 from invariant.profiles import Profile, get_profile
-
-from .host import AppendLimitReached, Host, VirtualClock
-from .owner import LiveOwner
-from .tools import UNAVAILABLE, Tools
+from replay.sim.host import AppendLimitReached, Host, VirtualClock
+from replay.sim.owner import LiveOwner
+from replay.sim.tools import UNAVAILABLE, Tools
 
 
 class ScenarioError(ValueError):

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import duckdb
 
-from .report import printable
+from replay.terminal import printable
 
 QUERY_FORMATS = ("table", "json", "csv")
 

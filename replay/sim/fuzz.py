@@ -26,8 +26,7 @@ from invariant import (
 )
 from invariant.changes import CreateChange, DispatchChange
 from invariant.profiles import Profile
-
-from .simulator import Scenario, Simulation, SimulationResult
+from replay.sim.simulator import Scenario, Simulation, SimulationResult
 
 START = 1_785_931_200_000  # 2026-08-05T12:00:00.000Z
 ZONES = ["UTC", "America/New_York", "Europe/Berlin", "Asia/Kolkata", "US/Eastern", "Australia/Lord_Howe", "CST"]

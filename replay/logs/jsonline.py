@@ -14,8 +14,7 @@ import json
 import orjson
 
 from invariant.jsvalue import NegativeZero
-
-from . import deepjson
+from replay.logs import deepjson
 
 
 class JsonLineError(ValueError):

@@ -21,11 +21,12 @@ from typing import IO
 
 import duckdb
 
-from .fanout import Group, group_bytes, grouped, in_processes
-from .loading import ParallelLoader
-from .query import is_database
-from .staging import SMALL_TABLES, StagedSession, stage_session, staged_name
-from .verify import STDIN, Reading, SessionReport
+from replay.audit.fanout import Group, group_bytes, grouped, in_processes
+from replay.audit.verify import Reading, SessionReport
+from replay.duck.loading import ParallelLoader
+from replay.duck.query import is_database
+from replay.duck.staging import SMALL_TABLES, StagedSession, stage_session, staged_name
+from replay.logs.discover import STDIN
 
 ROW_TAGS_SQL = "('text-chunks', 'reasoning-chunks', 'tool-call-chunks')"
 

@@ -28,10 +28,9 @@ from invariant import SCHEDULE_CHANGE
 from invariant.jsvalue import MAX_SAFE_INTEGER
 from invariant.logshapes import EVENT_SHAPE, header_problems
 from invariant.shapes import object_problems
-
-from .chunks import ROW_TAGS, ChunkRow, RowError, decode_row
-from .jsonline import JsonLineError, parse_header_line, parse_json_line
-from .zstdframes import MAX_FRAME_TEXT, FrameError, decompress_frame, decompress_torn, scan_frames
+from replay.logs.chunks import ROW_TAGS, ChunkRow, RowError, decode_row
+from replay.logs.jsonline import JsonLineError, parse_header_line, parse_json_line
+from replay.logs.zstdframes import MAX_FRAME_TEXT, FrameError, decompress_frame, decompress_torn, scan_frames
 
 MODES = ("strict", "lenient")
 READ_CHUNK = 8 << 20

@@ -7,9 +7,8 @@ from dataclasses import dataclass
 
 from invariant import SCHEDULE_CHANGE, ScheduleLogError
 from invariant.live import check_candidate, stage_of
-
-from .jsonline import JsonLineError, parse_json_line
-from .logfile import SessionLog
+from replay.logs.jsonline import JsonLineError, parse_json_line
+from replay.logs.logfile import SessionLog
 
 
 class CandidateInputError(ValueError):

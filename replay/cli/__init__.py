@@ -1,0 +1,5 @@
+"""The `schedlog` command line and its one output layer."""
+
+from replay.cli.commands import main
+
+__all__ = ["main"]

@@ -1,0 +1,1 @@
+"""Session logs into DuckDB (replay) and questions asked of the database (sql, inspect)."""

@@ -1,0 +1,1 @@
+"""Reading session logs as the harness wrote them: JSON lines, packed chunk rows, zstd frames."""

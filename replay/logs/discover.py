@@ -1,0 +1,52 @@
+"""Which files an audit reads: the paths named, and the session logs found under directories."""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterable, Iterator
+
+LOG_SUFFIXES = (".jsonl", ".jsonl.zstd")
+STDIN = "-"
+
+
+def discover(paths: Iterable[str]) -> Iterator[str]:
+    """Expand inputs: files as given, directories walked (sorted) for *.jsonl / *.jsonl.zstd.
+
+    A walk skips what exists but is not a regular file: a named pipe found there (one named like
+    a log, say) would wait for a writer forever. A dangling link is kept (it is reported
+    unreadable); a pipe named on the command line is read, as asked. A file reached again (named
+    twice, inside two walked folders, or through a link) is yielded once, where first reached:
+    counted twice, one session would skew every total of a fleet audit.
+    """
+    seen: set[object] = set()
+    for path in paths:
+        walked = path != STDIN and os.path.isdir(path)
+        if walked:
+            found: list[str] = []
+            for root, dirs, files in os.walk(path, onerror=None):
+                dirs.sort()
+                found.extend(os.path.join(root, f) for f in files if f.endswith(LOG_SUFFIXES))
+            named = sorted(found)
+        else:
+            named = [path]
+        for name in named:
+            if name == STDIN:
+                identity: object = STDIN
+            elif (status := _status(name)) is None:
+                identity = os.path.abspath(name)  # a dangling link: known by its name
+            elif walked and not stat.S_ISREG(status.st_mode):
+                continue  # found by the walk, exists, and is no regular file (a pipe, say)
+            else:
+                identity = (status.st_dev, status.st_ino)  # the file itself, whatever its name
+            if identity not in seen:
+                seen.add(identity)
+                yield name
+
+
+def _status(path: str) -> os.stat_result | None:
+    """The file's status (links followed), None where it cannot be reached."""
+    try:
+        return os.stat(path)
+    except (OSError, ValueError):
+        return None

@@ -1,0 +1,1 @@
+"""The live-owner simulator on a virtual clock, its scenarios, and the fuzzer that drives it."""

@@ -1,0 +1,21 @@
+"""Text for a terminal: what a log holds reaches a person's screen as data, never as control."""
+
+from __future__ import annotations
+
+import re
+
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ufffe\uffff]")
+"""Characters a terminal acts on (ESC starts a sequence that can recolor, retitle or rewrite the
+screen; CR and LF can forge a line), bidirectional overrides (which show text reordered), and
+what XML cannot hold: tab is the only control kept."""
+
+
+def _escaped(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def printable(text: str) -> str:
+    """One line of text for a person (or a JUnit file), every control character written as a
+    visible escape: log content (ids, prompts, messages, file names) reaches the terminal as data."""
+    return _CONTROL.sub(_escaped, text)
