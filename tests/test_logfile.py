@@ -14,13 +14,14 @@ from hypothesis import strategies as st
 from replay.logs import logfile, zstdframes
 from replay.logs.discover import discover
 from replay.logs.logfile import SessionLog
+from replay.reading import Reading
 
 from .conftest import ROOT
 from .sessionfiles import ev, header, line, session_bytes, text_row, zstd_session
 
 
 def read(data: bytes, mode: str = "strict") -> tuple[SessionLog, list[int]]:
-    log = SessionLog("mem.jsonl", mode, data)
+    log = SessionLog("mem.jsonl", Reading.of(mode=mode), data)
     seqs = [e["seq"] for entry in log.entries() for e in entry.events()]
     return log, seqs
 
@@ -184,7 +185,7 @@ def test_chunk_row_expansion_matches_the_spec_example() -> None:
             "texts": ["M", "ARM", "AL", "ADE"],
         },
     }
-    log = SessionLog("m", "strict", session_bytes([row]))
+    log = SessionLog("m", data=session_bytes([row]))
     events = [e for entry in log.entries() for e in entry.events()]
     assert [(e["seq"], e["time"], e["data"]["chunk"]["text"]) for e in events] == [  # type: ignore[index]
         (0, 1783352138307, "M"),

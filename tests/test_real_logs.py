@@ -10,6 +10,7 @@ import pytest
 
 from replay.audit.verify import verify_path
 from replay.logs.logfile import SessionLog
+from replay.reading import Reading
 
 from .conftest import REAL_LOGS, requires_real_logs
 
@@ -78,7 +79,7 @@ def test_real_log_matches_source(expected: Expected) -> None:
     raw = path.read_bytes()
     assert raw.count(b"\n") == expected.lines
     for mode, outcome in (("strict", expected.strict), ("lenient", expected.lenient)):
-        log = SessionLog(str(path), mode)
+        log = SessionLog(str(path), Reading.of(mode=mode))
         entries = list(log.entries())
         assert log.event_count == expected.events
         assert sum(1 for e in entries if e.row is not None) <= expected.rows

@@ -20,9 +20,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from replay.audit import fanout
-from replay.audit.verify import Reading
 from replay.cli import commands as cli
 from replay.cli import main
+from replay.cli.output import rows as row_output
 from replay.duck import build as duck
 from replay.duck import query, staging
 from replay.duck.build import TABLES, TargetError, replay
@@ -30,6 +30,7 @@ from replay.duck.staging import StagedSession
 from replay.logs import deepjson
 from replay.logs.discover import discover
 from replay.logs.logfile import SessionLog
+from replay.reading import Reading
 
 from .conftest import REAL_LOGS, ROOT, requires_real_logs
 
@@ -387,7 +388,7 @@ def test_sql_json_writes_values_nested_deeper_than_python_reads(tmp_path: Path) 
     assert value[0]["k"] == {"a": 1} and deepjson.dumps(value[0]["j"]) == "[" * depth + "1" + "]" * depth
 
 
-@pytest.mark.parametrize("fmt", ["table", "json", "csv"])
+@pytest.mark.parametrize("fmt", ["text", "json", "csv"])
 def test_sql_results_longer_than_one_fetch_are_whole(fixtures_db: Path, fmt: str) -> None:
     """Rows are fetched and written FETCH_ROWS at a time: the output is the whole result, written
     exactly as the plain renderings of the same rows."""
@@ -422,12 +423,17 @@ def test_rendering_in_batches_is_rendering_at_once(rows: list[tuple[object, ...]
         rest = rest[cut:]
     batches.append(rest)
     whole = query.Result(("a", "b", "c"), tuple(rows))
-    for fmt in query.QUERY_FORMATS:
+    for fmt in row_output.OFFERED:
         chunked = query.Rows(whole.columns, whole.json_columns, iter([b for b in batches if b]))  # as fetched
-        assert "".join(query.render_chunks(chunked, fmt)) == query.render_result(whole, fmt)
+        assert "".join(row_output.render_chunks(chunked, fmt)) == row_output.render_result(whole, fmt)
+        finite = [
+            dict(zip("abc", (a, b, c if c is None or math.isfinite(c) else None), strict=True)) for a, b, c in rows
+        ]
         if fmt == "json":
-            finite = [(a, b, c if c is None or math.isfinite(c) else None) for a, b, c in rows]
-            assert json.loads(query.render_result(whole, fmt)) == [dict(zip("abc", r, strict=True)) for r in finite]
+            assert json.loads(row_output.render_result(whole, fmt)) == finite
+        if fmt == "jsonl":
+            lines = row_output.render_result(whole, fmt).split("\n")  # one record a line (NEL is no line end)
+            assert lines.pop() == "" and [json.loads(line) for line in lines] == finite
 
 
 def test_sql_tables_show_control_characters_as_escapes(tmp_path: Path) -> None:

@@ -26,7 +26,7 @@ from invariant import fold
 from invariant.profiles import CALENDAR
 from replay.audit.verify import verify_path
 from replay.cli import main
-from replay.cli.commands import _echo_chunks
+from replay.cli.output import emit
 from replay.sim.fuzz import MAX_RECURRING, MAX_STEPS, _is_recurring, check, fuzz, generate, run_checked, scenario_json
 from replay.sim.scenarios import unmet_expectations
 from replay.sim.simulator import Scenario, ScenarioError, Simulation, TooManyEvents
@@ -367,7 +367,7 @@ def test_simulate_cli_refuses_a_run_beyond_max_events(tmp_path: Path) -> None:
 def test_output_written_in_chunks_is_the_whole_text(pieces: list[str], size: int) -> None:
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        _echo_chunks(iter(pieces), size)
+        emit(iter(pieces), size)
     assert out.getvalue() == "".join(pieces)
 
 

@@ -9,6 +9,7 @@ from invariant import SCHEDULE_CHANGE, ScheduleLogError
 from invariant.live import check_candidate, stage_of
 from replay.logs.jsonline import JsonLineError, parse_json_line
 from replay.logs.logfile import SessionLog
+from replay.reading import DEFAULT_READING, Reading
 
 
 class CandidateInputError(ValueError):
@@ -55,8 +56,8 @@ def read_candidate(raw: bytes) -> tuple[object, str | None]:
     return value, None
 
 
-def read_events(path: str, mode: str = "strict", data: bytes | None = None) -> tuple[SessionLog, list[object]]:
-    log = SessionLog(path, mode, data)
+def read_events(path: str, reading: Reading, data: bytes | None = None) -> tuple[SessionLog, list[object]]:
+    log = SessionLog(path, reading, data)
     events: list[object] = [e for entry in log.entries() for e in entry.events()]
     if log.unreadable:
         reason = "; ".join(f.message for f in log.findings if f.code == "format.unreadable")
@@ -67,22 +68,18 @@ def read_events(path: str, mode: str = "strict", data: bytes | None = None) -> t
 def check_log_candidate(
     path: str,
     candidate: bytes,
-    *,
-    profile: str = "calendar",
-    mode: str = "strict",
-    seed_length: int | None = None,
-    ideal: bool = False,
+    reading: Reading = DEFAULT_READING,
     log_data: bytes | None = None,
 ) -> CandidateVerdict:
     """Fold the log plus the candidate, then apply live validation; one verdict."""
     payload, event_type = read_candidate(candidate)
-    log, events = read_events(path, mode, log_data)
+    log, events = read_events(path, reading, log_data)
     index = len(events)
     if event_type is not None and event_type != SCHEDULE_CHANGE:
         return CandidateVerdict(path, True, False, index, message=f"{event_type} events are not checked")
-    seed = log.seed_length if seed_length is None else seed_length
+    seed = reading.seed_for(log.seed_length)
     try:
-        folded = check_candidate(events, payload, seed, profile, ideal=ideal)
+        folded = check_candidate(events, payload, seed, reading.profile, ideal=reading.ideal)
     except ScheduleLogError as err:
         where = err.index if err.index is not None else index
         return CandidateVerdict(path, False, True, where, stage_of(err), err.rule, err.pointer, err.message)

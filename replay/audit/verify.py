@@ -8,15 +8,25 @@ format problem never hides a schedule violation.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from itertools import chain
 from typing import Protocol
 
 from invariant import SCHEDULE_CHANGE, Folded, Folder, ScheduleLogError, Step
-from invariant.profiles import get_profile
+from replay.audit.fanout import Group, group_bytes, grouped, in_processes
 from replay.logs.chunks import ChunkRow
 from replay.logs.logfile import Entry, Finding, SessionLog
+from replay.reading import DEFAULT_READING, Reading
+
+
+class Verdict(StrEnum):
+    """A session's verdict (the exit status follows the worst: 0 ok, 1 corrupt, 2 unreadable)."""
+
+    OK = "ok"
+    CORRUPT = "corrupt"
+    UNREADABLE = "unreadable"
 
 
 @dataclass(frozen=True)
@@ -50,7 +60,7 @@ class SessionReport:
     seed_length: object
     events: int
     schedule_events: int
-    verdict: str
+    verdict: Verdict
     violation: Violation | None
     findings: tuple[Finding, ...]
     folded: Folded | None
@@ -80,7 +90,7 @@ class Sink(Protocol):
     made for those); and the session's seedLength before the first `schedule/change` event (the
     records before it may come first)."""
 
-    def seed(self, seed_length: object) -> None: ...
+    def seed(self, seed: object) -> None: ...
 
     def __call__(self, entry: Entry, step: Step | None) -> None: ...
 
@@ -89,19 +99,18 @@ class Sink(Protocol):
     ) -> object: ...
 
 
-def verify_log(
-    log: SessionLog, profile: str = "calendar", seed_length: int | None = None, sink: Sink | None = None
-) -> SessionReport:
-    """Read `log` to the end, folding its schedule events; return the session's report."""
+def verify_log(log: SessionLog, sink: Sink | None = None) -> SessionReport:
+    """Read `log` to the end, folding its schedule events as its reading says; return the
+    session's report."""
     entries = log.entries(schedule_only=True, others=None if sink is None else sink.other)
     first = next(entries, None)  # the header (if any) has been read once this returns
-    seed = log.seed_length if seed_length is None else seed_length
+    seed = log.reading.seed_for(log.seed_length)
     if sink is not None:
         sink.seed(seed)
     folder: Folder | None = None
     violation: Violation | None = None
     try:
-        folder = Folder(seed, get_profile(profile))
+        folder = Folder(seed, log.reading.profile)
     except ScheduleLogError as err:
         violation = _violation(err, 1 if log.header is not None else None)
     schedule_events = 0
@@ -127,11 +136,11 @@ def verify_log(
         except ScheduleLogError as err:
             violation = _violation(err, 1 if log.header is not None else None)
     if log.unreadable:
-        verdict = "unreadable"
+        verdict = Verdict.UNREADABLE
     elif violation is not None or log.rejected:
-        verdict = "corrupt"
+        verdict = Verdict.CORRUPT
     else:
-        verdict = "ok"
+        verdict = Verdict.OK
     return SessionReport(
         path=log.path,
         session=log.session_id,
@@ -145,23 +154,47 @@ def verify_log(
     )
 
 
-@dataclass(frozen=True)
-class Reading:
-    """How a run reads and judges each of its sessions: the protocol profile, the reader mode,
-    and a seedLength that overrides every header's (None: each header's own)."""
-
-    profile: str = "calendar"
-    mode: str = "strict"
-    seed_length: int | None = None
-
-
 def verify_path(
     path: str,
-    profile: str = "calendar",
-    mode: str = "strict",
-    seed_length: int | None = None,
+    reading: Reading = DEFAULT_READING,
     data: bytes | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> SessionReport:
     """Verify one file (or `data` read from stdin, reported under `path`)."""
-    return verify_log(SessionLog(path, mode, data, progress), profile, seed_length)
+    return verify_log(SessionLog(path, reading, data, progress))
+
+
+VerifyTask = tuple[Group, Reading]
+"""Consecutive files verified by one worker call, and how to read them."""
+
+
+def _verify_group(task: VerifyTask) -> list[SessionReport]:
+    group, reading = task
+    return [verify_path(path, reading) for path, _ in group]
+
+
+def _verify_size(task: VerifyTask) -> int:
+    return group_bytes(task[0])
+
+
+def verify_paths(
+    paths: Sequence[str],
+    reading: Reading = DEFAULT_READING,
+    jobs: int = 1,
+    stdin: bytes | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> Iterator[SessionReport]:
+    """One report per file of `paths` (and first, for `stdin` when given, one reported as
+    `<stdin>`), in input order; with `jobs` > 1, consecutive files are verified in groups by
+    that many worker processes. `progress` hears of every byte read (per group with jobs)."""
+    if stdin is not None:
+        yield verify_path("<stdin>", reading, data=stdin)
+    if jobs > 1:  # grouped only then: grouping reads every file's size
+        tasks = [(group, reading) for group in grouped(paths)]
+        if len(tasks) > 1:
+            with in_processes(_verify_group, tasks, jobs, progress, size=_verify_size) as results:
+                for _, reports in results:
+                    yield from reports
+            return
+    for path in paths:
+        yield verify_path(path, reading, progress=progress)

@@ -3,39 +3,45 @@
 from __future__ import annotations
 
 import errno
+import functools
 import io
 import json
 import os
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import click
 import duckdb
 
-from invariant import format_instant, parse_instant
+from invariant import parse_instant
 from invariant.profiles import PROFILES
 from invariant.zones import icu_version
 from replay.audit.candidate import CandidateInputError, check_log_candidate
 from replay.audit.cronreport import describe_cron
-from replay.audit.fanout import Group, group_bytes, grouped, in_processes
 from replay.audit.fanout import file_size as _size
-from replay.audit.verify import Reading, SessionReport, verify_path
-from replay.cli import output
+from replay.audit.verify import SessionReport, Verdict, verify_paths
+from replay.cli.output import Format, emit, format_option
+from replay.cli.output import reports as report_output
+from replay.cli.output import rows as row_output
+from replay.cli.output import verdicts as verdict_output
 from replay.duck.build import TargetError
 from replay.duck.build import replay as replay_logs
-from replay.duck.query import QUERY_FORMATS, QueryError, inspect_db, query_rows, render_chunks
+from replay.duck.query import QueryError, inspect_db, query_rows
 from replay.logs.discover import STDIN, discover
-from replay.logs.logfile import MODES, read_stream
+from replay.logs.logfile import read_stream
+from replay.reading import Mode, Reading
 from replay.schemafiles import stale_schemas, write_schemas
 from replay.sim.fuzz import MAX_STEPS
 from replay.sim.simulator import Scenario, ScenarioError, TooManyEvents
 from replay.sim.simulator import simulate as run_simulation
 from replay.terminal import printable
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 PROGRESS_BYTES = 64 << 20
 """Inputs at least this large show a progress bar (when stderr is a terminal)."""
@@ -45,18 +51,41 @@ PROGRESS_BYTES = 64 << 20
 PROFILE = click.option("--profile", type=click.Choice(sorted(PROFILES)), default="calendar", show_default=True)
 MODE = click.option(
     "--mode",
-    type=click.Choice(MODES),
-    default="strict",
+    type=click.Choice([m.value for m in Mode]),
+    default=Mode.STRICT.value,
     show_default=True,
     help="strict: the persistence reader's rules; lenient: the fixture reader's (header not validated).",
 )
 SEED_LENGTH = click.option(
     "--seed-length", type=click.IntRange(min=0), default=None, help="Override the header's seedLength."
 )
-JOBS = click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, help="Worker processes.")
 IDEAL = click.option(
     "--ideal", is_flag=True, help="Use the intended calendar rule instead of the reference's decisions."
 )
+JOBS = click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, help="Worker processes.")
+
+
+def reading_options(*, logs: bool = True, ideal: bool = False) -> Callable[[F], F]:
+    """The reading options a command takes (--profile; with `logs`, --mode and --seed-length;
+    with `ideal`, --ideal), handed to it as one `reading` (a Reading, checked once here)."""
+
+    def decorate(command: F) -> F:
+        @functools.wraps(command)
+        def with_reading(*args: Any, **kwargs: Any) -> Any:
+            reading = Reading.of(
+                kwargs.pop("profile"),
+                kwargs.pop("mode", Mode.STRICT),
+                kwargs.pop("seed_length", None),
+                kwargs.pop("ideal", False),
+            )
+            return command(*args, reading=reading, **kwargs)
+
+        options = [PROFILE, *((MODE, SEED_LENGTH) if logs else ()), *((IDEAL,) if ideal else ())]
+        for option in reversed(options):
+            with_reading = option(with_reading)
+        return cast(F, with_reading)
+
+    return decorate
 
 
 def _versions() -> str:
@@ -129,45 +158,12 @@ def _escape_unencodable_output() -> None:
             stream.reconfigure(errors="backslashreplace")
 
 
-VerifyTask = tuple[Group, Reading]
-"""Consecutive files verified by one worker call, and how to read them."""
-
-
-def _verify_group(task: VerifyTask) -> list[SessionReport]:
-    group, reading = task
-    return [verify_path(path, reading.profile, reading.mode, reading.seed_length) for path, _ in group]
-
-
-def _verify_size(task: VerifyTask) -> int:
-    return group_bytes(task[0])
-
-
-def _run(
-    paths: Sequence[str], reading: Reading, jobs: int, stdin: bytes | None, progress: Callable[[int], None] | None
-) -> Iterator[SessionReport]:
-    """Reports in input order; `progress` hears of every byte read (per file with --jobs)."""
-    if stdin is not None:
-        yield verify_path("<stdin>", reading.profile, reading.mode, reading.seed_length, data=stdin)
-    files = [p for p in paths if p != STDIN]
-    if jobs > 1:  # grouped only then: grouping reads every file's size
-        tasks = [(group, reading) for group in grouped(files)]  # (stdin, if any, came first)
-        if len(tasks) > 1:
-            with in_processes(_verify_group, tasks, jobs, progress, size=_verify_size) as results:
-                for _, reports in results:
-                    yield from reports
-            return
-    for path in files:
-        yield verify_path(path, reading.profile, reading.mode, reading.seed_length, progress=progress)
-
-
 @main.command()
 @click.argument("paths", nargs=-1, required=True)
-@click.option("--format", "fmt", type=click.Choice(output.FORMATS), default="text", show_default=True)
-@PROFILE
-@MODE
-@SEED_LENGTH
+@format_option(*report_output.OFFERED)
+@reading_options()
 @JOBS
-def verify(paths: tuple[str, ...], fmt: str, profile: str, mode: str, seed_length: int | None, jobs: int) -> None:
+def verify(paths: tuple[str, ...], fmt: Format, reading: Reading, jobs: int) -> None:
     """Check session logs (files, directories, or - for stdin) against the schedule protocol.
 
     Exit 0 when every session is ok, 1 when any is corrupt, 2 on usage errors or unreadable input.
@@ -177,8 +173,8 @@ def verify(paths: tuple[str, ...], fmt: str, profile: str, mode: str, seed_lengt
     if not files:
         raise click.UsageError("no *.jsonl or *.jsonl.zstd file found under the given paths")
     with _progress(files, "reading") as progress:
-        reports = list(_run(files, Reading(profile, mode, seed_length), jobs, stdin, progress))
-    click.echo(output.render(reports, fmt), nl=False)
+        reports = list(verify_paths([p for p in files if p != STDIN], reading, jobs, stdin, progress))
+    click.echo(report_output.render(reports, fmt), nl=False)
     _exit(reports)
 
 
@@ -195,9 +191,9 @@ def _progress(files: Sequence[str], label: str) -> Iterator[Callable[[int], None
 
 def _exit(reports: Sequence[SessionReport]) -> None:
     """0 all ok, 1 any corrupt, 2 any unreadable."""
-    if any(r.verdict == "unreadable" for r in reports):
+    if any(r.verdict is Verdict.UNREADABLE for r in reports):
         sys.exit(2)
-    sys.exit(1 if any(r.verdict == "corrupt" for r in reports) else 0)
+    sys.exit(1 if any(r.verdict is Verdict.CORRUPT for r in reports) else 0)
 
 
 def _read_input(path: str) -> bytes:
@@ -227,12 +223,9 @@ def _reading(what: str) -> Iterator[None]:
 @main.command()
 @click.argument("log")
 @click.argument("candidate")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@PROFILE
-@MODE
-@SEED_LENGTH
-@IDEAL
-def check(log: str, candidate: str, fmt: str, profile: str, mode: str, seed_length: int | None, ideal: bool) -> None:
+@format_option(*verdict_output.OFFERED)
+@reading_options(ideal=True)
+def check(log: str, candidate: str, fmt: Format, reading: Reading) -> None:
     """May CANDIDATE be appended to LOG? CANDIDATE is a file or - holding a schedule/change
     payload or a whole event. Exit 0 accepted, 1 rejected, 2 usage or unreadable input."""
     if log == STDIN and candidate == STDIN:
@@ -240,25 +233,10 @@ def check(log: str, candidate: str, fmt: str, profile: str, mode: str, seed_leng
     raw = _read_input(candidate)
     log_data = _read_input(log) if log == STDIN else None
     try:
-        verdict = check_log_candidate(
-            "<stdin>" if log == STDIN else log,
-            raw,
-            profile=profile,
-            mode=mode,
-            seed_length=seed_length,
-            ideal=ideal,
-            log_data=log_data,
-        )
+        verdict = check_log_candidate("<stdin>" if log == STDIN else log, raw, reading, log_data)
     except CandidateInputError as err:
         raise click.UsageError(str(err)) from None
-    if fmt == "json":
-        click.echo(json.dumps(verdict.to_json(), ensure_ascii=False, indent=2))
-    elif verdict.accepted:
-        note = "" if verdict.checked else f" ({verdict.message})"
-        click.echo(printable(f"accepted: the candidate may be appended as event {verdict.index}{note}"))
-    else:
-        where = f"event {verdict.index}, {verdict.pointer}" if verdict.pointer else f"event {verdict.index}"
-        click.echo(printable(f"rejected ({verdict.stage}): {verdict.rule}: {verdict.message} ({where})"))
+    emit(verdict_output.candidate_chunks(verdict, fmt))
     sys.exit(0 if verdict.accepted else 1)
 
 
@@ -267,9 +245,9 @@ def check(log: str, candidate: str, fmt: str, profile: str, mode: str, seed_leng
 @click.option("--tz", "time_zone", required=True, help="UTC or an IANA Area/Location zone.")
 @click.option("--after", default=None, help="Canonical instant to search from (default: now).")
 @click.option("--count", type=click.IntRange(min=0, max=10_000), default=5, show_default=True)
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@format_option(*verdict_output.OFFERED)
 @IDEAL
-def cron(expression: str, time_zone: str, after: str | None, count: int, fmt: str, ideal: bool) -> None:
+def cron(expression: str, time_zone: str, after: str | None, count: int, fmt: Format, ideal: bool) -> None:
     """Canonical form, verdict and next occurrences of a restricted cron EXPRESSION.
 
     Exit 0 when schedule_create would accept it at --after, 1 when refused, 2 on usage errors.
@@ -282,18 +260,7 @@ def cron(expression: str, time_zone: str, after: str | None, count: int, fmt: st
             raise click.BadParameter(f"{after!r} is not YYYY-MM-DDTHH:MM:SS.mmmZ", param_hint="--after")
         after_ms = parsed
     result = describe_cron(expression, time_zone, after_ms, count, ideal=ideal)
-    if fmt == "json":
-        click.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
-    else:
-        zone = result.canonical_zone or "unknown"
-        click.echo(f"expression  {expression!r}  ->  {result.canonical or 'not grammatical'}")
-        click.echo(f"time zone   {time_zone!r}  ->  {zone}")
-        verdict = "accepted" if result.code is None else f"rejected: {result.code}: {result.message}"
-        click.echo(f"verdict     {verdict}")
-        click.echo(f"next {len(result.occurrences)} after {format_instant(after_ms)}:")
-        for o in result.occurrences:
-            marks = " ".join(m for m, on in (("DST", o.dst), ("offset-shifted", o.shifted)) if on)
-            click.echo(f"  {o.utc}   {o.local} {o.abbreviation or o.offset} ({o.offset})  {marks}".rstrip())
+    emit(verdict_output.cron_chunks(result, fmt))
     sys.exit(0 if result.code is None else 1)
 
 
@@ -348,18 +315,16 @@ def _terminate_cleanly() -> None:
 @main.command()
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--db", "db", type=click.Path(dir_okay=False), required=True, help="The DuckDB file to (re)create.")
-@PROFILE
-@MODE
-@SEED_LENGTH
+@format_option(*report_output.OFFERED)
+@reading_options()
 @JOBS
 @click.option("--parquet", type=click.Path(file_okay=False), default=None, help="Also write every table as Parquet.")
-def replay(
-    paths: tuple[str, ...], db: str, profile: str, mode: str, seed_length: int | None, jobs: int, parquet: str | None
-) -> None:
+def replay(paths: tuple[str, ...], db: str, fmt: Format, reading: Reading, jobs: int, parquet: str | None) -> None:
     """Replay session logs into a DuckDB database for inspection (written atomically).
 
     Exit 0 when every session is ok, 1 when any is corrupt (after writing the database), 2 on
-    usage errors or unreadable input.
+    usage errors or unreadable input. Text output is one summary line; the other formats give
+    each session's report, as verify does.
     """
     _terminate_cleanly()
     files = list(discover(paths))
@@ -371,9 +336,7 @@ def replay(
             reports = replay_logs(
                 files,
                 Path(db),
-                profile=profile,
-                mode=mode,
-                seed_length=seed_length,
+                reading=reading,
                 jobs=jobs,
                 stdin=stdin,
                 parquet=Path(parquet) if parquet else None,
@@ -389,46 +352,32 @@ def replay(
         click.echo(printable(f"replay failed, {db} left as it was: {err}"), err=True)
         sys.exit(2)
     where = f"; database {db}" + (f", parquet {parquet}" if parquet else "")
-    click.echo(printable(output.summary_line(reports) + where))
+    click.echo(report_output.render(reports, fmt, summary=report_output.summary_line(reports) + where), nl=False)
     _exit(reports)
 
 
 @main.command()
 @click.argument("db", type=click.Path(dir_okay=False))
 @click.argument("query")
-@click.option("--format", "fmt", type=click.Choice(QUERY_FORMATS), default="table", show_default=True)
-def sql(db: str, query: str, fmt: str) -> None:
+@format_option(*row_output.OFFERED)
+def sql(db: str, query: str, fmt: Format) -> None:
     """Run one SQL QUERY against a replay database (opened read-only)."""
     try:
         with query_rows(Path(db), query) as rows:
-            _echo_chunks(render_chunks(rows, fmt))  # written as the rows arrive (json, csv)
+            emit(row_output.render_chunks(rows, fmt))  # written as the rows arrive (json, jsonl, csv)
     except QueryError as err:
         raise click.UsageError(str(err)) from None
 
 
 @main.command()
 @click.argument("db", type=click.Path(dir_okay=False))
-def inspect(db: str) -> None:
+@format_option(Format.TEXT, Format.JSON)
+def inspect(db: str, fmt: Format) -> None:
     """A short summary of a replay database: verdicts, rules violated, active reminders."""
     try:
-        click.echo(inspect_db(Path(db)), nl=False)
+        emit(row_output.inspection_chunks(inspect_db(Path(db)), fmt))
     except QueryError as err:
         raise click.UsageError(str(err)) from None
-
-
-def _echo_chunks(pieces: Iterable[str], size: int = 1 << 20) -> None:
-    """Echo text given in pieces, about `size` characters at a time: a long run's timeline is
-    written as it is rendered, never held whole."""
-    chunk: list[str] = []
-    held = 0
-    for piece in pieces:
-        chunk.append(piece)
-        held += len(piece)
-        if held >= size:
-            click.echo("".join(chunk), nl=False)
-            chunk.clear()
-            held = 0
-    click.echo("".join(chunk), nl=False)
 
 
 MAX_SIMULATED_EVENTS = 5_000_000
@@ -440,7 +389,7 @@ of five-minute reminders, say) is refused with a usage error instead of being ki
 @click.argument("scenario", type=click.Path(dir_okay=False))
 @click.option("--name", default=None, help="Pick one scenario of a JSON-lines file by name.")
 @click.option("--log", "log_path", type=click.Path(dir_okay=False), default=None, help="Write the session log here.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@format_option(Format.TEXT, Format.JSON)
 @click.option(
     "--max-events",
     type=click.IntRange(min=0),
@@ -449,13 +398,14 @@ of five-minute reminders, say) is refused with a usage error instead of being ki
     help="Refuse a run that appends more events (it holds its whole log in memory, about 1 KB each).",
 )
 @PROFILE
-def simulate(scenario: str, name: str | None, log_path: str | None, fmt: str, max_events: int, profile: str) -> None:
+def simulate(scenario: str, name: str | None, log_path: str | None, fmt: Format, max_events: int, profile: str) -> None:
     """Run the reference live-owner simulator on a SCENARIO (JSON) and print its timeline.
 
     When the scenario carries `expect`, exit 1 if the run does not meet it.
     """
     from replay.atomic import write_atomic_chunks
-    from replay.sim.scenarios import load_scenario, timeline_lines, unmet_expectations
+    from replay.cli.output.timeline import timeline_lines
+    from replay.sim.scenarios import load_scenario, unmet_expectations
 
     try:
         obj = load_scenario(Path(scenario), name)
@@ -469,12 +419,12 @@ def simulate(scenario: str, name: str | None, log_path: str | None, fmt: str, ma
             write_atomic_chunks(Path(log_path), result.session_log_lines())
     expect = obj.get("expect")  # an object or null: Scenario.from_json has checked it
     unmet = unmet_expectations(result, expect) if expect is not None else []
-    if fmt == "json":
+    if fmt is Format.JSON:
         out = {**result.expectations(), "timeline": result.timeline, "unmet": unmet}
-        _echo_chunks(json.JSONEncoder(ensure_ascii=False, indent=2).iterencode(out))
+        emit(json.JSONEncoder(ensure_ascii=False, indent=2).iterencode(out))
         click.echo()
     else:
-        _echo_chunks(timeline_lines(result))
+        emit(timeline_lines(result))
         if expect is not None:
             click.echo("expectations: " + ("met" if not unmet else "NOT met: " + ", ".join(unmet)))
     sys.exit(1 if unmet else 0)

@@ -22,11 +22,12 @@ from typing import IO
 import duckdb
 
 from replay.audit.fanout import Group, group_bytes, grouped, in_processes
-from replay.audit.verify import Reading, SessionReport
+from replay.audit.verify import SessionReport
 from replay.duck.loading import ParallelLoader
 from replay.duck.query import is_database
 from replay.duck.staging import SMALL_TABLES, StagedSession, stage_session, staged_name
 from replay.logs.discover import STDIN
+from replay.reading import DEFAULT_READING, Reading
 
 ROW_TAGS_SQL = "('text-chunks', 'reasoning-chunks', 'tool-call-chunks')"
 
@@ -306,10 +307,7 @@ def _stage_size(task: StageTask) -> int:
 
 def _stage_group(task: StageTask) -> list[StagedSession]:
     group, first_key, out, reading = task
-    return [
-        stage_session(path, first_key + n, Path(out), reading.profile, reading.mode, reading.seed_length)
-        for n, (path, _) in enumerate(group)
-    ]
+    return [stage_session(path, first_key + n, Path(out), reading) for n, (path, _) in enumerate(group)]
 
 
 ROW_GROUP_SIZE = 2048
@@ -424,7 +422,7 @@ def _after_stdin(
         yield (
             1,
             len(stdin),
-            stage_session("<stdin>", 1, stage, reading.profile, reading.mode, reading.seed_length, data=stdin),
+            stage_session("<stdin>", 1, stage, reading, data=stdin),
         )
     for (group, first_key, _, _), sessions in staged:
         for n, ((_, size), session) in enumerate(zip(group, sessions, strict=True)):
@@ -544,9 +542,7 @@ def replay(
     paths: Sequence[str],
     db: Path,
     *,
-    profile: str = "calendar",
-    mode: str = "strict",
-    seed_length: int | None = None,
+    reading: Reading = DEFAULT_READING,
     jobs: int = 1,
     stdin: bytes | None = None,
     parquet: Path | None = None,
@@ -558,7 +554,6 @@ def replay(
     export did not write.
     """
     db = db.resolve()
-    reading = Reading(profile, mode, seed_length)
     check_target(db)
     if parquet is not None:
         check_parquet_target(parquet)

@@ -2,25 +2,15 @@
 
 from __future__ import annotations
 
-import csv
-import io
-import json
-import math
 import os
-import secrets
 import signal
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import date, datetime
 from pathlib import Path
 
 import duckdb
-
-from replay.terminal import printable
-
-QUERY_FORMATS = ("table", "json", "csv")
 
 
 class QueryError(ValueError):
@@ -33,20 +23,6 @@ class Result:
     rows: tuple[tuple[object, ...], ...]
     json_columns: frozenset[str] = frozenset()
     """Columns of DuckDB type JSON: their text is embedded as JSON in `--format json`."""
-
-
-def _text(value: object) -> str:
-    if value is None:
-        return "NULL"
-    if isinstance(value, datetime):
-        if value.tzinfo is not None:
-            return value.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
-        return value.isoformat(sep=" ", timespec="milliseconds")
-    if isinstance(value, date):
-        return value.isoformat()
-    if isinstance(value, (list, dict)):
-        return json.dumps(value, ensure_ascii=False, default=_text)
-    return str(value)
 
 
 DUCKDB_MAGIC = b"DUCK"
@@ -166,86 +142,6 @@ def _batches(cursor: duckdb.DuckDBPyConnection) -> Iterator[list[tuple[object, .
         yield [tuple(row) for row in batch]
 
 
-def _finite(value: object) -> object:
-    """A value JSON can hold: an infinite or NaN double becomes null, as `JSON.stringify` writes it."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, list):
-        return [_finite(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    return value
-
-
-def _json_record(columns: Sequence[str], json_columns: frozenset[str], row: Sequence[object]) -> str:
-    """One row as `json.dumps([record], indent=2)` writes it inside its array (indented by 2).
-
-    A JSON column's value is nested as JSON. A value nested deeper than the standard library
-    reads (a record JSON.parse read, say) is written as DuckDB gave it, spliced in where a
-    placeholder stood.
-    """
-    spliced: dict[str, str] = {}
-
-    def value(column: str, v: object) -> object:
-        if column in json_columns and isinstance(v, str):
-            try:
-                return json.loads(v)
-            except RecursionError:
-                token = f"\x00deep-{secrets.token_hex(8)}\x00"
-                spliced[json.dumps(token)] = v
-                return token
-        return _finite(v)
-
-    record = {c: value(c, v) for c, v in zip(columns, row, strict=True)}
-    text = json.dumps(record, ensure_ascii=False, indent=2, default=_text, allow_nan=False)
-    text = "  " + text.replace("\n", "\n  ")  # JSON text holds a newline only between tokens
-    for token, raw in spliced.items():
-        text = text.replace(token, raw, 1)
-    return text
-
-
-def render_result(result: Result, fmt: str) -> str:
-    rows = Rows(result.columns, result.json_columns, iter([list(result.rows)]))
-    return "".join(render_chunks(rows, fmt))
-
-
-def render_chunks(rows: Rows, fmt: str) -> Iterator[str]:
-    """The rows rendered as `table`, `json` or `csv`, a piece at a time: `json` and `csv` are
-    written as the rows arrive; a table must see every row to size its columns."""
-    if fmt == "json":
-        first = True
-        for batch in rows.batches:
-            for row in batch:
-                yield ("[\n" if first else ",\n") + _json_record(rows.columns, rows.json_columns, row)
-                first = False
-        yield "[]\n" if first else "\n]\n"
-    elif fmt == "csv":
-        out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(rows.columns)
-        for batch in rows.batches:
-            writer.writerows([["" if v is None else _text(v) for v in row] for row in batch])
-            yield out.getvalue()
-            out.seek(0)
-            out.truncate()
-        yield out.getvalue()
-    else:
-        yield from table_lines(rows.columns, [[_text(v) for v in row] for batch in rows.batches for row in batch])
-
-
-def table_lines(columns: Sequence[str], rows: Sequence[Sequence[str]]) -> Iterator[str]:
-    """A plain aligned text table (one header line, a rule, one line per row), a line (newline
-    included) at a time; a control character in a value is written as an escape
-    (`report.printable`)."""
-    columns = [printable(c) for c in columns]
-    rows = [[printable(v) for v in row] for row in rows]
-    widths = [max([len(c), *(len(r[i]) for r in rows)]) for i, c in enumerate(columns)]
-    yield "  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)).rstrip() + "\n"
-    yield "  ".join("-" * w for w in widths) + "\n"
-    for row in rows:
-        yield "  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip() + "\n"
-
-
 INSPECT_QUERIES = {
     "sessions by verdict": "SELECT verdict, count(*) AS sessions, sum(event_count) AS events, "
     "sum(schedule_event_count) AS schedule_events FROM sessions GROUP BY verdict ORDER BY verdict",
@@ -259,8 +155,9 @@ INSPECT_QUERIES = {
 }
 
 
-def inspect_db(db: Path) -> str:
-    """A short human summary: sessions, verdicts, rules violated, findings, active reminders."""
+def inspect_db(db: Path) -> dict[str, Result]:
+    """A short summary, one result per question: sessions by verdict, rules violated, format
+    findings, active reminders."""
     con = connect(db)
     try:
         with _ctrl_c_interrupts(con):
@@ -268,11 +165,6 @@ def inspect_db(db: Path) -> str:
             missing = sorted({"sessions", "violations", "active_schedules"} - present)
             if missing:
                 raise QueryError(f"{db}: not a schedlog replay database (it has no {', '.join(missing)})")
-            results = {title: _run(con, query) for title, query in INSPECT_QUERIES.items()}
+            return {title: _run(con, query) for title, query in INSPECT_QUERIES.items()}
     finally:
         con.close()
-    sections = []
-    for title, result in results.items():
-        body = render_result(result, "table") if result.rows else "(none)\n"
-        sections.append(f"{title}\n{body}")
-    return "\n".join(sections)

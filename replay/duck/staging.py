@@ -44,6 +44,7 @@ from replay.audit.verify import SessionReport, verify_log
 from replay.logs import deepjson
 from replay.logs.chunks import ChunkRow
 from replay.logs.logfile import Entry, SessionLog
+from replay.reading import DEFAULT_READING, Reading
 
 WRITE_BUFFER = 1 << 20
 """Staging writes go to the kernel in 1 MB pieces (the default 8 KB costs a system call per few records)."""
@@ -68,11 +69,11 @@ class _NotDirect(Exception):
 SMALL_TABLES = ("sessions", "schedules", "dispatches", "violations", "changes")
 
 
-def owned_from(seed_length: object) -> int | None:
+def owned_from(seed: object) -> int | None:
     """The index owned events start at: a valid seedLength as the fold reads it (a JavaScript
     number: 13.0 is 13), else None (unknown)."""
-    seed = safe_integer(seed_length)
-    return seed if seed is not None and seed >= 0 else None
+    index = safe_integer(seed)
+    return index if index is not None and index >= 0 else None
 
 
 class StagedSession(NamedTuple):
@@ -195,12 +196,12 @@ class SessionStager:
     def small_rows(self) -> dict[str, bytes]:
         return {table: b"".join(rows) for table, rows in self.small.items()}
 
-    def seed(self, seed_length: object) -> None:
+    def seed(self, seed: object) -> None:
         """Known once the header is read: owned events are those at or after it. (Records are
         described without it, and may be before it is known: the loader adds it per session.)"""
-        self.owned_from = owned_from(seed_length)
-        seed = b"" if self.owned_from is None else b"%d" % self.owned_from
-        self.changes_head = b"%d\x1f%s\x1f" % (self.key, seed)
+        self.owned_from = owned_from(seed)
+        field = b"" if self.owned_from is None else b"%d" % self.owned_from
+        self.changes_head = b"%d\x1f%s\x1f" % (self.key, field)
 
     def __call__(self, entry: Entry, step: Step | None) -> None:
         """A `schedule/change` event: described, copied to the changes, and its step followed."""
@@ -311,7 +312,7 @@ class SessionStager:
         schedule.ended = True
         schedule.row.update(ended_index=index, ended_seq=index, end_reason=reason)
 
-    def finish(self, log: SessionLog, report: SessionReport, profile: str, mode: str) -> None:
+    def finish(self, log: SessionLog, report: SessionReport) -> None:
         """Close the session: final schedule states, the session row and its violation."""
         if self.source is not None and not _split_like_duckdb(self.source, log, self.next_line - 1):
             raise _NotDirect
@@ -346,8 +347,8 @@ class SessionStager:
             "violation_index": None if v is None else v.index,
             "violation_line": None if v is None else v.line,
             "violation_message": None if v is None else v.message,
-            "profile": profile,
-            "mode": mode,
+            "profile": log.reading.profile.name,
+            "mode": log.reading.mode.value,
         }
         self._write("sessions", _dumps(session) + b"\n")
         if v is not None:
@@ -366,41 +367,37 @@ def stage_session(
     path: str,
     key: int,
     out: Path,
-    profile: str = "calendar",
-    mode: str = "strict",
-    seed_length: int | None = None,
+    reading: Reading = DEFAULT_READING,
     data: bytes | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> StagedSession:
     """Verify one session while writing its staging files into `out`: directly if the log
     allows it, else (or when the pass finds it does not) by copying its records."""
     if (len(data) if data is not None else file_size(path)) < INLINE_BYTES:
-        return _stage(path, key, out, profile, mode, seed_length, data, progress, None, inline=True)
+        return _stage(path, key, out, reading, data, progress, None, inline=True)
     if data is None and progress is None and _may_read_directly(path):
         try:
-            return _stage(path, key, out, profile, mode, seed_length, None, None, os.path.abspath(path))
+            return _stage(path, key, out, reading, None, None, os.path.abspath(path))
         except _NotDirect:
             pass
-    return _stage(path, key, out, profile, mode, seed_length, data, progress, None)
+    return _stage(path, key, out, reading, data, progress, None)
 
 
 def _stage(
     path: str,
     key: int,
     out: Path,
-    profile: str,
-    mode: str,
-    seed_length: int | None,
+    reading: Reading,
     data: bytes | None,
     progress: Callable[[int], None] | None,
     source: str | None,
     inline: bool = False,
 ) -> StagedSession:
-    log = SessionLog(path, mode, data, progress)
+    log = SessionLog(path, reading, data, progress)
     stager = SessionStager(key, out, source, inline)
     try:
-        report = verify_log(log, profile, seed_length, stager)
-        stager.finish(log, report, profile, mode)
+        report = verify_log(log, stager)
+        stager.finish(log, report)
     except BaseException:
         stager.abort()
         raise

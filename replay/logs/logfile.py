@@ -19,6 +19,7 @@ import re
 import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import BinaryIO, NamedTuple
 
 import orjson
@@ -31,8 +32,8 @@ from invariant.shapes import object_problems
 from replay.logs.chunks import ROW_TAGS, ChunkRow, RowError, decode_row
 from replay.logs.jsonline import JsonLineError, parse_header_line, parse_json_line
 from replay.logs.zstdframes import MAX_FRAME_TEXT, FrameError, decompress_frame, decompress_torn, scan_frames
+from replay.reading import DEFAULT_READING, Mode, Reading
 
-MODES = ("strict", "lenient")
 READ_CHUNK = 8 << 20
 MAX_STREAM = MAX_FRAME_TEXT
 """The most bytes read from a stream that has no size to map (a pipe, stdin, a device): it is
@@ -45,6 +46,13 @@ _PLACEHOLDER = re.compile(r"\{\{[^{}]*\}\}")
 _FINDINGS_PER_CODE = 20
 
 
+class Severity(StrEnum):
+    ERROR = "error"
+    """The reference's reader (in the chosen mode) would refuse the log."""
+    WARNING = "warning"
+    """The reference tolerates it (a dropped crash tail, a placeholder cwd, ...)."""
+
+
 @dataclass(frozen=True)
 class Finding:
     """A problem with the log file itself (not the schedule protocol).
@@ -54,7 +62,7 @@ class Finding:
     """
 
     code: str
-    severity: str
+    severity: Severity
     message: str
     line: int | None = None
 
@@ -116,7 +124,8 @@ class SessionLog:
     """One session log being read. Iterate `entries()` once; then read the summary fields."""
 
     path: str
-    mode: str = "strict"
+    reading: Reading = DEFAULT_READING
+    """How to read it: the mode (the reading's other options concern the judging of it)."""
     data: bytes | None = None
     """Bytes to read instead of opening `path` (stdin)."""
     progress: Callable[[int], None] | None = None
@@ -143,20 +152,20 @@ class SessionLog:
 
     # --- findings -------------------------------------------------------------------------
 
-    def _find(self, code: str, severity: str, message: str, line: int | None = None) -> None:
+    def _find(self, code: str, severity: Severity, message: str, line: int | None = None) -> None:
         n = self._counts.get(code, 0) + 1
         self._counts[code] = n
         if n <= _FINDINGS_PER_CODE:
             self.findings.append(Finding(code, severity, message, line))
-        if severity == "error":
+        if severity is Severity.ERROR:
             self.rejected = True
 
     def _header_problem(self, message: str, line: int = 1, code: str = "format.header") -> None:
-        self._find(code, "error" if self.mode == "strict" else "warning", message, line)
+        self._find(code, Severity.ERROR if self.reading.mode is Mode.STRICT else Severity.WARNING, message, line)
 
     def _unreadable(self, message: str, line: int | None = None) -> None:
         self.unreadable = True
-        self._find("format.unreadable", "error", message, line)
+        self._find("format.unreadable", Severity.ERROR, message, line)
 
     # --- public summary -------------------------------------------------------------------
 
@@ -182,8 +191,6 @@ class SessionLog:
         """
         self._schedule_only = schedule_only
         self._others = others if schedule_only else None
-        if self.mode not in MODES:
-            raise ValueError(f"mode must be one of {MODES}")
         try:
             raw = self._load()
         except OSError as err:
@@ -248,19 +255,19 @@ class SessionLog:
         try:
             frames = scan_frames(raw)
         except FrameError as err:
-            self._find("format.zstd", "error", f"corrupt Zstandard container: {err}")
+            self._find("format.zstd", Severity.ERROR, f"corrupt Zstandard container: {err}")
             return
         complete = [f for f in frames if f.complete]
         if not complete:
-            self._find("format.zstd", "error", "empty or header-less Zstandard session log: no complete frame")
+            self._find("format.zstd", Severity.ERROR, "empty or header-less Zstandard session log: no complete frame")
             return
         try:
             head = decompress_frame(raw[complete[0].start : complete[0].end])
         except zstandard.ZstdError as err:
-            self._find("format.zstd", "error", f"first frame does not decompress: {err}")
+            self._find("format.zstd", Severity.ERROR, f"first frame does not decompress: {err}")
             return
         if head.count(b"\n") != 1 or not head.endswith(b"\n"):
-            self._find("format.zstd", "error", "first frame is not exactly one header line")
+            self._find("format.zstd", Severity.ERROR, "first frame is not exactly one header line")
             return
         entry = self._first_line(head[:-1])
         if entry is not None:
@@ -273,11 +280,13 @@ class SessionLog:
                 try:
                     text = decompress_frame(chunk)
                 except zstandard.ZstdError as err:
-                    self._find("format.zstd", "error", f"frame at byte {frame.start} does not decompress: {err}")
+                    self._find("format.zstd", Severity.ERROR, f"frame at byte {frame.start} does not decompress: {err}")
                     return
             else:
                 text = decompress_torn(chunk)
-                self._find("format.torn-frame", "warning", f"torn final frame at byte {frame.start} (crash tail)")
+                self._find(
+                    "format.torn-frame", Severity.WARNING, f"torn final frame at byte {frame.start} (crash tail)"
+                )
             lines = text.split(b"\n")
             tail = lines.pop()
             for line in lines:
@@ -288,7 +297,7 @@ class SessionLog:
             if frame.complete and (tail or self._defect is not None):
                 self._find(
                     "format.zstd",
-                    "error",
+                    Severity.ERROR,
                     f"complete frame at byte {frame.start} contains a torn or invalid JSONL record",
                     line_no + (1 if tail else 0),
                 )
@@ -312,7 +321,9 @@ class SessionLog:
             return
         if isinstance(value, dict) and value.get("type") == "session":
             self.header = value
-            self._find("format.header", "error", "the header line has no terminating LF (empty or header-less log)", 1)
+            self._find(
+                "format.header", Severity.ERROR, "the header line has no terminating LF (empty or header-less log)", 1
+            )
         elif isinstance(value, dict) and "type" in value:
             self.headerless = True
             self._torn(1, len(raw))
@@ -323,7 +334,7 @@ class SessionLog:
         try:
             value = parse_header_line(raw)
         except JsonLineError as err:
-            if self.mode == "lenient" and not raw.strip():
+            if self.reading.mode is Mode.LENIENT and not raw.strip():
                 self._unreadable("not a session log: the first line is blank", 1)
             else:
                 self._unreadable(f"not a session log: the first line is not JSON ({err})", 1)
@@ -334,7 +345,7 @@ class SessionLog:
             return None
         if isinstance(value, dict) and isinstance(value.get("type"), str):
             self.headerless = True
-            self._find("format.headerless", "warning", "no session header: the file holds bare events", 1)
+            self._find("format.headerless", Severity.WARNING, "no session header: the file holds bare events", 1)
             # the header parser kept -0 apart; bare events use JavaScript's view of it
             return self._record(1, raw)
         self._unreadable("not a session log: the first line is neither a session header nor an event", 1)
@@ -352,9 +363,9 @@ class SessionLog:
         cwd = h.get("cwd")
         if isinstance(cwd, str):
             if _PLACEHOLDER.search(cwd):
-                self._find("format.header.placeholder", "warning", f"cwd {cwd!r} holds a fixture placeholder", 1)
+                self._find("format.header.placeholder", Severity.WARNING, f"cwd {cwd!r} holds a fixture placeholder", 1)
             elif not (cwd.startswith("/") or re.match(r"[A-Za-z]:[\\/]", cwd) or cwd.startswith("\\\\")):
-                self._find("format.header.cwd", "warning", f"cwd {cwd!r} is not an absolute path", 1)
+                self._find("format.header.cwd", Severity.WARNING, f"cwd {cwd!r} is not an absolute path", 1)
 
     # --- the committed-prefix scan (§7.2) -------------------------------------------------------
 
@@ -403,7 +414,7 @@ class SessionLog:
         return self._record_value(line_no, raw, value)
 
     def _record_slow(self, line_no: int, raw: bytes) -> Entry | None:
-        if self.mode == "lenient" and (not raw or raw.isspace()):
+        if self.reading.mode is Mode.LENIENT and (not raw or raw.isspace()):
             return None
         try:
             value = parse_json_line(raw)
@@ -463,7 +474,7 @@ class SessionLog:
     def _check_envelope(self, event: dict[str, object], line_no: int) -> None:
         problems = object_problems(event, EVENT_SHAPE)
         if problems:
-            severity = "error" if self.mode == "strict" else "warning"
+            severity = Severity.ERROR if self.reading.mode is Mode.STRICT else Severity.WARNING
             self._find("format.envelope", severity, f"event envelope at line {line_no}: {'; '.join(problems)}", line_no)
 
     def _note_defect(self, code: str, message: str, line_no: int) -> None:
@@ -473,7 +484,7 @@ class SessionLog:
     def _torn(self, line_no: int, size: int) -> None:
         self._find(
             "format.torn-tail",
-            "warning",
+            Severity.WARNING,
             f"line {line_no} has no terminating LF; its {size} bytes are dropped",
             line_no,
         )
@@ -483,6 +494,10 @@ class SessionLog:
         if d is None:
             return
         if self._fatal:
-            self._find(d.code, "error", f"{d.message} before a committed turn/end: the log cannot be loaded", d.line)
+            self._find(
+                d.code, Severity.ERROR, f"{d.message} before a committed turn/end: the log cannot be loaded", d.line
+            )
         else:
-            self._find(d.code, "warning", f"{d.message}; the records from there on are a dropped crash tail", d.line)
+            self._find(
+                d.code, Severity.WARNING, f"{d.message}; the records from there on are a dropped crash tail", d.line
+            )

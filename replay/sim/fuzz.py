@@ -124,12 +124,12 @@ def _records_by_id(events: Sequence[dict[str, Any]], seed: int) -> dict[str, lis
 
 
 def check(
-    result: SimulationResult, seed_length: int = 0, faults_free: bool = False, profile: str | Profile = "calendar"
+    result: SimulationResult, seed: int = 0, faults_free: bool = False, profile: str | Profile = "calendar"
 ) -> list[Violation]:
-    """The owner's invariants over one finished run under `profile`."""
+    """The owner's invariants over one finished run (whose log's seedLength is `seed`) under `profile`."""
     found: list[Violation] = []
     try:
-        folded = fold(result.events, seed_length, profile)
+        folded = fold(result.events, seed, profile)
     except ScheduleLogError as err:
         return [Violation("log folds", f"{err.rule} at event {err.index}: {err.message}")]
     listed = [r for r in result.results if isinstance(r, list)]
@@ -137,7 +137,7 @@ def check(
         found.append(Violation("list values", "a list result holds a non-object"))
     batches: list[int] = []
     active_targets: dict[str, int] = {}
-    for event in result.events[seed_length:]:
+    for event in result.events[seed:]:
         if event["type"] != "schedule/change":
             continue
         change = decode_change(event["data"])

@@ -1,15 +1,18 @@
-"""Output formats shared by the commands: text for people, JSON / JSONL / JUnit for machines."""
+"""Session reports (`verify`, `replay`): text for people, JSON / JSONL / CSV / JUnit for machines."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from collections.abc import Sequence
 from xml.sax.saxutils import escape, quoteattr
 
-from replay.audit.verify import SessionReport
+from replay.audit.verify import SessionReport, Verdict
+from replay.cli.output import Format, json_document, json_line
 from replay.terminal import printable
 
-FORMATS = ("text", "json", "jsonl", "junit")
+OFFERED = (Format.TEXT, Format.JSON, Format.JSONL, Format.CSV, Format.JUNIT)
 
 
 def _location(r: SessionReport) -> str:
@@ -22,14 +25,14 @@ def _location(r: SessionReport) -> str:
 def text_line(r: SessionReport) -> str:
     """One line per session, then one indented line per format finding."""
     who = f" [{r.session}]" if r.session else ""
-    if r.verdict == "unreadable":
+    if r.verdict is Verdict.UNREADABLE:
         reason = next((f.message for f in r.findings if f.code == "format.unreadable"), "unreadable")
         return printable(f"UNREADABLE {r.path}: {reason}")
     if r.violation is not None:
         v = r.violation
         where = f"event {v.index}" if v.index is not None else "log"
         head = f"CORRUPT    {_location(r)}{who}: {v.rule}: {v.message} ({where}{', ' + v.pointer if v.pointer else ''})"
-    elif r.verdict == "corrupt":
+    elif r.verdict is Verdict.CORRUPT:
         head = f"CORRUPT    {r.path}{who}: the log format is refused (see below)"
     else:
         active = 0 if r.folded is None else len(r.folded.active)
@@ -47,28 +50,56 @@ def text_line(r: SessionReport) -> str:
 
 
 def summary_line(reports: Sequence[SessionReport]) -> str:
-    counts = {v: sum(1 for r in reports if r.verdict == v) for v in ("ok", "corrupt", "unreadable")}
+    counts = {v: sum(1 for r in reports if r.verdict == v) for v in Verdict}
     return (
-        f"{len(reports)} session(s): {counts['ok']} ok, {counts['corrupt']} corrupt, {counts['unreadable']} unreadable"
+        f"{len(reports)} session(s): {counts[Verdict.OK]} ok, {counts[Verdict.CORRUPT]} corrupt, "
+        f"{counts[Verdict.UNREADABLE]} unreadable"
     )
 
 
-def render(reports: Sequence[SessionReport], fmt: str) -> str:
-    """The whole output of `verify` in `fmt` (ends with a newline)."""
-    if fmt == "json":
-        return json.dumps([r.to_json() for r in reports], ensure_ascii=False, indent=2) + "\n"
-    if fmt == "jsonl":
-        return "".join(json.dumps(r.to_json(), ensure_ascii=False) + "\n" for r in reports)
-    if fmt == "junit":
+def render(reports: Sequence[SessionReport], fmt: Format, summary: str | None = None) -> str:
+    """The reports in `fmt` (ends with a newline). Text ends with the summary line, or with
+    `summary` when given (replay's, which names the database) in place of the per-session lines."""
+    if fmt is Format.JSON:
+        return json_document([r.to_json() for r in reports])
+    if fmt is Format.JSONL:
+        return "".join(json_line(r.to_json()) for r in reports)
+    if fmt is Format.CSV:
+        return csv_table(reports)
+    if fmt is Format.JUNIT:
         return junit(reports)
+    if summary is not None:
+        return printable(summary) + "\n"
     body = "".join(text_line(r) + "\n" for r in reports)
     return body + summary_line(reports) + "\n"
 
 
+CSV_COLUMNS = (
+    "path", "session", "verdict", "events", "schedule_events", "seed_length", "violation_rule", "violation_index",
+    "violation_seq", "violation_line", "violation_pointer", "violation_message", "format_findings",
+)  # fmt: skip
+"""One row per session, named as the replay database's `sessions` columns; `format_findings` is
+the JSON array of the findings."""
+
+
+def csv_table(reports: Sequence[SessionReport]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for r in reports:
+        v = r.violation
+        violation = ["", "", "", "", "", ""] if v is None else [v.rule, v.index, v.seq, v.line, v.pointer, v.message]
+        findings = json.dumps([f.to_json() for f in r.findings], ensure_ascii=False)
+        seed = json.dumps(r.seed_length, ensure_ascii=False)
+        row = [r.path, r.session or "", r.verdict, r.events, r.schedule_events, seed, *violation, findings]
+        writer.writerow(["" if value is None else value for value in row])
+    return out.getvalue()
+
+
 def junit(reports: Sequence[SessionReport]) -> str:
     """JUnit XML: one testcase per session; corrupt is a failure, unreadable an error."""
-    failures = sum(1 for r in reports if r.verdict == "corrupt")
-    errors = sum(1 for r in reports if r.verdict == "unreadable")
+    failures = sum(1 for r in reports if r.verdict is Verdict.CORRUPT)
+    errors = sum(1 for r in reports if r.verdict is Verdict.UNREADABLE)
     out = [
         '<?xml version="1.0" encoding="UTF-8"?>',
         f'<testsuite name="schedlog verify" tests="{len(reports)}" failures="{failures}" errors="{errors}">',
@@ -77,11 +108,11 @@ def junit(reports: Sequence[SessionReport]) -> str:
         name = quoteattr(printable(r.path))
         out.append(f'  <testcase classname="schedlog.verify" name={name}>')
         detail = escape(text_line(r))
-        if r.verdict == "corrupt":
+        if r.verdict is Verdict.CORRUPT:
             rule = r.violation.rule if r.violation else "format"
             message = quoteattr(text_line(r).splitlines()[0])
             out.append(f"    <failure type={quoteattr(rule)} message={message}>{detail}</failure>")
-        elif r.verdict == "unreadable":
+        elif r.verdict is Verdict.UNREADABLE:
             out.append(f'    <error type="unreadable" message={quoteattr(text_line(r))}>{detail}</error>')
         out.append("  </testcase>")
     out.append("</testsuite>")

@@ -1,0 +1,71 @@
+"""The one output layer: one `--format` vocabulary for every command, and how text reaches stdout.
+
+Each command offers the formats that make sense for its result (`format_option`); the renderers
+beside this module (`reports`, `rows`, `verdicts`, `timeline`) turn a library result into text,
+a piece at a time, and `emit` writes the pieces as they come, so a large result is never held.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from enum import StrEnum
+from typing import Any, TypeVar
+
+import click
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class Format(StrEnum):
+    """Every output format a command may offer."""
+
+    TEXT = "text"
+    """For people: lines or an aligned table, control characters escaped."""
+    JSON = "json"
+    """One JSON document (an array where there are several results), indented."""
+    JSONL = "jsonl"
+    """One compact JSON object per line."""
+    CSV = "csv"
+    """A header row, then one row per result."""
+    JUNIT = "junit"
+    """JUnit XML: one testcase per session."""
+
+
+def format_option(*offered: Format, default: Format = Format.TEXT) -> Callable[[F], F]:
+    """The `--format` option of a command offering `offered` (the command receives a Format as `fmt`)."""
+    choices = [f.value for f in offered]
+    return click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(choices),
+        default=default.value,
+        show_default=True,
+        callback=lambda ctx, param, value: Format(value),
+        help="Output format.",
+    )
+
+
+def json_document(value: object) -> str:
+    """`value` as the JSON format writes it (indented, non-ASCII as is, ends with a newline)."""
+    return json.dumps(value, ensure_ascii=False, indent=2) + "\n"
+
+
+def json_line(value: object) -> str:
+    """`value` as one line of the JSONL format."""
+    return json.dumps(value, ensure_ascii=False) + "\n"
+
+
+def emit(pieces: Iterable[str], size: int = 1 << 20) -> None:
+    """Write text given in pieces to standard output, about `size` characters at a time: a long
+    result is written as it is rendered, never held whole."""
+    chunk: list[str] = []
+    held = 0
+    for piece in pieces:
+        chunk.append(piece)
+        held += len(piece)
+        if held >= size:
+            click.echo("".join(chunk), nl=False)
+            chunk.clear()
+            held = 0
+    click.echo("".join(chunk), nl=False)

@@ -1,0 +1,65 @@
+"""How a run reads and judges its session logs: one value, validated once where it is made."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from invariant.profiles import CALENDAR, Profile, get_profile
+
+
+class Mode(StrEnum):
+    """Which of the reference's readers a log is held to (session-log.md §4)."""
+
+    STRICT = "strict"
+    """The persistence reader's rules: header shape and version, blank lines are defects."""
+    LENIENT = "lenient"
+    """The fixture reader's: header fields only read, blank lines skipped; seq contiguity still checked."""
+
+
+@dataclass(frozen=True)
+class Reading:
+    """The options every reading command shares: the protocol profile, the reader mode, a
+    seedLength that overrides every header's (None: each header's own), and whether calendar
+    decisions follow the intended rule instead of the reference's (`ideal`).
+
+    Made with `Reading.of` from names (the command line's), which resolves and checks them once,
+    so that nothing downstream handles a profile name or a mode string again.
+    """
+
+    profile: Profile = CALENDAR
+    mode: Mode = Mode.STRICT
+    seed_length: int | None = None
+    ideal: bool = False
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.profile, Profile):
+            raise TypeError(f"profile must be a Profile (use Reading.of for a name), not {self.profile!r}")
+        if not isinstance(self.mode, Mode):
+            raise TypeError(f"mode must be a Mode (use Reading.of for a name), not {self.mode!r}")
+        if self.seed_length is not None and (type(self.seed_length) is not int or self.seed_length < 0):
+            raise ValueError(f"seed_length must be a non-negative integer or None, not {self.seed_length!r}")
+
+    @classmethod
+    def of(
+        cls,
+        profile: str | Profile = CALENDAR,
+        mode: str | Mode = Mode.STRICT,
+        seed_length: int | None = None,
+        ideal: bool = False,
+    ) -> Reading:
+        """Resolve names: an unknown profile or mode raises ValueError naming the choices."""
+        try:
+            resolved_mode = Mode(mode)
+        except ValueError:
+            raise ValueError(f"unknown mode {mode!r}; choose one of {[m.value for m in Mode]}") from None
+        return cls(get_profile(profile), resolved_mode, seed_length, ideal)
+
+    def seed_for(self, header_seed: object) -> object:
+        """The seedLength a session is judged with: an override beats the header's (which is
+        returned as written, for the fold to check its bounds)."""
+        return header_seed if self.seed_length is None else self.seed_length
+
+
+DEFAULT_READING = Reading()
+"""The reading of a run given no options: calendar profile, strict mode, each header's seedLength."""
