@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from .errors import ScheduleLogError
+from .jsvalue import shown
 from .profiles import Profile, get_profile
 from .shapes import (
     CREATE_SHAPE,
@@ -200,9 +201,9 @@ def decode_record(value: object, profile: str | Profile = "calendar", pointer: s
         raise ScheduleLogError("decode.create.schedule", "schedule must be a JSON object", pointer=pointer)
     kind = value.get("kind")
     if type(kind) is not str or kind not in RECORD_SHAPES:
-        shown = "missing" if "kind" not in value else repr(kind)
+        shown_kind = "missing" if "kind" not in value else shown(kind)
         raise ScheduleLogError(
-            "decode.record.kind", f"record kind {shown} is not after, at, every or cron", pointer=pointer + "/kind"
+            "decode.record.kind", f"record kind {shown_kind} is not after, at, every or cron", pointer=pointer + "/kind"
         )
     if kind not in prof.record_kinds:
         raise ScheduleLogError(
@@ -233,9 +234,9 @@ def decode_change(value: object, profile: str | Profile = "calendar") -> Change:
     _field(value, VERSION, "")
     op = value.get("operation")
     if type(op) is not str or op not in OPERATIONS:
-        shown = "missing" if "operation" not in value else repr(op)
+        shown_op = "missing" if "operation" not in value else shown(op)
         raise ScheduleLogError(
-            "decode.operation", f"operation {shown} is not create, delete or dispatch", pointer="/operation"
+            "decode.operation", f"operation {shown_op} is not create, delete or dispatch", pointer="/operation"
         )
     if op == "create":
         _exact_keys(value, CREATE_SHAPE, "decode.create.keys", "")

@@ -25,7 +25,7 @@ from .changes import (
 )
 from .errors import ScheduleLogError
 from .instant import GATE_MS, MAX_MS, format_instant, is_whole_minute, parse_instant
-from .jsvalue import safe_integer
+from .jsvalue import safe_integer, shown
 from .profiles import Profile, get_profile
 
 SCHEDULE_CHANGE = "schedule/change"
@@ -83,7 +83,9 @@ def check_seed_length(seed_length: object) -> int:
     n = safe_integer(seed_length)
     if n is None or n < 0:
         raise ScheduleLogError(
-            "fold.seed.bounds", f"seedLength {seed_length!r} is not a non-negative safe integer", pointer="/seedLength"
+            "fold.seed.bounds",
+            f"seedLength {shown(seed_length)} is not a non-negative safe integer",
+            pointer="/seedLength",
         )
     return n
 

@@ -47,6 +47,21 @@ def safe_integer(value: object) -> int | None:
     return None
 
 
+SHOWN_CHARACTERS = 60
+
+
+def shown(value: object) -> str:
+    """A value read from a log, as a message shows it: a scalar as Python writes it, an object
+    or array by its JSON type only. Never recursive: a value may nest to any depth, and a
+    message must not walk it (`repr` of 10,000 levels raises RecursionError). Long text is cut."""
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "an array"
+    text = repr(value)
+    return text if len(text) <= SHOWN_CHARACTERS else text[: SHOWN_CHARACTERS - 3] + "..."
+
+
 def number_equals(value: object, expected: int) -> bool:
     """JavaScript `value === expected` for a parsed JSON value and an integer."""
     return is_number(value) and value == expected

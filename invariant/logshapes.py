@@ -7,7 +7,7 @@ are listed in each schema's description.
 
 from __future__ import annotations
 
-from .jsvalue import MAX_SAFE_INTEGER, is_number
+from .jsvalue import MAX_SAFE_INTEGER, is_number, shown
 from .shapes import (
     AnyValue,
     ArrayOf,
@@ -71,7 +71,9 @@ def header_problems(header: dict[str, object]) -> tuple[list[str], list[str], st
     version = header.get("version")
     unsupported = None
     if not shape and is_number(version) and version != SESSION_FORMAT_VERSION:
-        unsupported = f"unsupported session format version {version!r}; only v{SESSION_FORMAT_VERSION} is supported"
+        unsupported = (
+            f"unsupported session format version {shown(version)}; only v{SESSION_FORMAT_VERSION} is supported"
+        )
     return shape, retired, unsupported
 
 

@@ -20,6 +20,7 @@ from .jsvalue import (
     is_trimmed_nonempty,
     number_equals,
     safe_integer,
+    shown,
 )
 from .patterns import CANONICAL_CRON, INSTANT, TRIMMED, WHOLE_MINUTE_INSTANT, ZONE
 
@@ -70,7 +71,7 @@ class Const(Spec):
                 return self.value
         elif type(value) is str and value == self.value:
             return value
-        raise Reject(f"must be {self.value!r}, got {_show(value)}")
+        raise Reject(f"must be {self.value!r}, got {shown(value)}")
 
     def schema(self) -> JsonSchema:
         kind = "boolean" if isinstance(self.value, bool) else "integer" if isinstance(self.value, int) else "string"
@@ -90,7 +91,7 @@ class SafeInt(Spec):
     def check(self, value: object) -> object:
         n = safe_integer(value)
         if n is None:
-            raise Reject(f"must be a safe integer, got {_show(value)}")
+            raise Reject(f"must be a safe integer, got {shown(value)}")
         if not self.minimum <= n <= self.maximum:
             raise Reject(f"must be within {self.minimum}..{self.maximum}, got {n}")
         if not self.negative_zero and isinstance(value, NegativeZero):
@@ -110,7 +111,7 @@ class TrimmedText(Spec):
 
     def check(self, value: object) -> object:
         if type(value) is not str:
-            raise Reject(f"must be a string, got {_show(value)}")
+            raise Reject(f"must be a string, got {shown(value)}")
         if not is_trimmed_nonempty(value):
             if has_non_ascii_edge_whitespace(value):
                 raise Reject(
@@ -134,7 +135,7 @@ class Instant(Spec):
 
     def check(self, value: object) -> object:
         if type(value) is not str:
-            raise Reject(f"must be a canonical instant string, got {_show(value)}", "decode.instant")
+            raise Reject(f"must be a canonical instant string, got {shown(value)}", "decode.instant")
         ms = parse_instant(value)
         if ms is None:
             raise Reject(f"{value!r} is not a canonical YYYY-MM-DDTHH:MM:SS.mmmZ instant", "decode.instant")
@@ -154,7 +155,7 @@ class CronText(Spec):
 
     def check(self, value: object) -> object:
         if type(value) is not str:
-            raise Reject(f"must be a string, got {_show(value)}", "decode.cron.types")
+            raise Reject(f"must be a string, got {shown(value)}", "decode.cron.types")
         try:
             rule = parse_cron(value)
         except CronSyntaxError as err:
@@ -175,7 +176,7 @@ class ZoneText(Spec):
 
     def check(self, value: object) -> object:
         if type(value) is not str:
-            raise Reject(f"must be a string, got {_show(value)}", "decode.cron.types")
+            raise Reject(f"must be a string, got {shown(value)}", "decode.cron.types")
         if value != "UTC" and ZONE_SHAPE.fullmatch(value) is None:
             raise Reject(f"{value!r} is neither UTC nor an Area/Location zone name")
         return value
@@ -192,7 +193,7 @@ class Text(Spec):
 
     def check(self, value: object) -> object:
         if type(value) is not str:
-            raise Reject(f"must be a string, got {_show(value)}")
+            raise Reject(f"must be a string, got {shown(value)}")
         return value
 
     def schema(self) -> JsonSchema:
@@ -207,7 +208,7 @@ class Number(Spec):
 
     def check(self, value: object) -> object:
         if not is_number(value):
-            raise Reject(f"must be a number, got {_show(value)}")
+            raise Reject(f"must be a number, got {shown(value)}")
         return value
 
     def schema(self) -> JsonSchema:
@@ -223,7 +224,7 @@ class Enum(Spec):
 
     def check(self, value: object) -> object:
         if type(value) is not str or value not in self.values:
-            raise Reject(f"must be one of {', '.join(self.values)}, got {_show(value)}")
+            raise Reject(f"must be one of {', '.join(self.values)}, got {shown(value)}")
         return value
 
     def schema(self) -> JsonSchema:
@@ -253,7 +254,7 @@ class ArrayOf(Spec):
 
     def check(self, value: object) -> object:
         if type(value) is not list:
-            raise Reject(f"must be an array, got {_show(value)}")
+            raise Reject(f"must be an array, got {shown(value)}")
         if len(value) < self.min_items:
             raise Reject(f"must hold at least {self.min_items} item(s)")
         for n, item in enumerate(value):
@@ -349,7 +350,7 @@ class ObjectShape:
 def object_problems(value: object, shape: ObjectShape) -> list[str]:
     """Every way `value` breaks `shape`, in field order (empty when it conforms)."""
     if not isinstance(value, dict):
-        return [f"is not a JSON object, got {_show(value)}"]
+        return [f"is not a JSON object, got {shown(value)}"]
     problems = [f"lacks {name}" for name in shape.required if name not in value]
     if shape.closed:
         problems += [f"has unexpected key {k}" for k in value if k not in shape.keys]
@@ -361,11 +362,6 @@ def object_problems(value: object, shape: ObjectShape) -> list[str]:
             except Reject as err:
                 problems.append(f"{f.name} {err.message}")
     return problems
-
-
-def _show(value: object) -> str:
-    text = repr(value) if not isinstance(value, (dict, list)) else type(value).__name__
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 # --- field specs shared by several shapes ------------------------------------------------

@@ -9,13 +9,14 @@ format problem never hides a schedule violation.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from enum import StrEnum
 from itertools import chain
-from typing import Protocol
+from typing import Any, Protocol
 
 from invariant import SCHEDULE_CHANGE, Folded, Folder, ScheduleLogError, Step
 from replay.audit.fanout import Group, group_bytes, grouped, in_processes
+from replay.logs import deepjson
 from replay.logs.chunks import ChunkRow
 from replay.logs.logfile import Entry, Finding, SessionLog
 from replay.reading import DEFAULT_READING, Reading
@@ -58,6 +59,7 @@ class SessionReport:
     path: str
     session: str | None
     seed_length: object
+    """The seedLength the session was judged with, as written (a header may hold any JSON value)."""
     events: int
     schedule_events: int
     verdict: Verdict
@@ -78,6 +80,20 @@ class SessionReport:
             "active": [] if self.folded is None else [r.to_json() for r in self.folded.active],
             "lastRecurringAcceptedAt": None if self.folded is None else self.folded.last_recurring_accepted_at,
         }
+
+    def __reduce__(self) -> tuple[object, ...]:
+        """Pickled (for a worker's result) with a written seedLength that is an object or array
+        as its JSON text: pickle recurses into nested values, and a header's value may nest
+        10,000 levels deep."""
+        values = [getattr(self, f.name) for f in fields(self)]
+        if isinstance(self.seed_length, dict | list):
+            return _with_seed_text, (*values[:2], deepjson.dumps(self.seed_length, exact=True), *values[3:])
+        return SessionReport, tuple(values)
+
+
+def _with_seed_text(path: str, session: str | None, seed_text: str, *rest: Any) -> SessionReport:
+    """A SessionReport pickled by `__reduce__` with its seedLength as JSON text."""
+    return SessionReport(path, session, deepjson.parse(seed_text), *rest)
 
 
 def _violation(err: ScheduleLogError, line: int | None) -> Violation:

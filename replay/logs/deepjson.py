@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Iterator
 from json import JSONDecodeError
 from json.decoder import scanstring  # type: ignore[attr-defined]
-from json.encoder import encode_basestring
+from json.encoder import encode_basestring, encode_basestring_ascii
 
 from invariant.jsvalue import MAX_SAFE_INTEGER, js_well_formed
 
@@ -117,9 +117,14 @@ def _number(value: int | float) -> str:
     return repr(as_double) if math.isfinite(as_double) else "null"
 
 
-def dumps(value: object) -> str:
+def dumps(value: object, exact: bool = False) -> str:
     """Compact JSON of a parsed value as JavaScript holds it, without recursion: a lone
-    surrogate becomes U+FFFD (the text must have a UTF-8 form), numbers are doubles."""
+    surrogate becomes U+FFFD (the text must have a UTF-8 form), numbers are doubles.
+
+    With `exact`, the text is what `parse` reads back to an equal value instead (integers of
+    any size, lone surrogates as escapes, an infinite double as a number that overflows to it).
+    """
+    string, number = (_exact_string, _exact_number) if exact else (_js_string, _number)
     out: list[str] = []
     pending: list[Iterator[tuple[str, object]] | str] = [iter([("", value)])]
     while pending:
@@ -139,9 +144,9 @@ def dumps(value: object) -> str:
         elif item is True or item is False:
             out.append("true" if item else "false")
         elif isinstance(item, str):
-            out.append(encode_basestring(js_well_formed(item)))
+            out.append(string(item))
         elif isinstance(item, (int, float)):
-            out.append(_number(item))
+            out.append(number(item))
         elif isinstance(item, dict):
             out.append("{")
             pending.append("}")
@@ -153,6 +158,20 @@ def dumps(value: object) -> str:
         else:
             raise TypeError(f"{type(item).__name__} is not JSON")
     return "".join(out)
+
+
+def _js_string(text: str) -> str:
+    return encode_basestring(js_well_formed(text))
+
+
+def _exact_string(text: str) -> str:
+    return encode_basestring_ascii(text)
+
+
+def _exact_number(value: int | float) -> str:
+    if type(value) is int or math.isfinite(value):
+        return repr(int(value) if type(value) is int else float(value))
+    return "1e400" if value > 0 else "-1e400"  # NaN is no JSON: parse never gives it
 
 
 def _members(container: dict[object, object] | list[object] | tuple[object, ...]) -> Iterator[tuple[str, object]]:

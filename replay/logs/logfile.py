@@ -26,7 +26,7 @@ import orjson
 import zstandard
 
 from invariant import SCHEDULE_CHANGE
-from invariant.jsvalue import MAX_SAFE_INTEGER
+from invariant.jsvalue import MAX_SAFE_INTEGER, shown
 from invariant.logshapes import EVENT_SHAPE, header_problems
 from invariant.shapes import object_problems
 from replay.logs.chunks import ROW_TAGS, ChunkRow, RowError, decode_row
@@ -450,7 +450,7 @@ class SessionLog:
             return self._committed(line_no, index, None, row, raw)
         seq = value.get("seq") if isinstance(value, dict) else None
         if type(seq) not in (int, float) or seq != index:
-            got = "no seq" if seq is None else repr(seq)
+            got = "no seq" if seq is None else shown(seq)
             self._note_defect("format.seq-gap", f"seq gap at line {line_no} (expected {index}, got {got})", line_no)
             if tag == TURN_END:
                 self._fatal = True

@@ -14,6 +14,8 @@ from typing import Any, TypeVar
 
 import click
 
+from replay.logs import deepjson
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -46,14 +48,24 @@ def format_option(*offered: Format, default: Format = Format.TEXT) -> Callable[[
     )
 
 
+def json_text(value: object, indent: int | None = None) -> str:
+    """`value` as JSON (non-ASCII as is). A value nested deeper than the standard library writes
+    (a header field JSON.parse read, say) is written compact, without recursion, as JavaScript
+    holds it (`deepjson.dumps`): the document stays JSON, only its layout differs."""
+    try:
+        return json.dumps(value, ensure_ascii=False, indent=indent)
+    except RecursionError:
+        return deepjson.dumps(value)
+
+
 def json_document(value: object) -> str:
-    """`value` as the JSON format writes it (indented, non-ASCII as is, ends with a newline)."""
-    return json.dumps(value, ensure_ascii=False, indent=2) + "\n"
+    """`value` as the JSON format writes it (indented, ends with a newline)."""
+    return json_text(value, 2) + "\n"
 
 
 def json_line(value: object) -> str:
     """`value` as one line of the JSONL format."""
-    return json.dumps(value, ensure_ascii=False) + "\n"
+    return json_text(value) + "\n"
 
 
 def emit(pieces: Iterable[str], size: int = 1 << 20) -> None:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from collections.abc import Sequence
 from xml.sax.saxutils import escape, quoteattr
 
+from invariant.jsvalue import shown
 from replay.audit.verify import SessionReport, Verdict
-from replay.cli.output import Format, json_document, json_line
+from replay.cli.output import Format, json_document, json_line, json_text
 from replay.terminal import printable
 
 OFFERED = (Format.TEXT, Format.JSON, Format.JSONL, Format.CSV, Format.JUNIT)
@@ -38,7 +38,7 @@ def text_line(r: SessionReport) -> str:
         active = 0 if r.folded is None else len(r.folded.active)
         head = (
             f"ok         {r.path}{who}: {r.events} events, {r.schedule_events} schedule, "
-            f"seedLength {r.seed_length}, {active} active"
+            f"seedLength {shown(r.seed_length)}, {active} active"
         )
     lines = [head]
     for f in r.findings:
@@ -89,8 +89,8 @@ def csv_table(reports: Sequence[SessionReport]) -> str:
     for r in reports:
         v = r.violation
         violation = ["", "", "", "", "", ""] if v is None else [v.rule, v.index, v.seq, v.line, v.pointer, v.message]
-        findings = json.dumps([f.to_json() for f in r.findings], ensure_ascii=False)
-        seed = json.dumps(r.seed_length, ensure_ascii=False)
+        findings = json_text([f.to_json() for f in r.findings])
+        seed = json_text(r.seed_length)
         row = [r.path, r.session or "", r.verdict, r.events, r.schedule_events, seed, *violation, findings]
         writer.writerow(["" if value is None else value for value in row])
     return out.getvalue()
