@@ -52,5 +52,8 @@ def test_readme_opens_with_the_two_commands() -> None:
 
 def test_ci_runs_the_readme_test_command() -> None:
     ci = (ROOT / ".ci" / "run").read_text()
-    assert "\n.venv/bin/python -m pytest\n" in ci
-    assert "schedlog schemas --check" in ci
+    lines = [line.split("#")[0].strip() for line in ci.splitlines()]
+    assert ".venv/bin/python -m pytest" in lines  # the README's command, on the oldest Python
+    assert '"$venv/bin/python" -m pytest' in lines  # the same, in the newest Python's venv
+    assert 'suite "$old" .venv' in ci and 'suite "$new" .venv-newest' in ci
+    assert "schedlog\" schemas --check" in ci

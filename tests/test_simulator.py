@@ -426,3 +426,18 @@ def test_simulated_log_writes_a_lone_surrogate_as_json_stringify_does(tmp_path: 
     report = verify_path(str(path))
     assert report.verdict == "ok" and report.folded is not None
     assert [r.prompt for r in report.folded.active] == ["a\udc80b"]
+
+
+@pytest.mark.parametrize("depth", [501, 900, 5000])
+def test_scenario_depth_bound_is_the_same_on_every_python(tmp_path: Path, depth: int) -> None:
+    """Python 3.11 reads about 990 levels, 3.13 more: one bound (MAX_SCENARIO_DEPTH) decides."""
+    content = _steps({"do": "log", "args": {"data": 1}}).replace("1}}", "[" * depth + "]" * depth + "}}")
+    (tmp_path / "deep.json").write_text(content)
+    result = CliRunner().invoke(main, ["simulate", str(tmp_path / "deep.json")])
+    assert result.exit_code == 2 and "deeper than 500 levels" in result.output
+
+
+def test_scenario_nested_within_the_bound_runs(tmp_path: Path) -> None:
+    content = _steps({"do": "log", "args": {"data": 1}}).replace("1}}", "[" * 450 + "]" * 450 + "}}")
+    (tmp_path / "deep.json").write_text(content)
+    assert CliRunner().invoke(main, ["simulate", str(tmp_path / "deep.json")]).exit_code == 0

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from replay.sim.simulator import EXPECTED, ScenarioError, SimulationResult
+from replay.sim.simulator import EXPECTED, MAX_SCENARIO_DEPTH, ScenarioError, SimulationResult, nested_beyond
 
 
 def load_scenario(path: Path, name: str | None = None) -> dict[str, Any]:
@@ -28,9 +28,9 @@ def load_scenario(path: Path, name: str | None = None) -> dict[str, Any]:
             except json.JSONDecodeError as err:
                 raise ScenarioError(f"{path} is neither JSON nor JSON lines: {err}") from None
     except RecursionError:  # a scenario's values are written with the standard library too
-        raise ScenarioError(
-            f"{path} nests JSON deeper than the standard library reads (Python's recursion limit)"
-        ) from None
+        candidates = None
+    if candidates is None or nested_beyond(candidates, MAX_SCENARIO_DEPTH):
+        raise ScenarioError(f"{path} nests JSON deeper than {MAX_SCENARIO_DEPTH} levels") from None
     objects = [c for c in candidates if isinstance(c, dict)]
     if not objects:
         raise ScenarioError(f"{path} holds no scenario (a JSON object, or JSON lines of objects)")

@@ -337,9 +337,30 @@ def _is_outcomes(value: object) -> bool:
     return isinstance(value, list) and all(v in ("ok", "reject", "none") for v in value)
 
 
+MAX_SCENARIO_DEPTH = 500
+"""The deepest nesting a scenario file may hold: its values are written back with the standard
+library, whose depth bound depends on the Python version (3.11 reads about 990 levels, 3.13
+more); one bound, below every version's, makes a scenario valid or not on all of them."""
+
+
+def nested_beyond(value: object, limit: int) -> bool:
+    """Whether `value` nests containers more than `limit` levels deep (walked without recursion)."""
+    pending: list[tuple[object, int]] = [(value, 0)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, dict | list):
+            if depth >= limit:
+                return True
+            members = item.values() if isinstance(item, dict) else item
+            pending.extend((member, depth + 1) for member in members)
+    return False
+
+
 def _is_json(value: object) -> bool:
     """Log data must be writable as JSON: JSON has no Infinity (a number like 1e400 reads as one),
-    and the writer (the standard library's) has a nesting limit."""
+    and the writer (the standard library's) has a nesting limit (MAX_SCENARIO_DEPTH, below it)."""
+    if nested_beyond(value, MAX_SCENARIO_DEPTH):
+        return False
     try:
         js_compact_json(value)
     except (TypeError, ValueError, RecursionError):
