@@ -56,4 +56,4 @@ def test_ci_runs_the_readme_test_command() -> None:
     assert ".venv/bin/python -m pytest" in lines  # the README's command, on the oldest Python
     assert '"$venv/bin/python" -m pytest' in lines  # the same, in the newest Python's venv
     assert 'suite "$old" .venv' in ci and 'suite "$new" .venv-newest' in ci
-    assert "schedlog\" schemas --check" in ci
+    assert 'schedlog" schemas --check' in ci
