@@ -105,7 +105,6 @@ EVENT_SHAPE = ObjectShape(
         ),
     ),
 )
-ENVELOPE_KEYS = EVENT_SHAPE.keys
 
 ROW_TAGS = ("text-chunks", "reasoning-chunks", "tool-call-chunks")
 _COMMON = (
@@ -144,12 +143,3 @@ ROW_SHAPE = ObjectShape(
         _f("data", AnyValue(), "Row data; its shape depends on the tag."),
     ),
 )
-
-
-def row_problems(row: dict[str, object]) -> list[str]:
-    """Declarative row check (the reader uses a faster equivalent plus cross-field rules)."""
-    problems = object_problems(row, ROW_SHAPE)
-    tag = row.get("type") if isinstance(row, dict) else None
-    if not problems and isinstance(tag, str):
-        problems = object_problems(row["data"], ROW_DATA_SHAPES[tag])
-    return problems

@@ -1,5 +1,9 @@
 """Cron occurrences in an IANA zone (calendar.md §4): next, previous-through, resolve.
 
+Read top down: local-time primitives (zone offsets, local readings, matching local wall times),
+then the intended rule, then the emulation of the reference's decisions; the public searches
+at the end pick one of the two once.
+
 An instant t is an *occurrence* of a rule in zone Z when it is a whole UTC minute within years
 0001-9999, its local reading in Z has second 0, matches the rule, and is the *first* instant
 with that reading (a gap time has none and is skipped; an overlap counts once, first pass).
@@ -16,6 +20,7 @@ decisions by default, because the host that writes the logs *is* the reference; 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 from functools import lru_cache
 from zoneinfo import ZoneInfo
@@ -93,20 +98,6 @@ def first_instance(zone: ZoneInfo, wall: int) -> tuple[int | None, bool]:
         return wall - off0, False
     valid = [t for t in (wall - off0, wall - off1) if wall_ms(zone, t) == wall]
     return (min(valid) if valid else None), True
-
-
-def _pick(zone: ZoneInfo, wall: int) -> tuple[int, bool]:
-    """The reference's candidate instant for local wall time `wall`, and whether it reads `wall`.
-
-    It resolves through the offset at the wall time read as UTC, so in an overlap that is not
-    one hour long it can land on the second pass (calendar.md §4.2).
-    """
-    o = wall - offset_ms(zone, wall)
-    if wall_ms(zone, o) == wall:
-        earlier = o - HOUR_MS
-        return (earlier if wall_ms(zone, earlier) == wall else o), True
-    later = wall - offset_ms(zone, o)
-    return later, wall_ms(zone, later) == wall
 
 
 def _whole_minute_era(zone: ZoneInfo, t: int) -> int | None:
@@ -254,12 +245,38 @@ def is_occurrence(rule: CronRule, zone: ZoneInfo, t: int) -> bool:
     return first_instance(zone, wall)[0] == t
 
 
-# --- next -------------------------------------------------------------------------------------------
+def _utc_year(t: int) -> int:
+    """The UTC year of instant t, 0 for the year before year 1 (JavaScript dates have one)."""
+    ordinal = t // DAY_MS + _EPOCH_ORDINAL
+    return date.fromordinal(ordinal).year if ordinal >= 1 else 0
+
+
+def _local_start(zone: ZoneInfo, after: int) -> int:
+    """Where a forward walk starts: the local reading of `after`, floored to its minute."""
+    wall = wall_ms(zone, after)
+    return wall - wall % MINUTE_MS
+
+
+_CYCLE_MS = 146_097 * DAY_MS
+"""One 400-year Gregorian cycle: shifting by it keeps every calendar field but the year."""
+
+
+def _shift_years(wall: int, years: int) -> int:
+    """The same local fields `years` later (the reading may lie in year 0, so go via a cycle)."""
+    moment = _EPOCH_NAIVE + timedelta(milliseconds=wall + _CYCLE_MS)
+    shifted = moment.replace(year=moment.year - 400 + years)
+    return (shifted - _EPOCH_NAIVE) // _ONE_MS
+
+
+Counts = Callable[[ZoneInfo, int, int, bool], bool]
+"""Whether a matching local time `wall`, whose first instance is t (near a transition or not),
+is an occurrence a search may answer: the one place the intended rule and the reference part."""
 
 
 def _walk_next(
-    rule: CronRule, zone: ZoneInfo, after: int, start: int, *, reference: bool, last_wall: int = MAX_MS
+    rule: CronRule, zone: ZoneInfo, after: int, start: int, counts: Counts, last_wall: int = MAX_MS
 ) -> int | None:
+    """The first occurrence after `after` that `counts`, walking matching local times from `start`."""
     wall = start
     while True:
         candidate = next_local(rule, wall)
@@ -275,65 +292,21 @@ def _walk_next(
                     return None
                 wall = max(candidate + MINUTE_MS, wall_ms(zone, era))
                 continue
-            if t > after and (not reference or not near or _pick(zone, candidate) == (t, True)):
+            if t > after and counts(zone, candidate, t, near):
                 return t
         wall = candidate + MINUTE_MS
 
 
-def _utc_year(t: int) -> int:
-    """The UTC year of instant t, 0 for the year before year 1 (JavaScript dates have one)."""
-    ordinal = t // DAY_MS + _EPOCH_ORDINAL
-    return date.fromordinal(ordinal).year if ordinal >= 1 else 0
+# --- the intended rule (calendar.md §4.1) -------------------------------------------------------
 
 
-_REFERENCE_FROM = (date(109, 1, 1).toordinal() - _EPOCH_ORDINAL) * DAY_MS
-"""The first instant of UTC year 109: from there on, both searches follow the reference alone."""
+def _every_first_instance(zone: ZoneInfo, wall: int, t: int, near: bool) -> bool:
+    """Intended: every matching local time's first instance is an occurrence."""
+    return True
 
 
-def _local_start(zone: ZoneInfo, after: int) -> int:
-    """Where the walk starts: the local reading of `after`, floored to its minute."""
-    wall = wall_ms(zone, after)
-    return wall - wall % MINUTE_MS
-
-
-def next_occurrence(rule: CronRule, zone: ZoneInfo, after: int, *, ideal: bool = False) -> int | None:
-    """The first occurrence strictly after instant `after`, or None up to year 9999.
-
-    Any integer instant may be asked: occurrences lie in years 0001-9999, so from further back
-    the answer is the first one, and from MAX_MS on there is none.
-    """
-    if after >= MAX_MS or not has_matching_date(rule):
-        return None
-    after = max(after, MIN_MS - 1)
-    start = _local_start(zone, after)
-    if ideal:
-        return _walk_next(rule, zone, after, start, reference=False)
-    year = _utc_year(after)
-    if year <= 108:
-        # the reference searches low years itself (JavaScript remaps years 0-99)
-        found = _walk_next(
-            rule, zone, after, start, reference=False, last_wall=_ordinal_wall(date(110, 1, 1).toordinal(), 0) - 1
-        )
-        if found is not None:
-            return found
-        if year <= 99 and offset_ms(zone, after) % MINUTE_MS:
-            # quirk: its fallback evaluator restarts in year 1900 + y (calendar.md §4.4)
-            start = _shift_years(wall_ms(zone, after), 1900)
-    return _walk_next(rule, zone, after, start, reference=True)
-
-
-_CYCLE_MS = 146_097 * DAY_MS
-"""One 400-year Gregorian cycle: shifting by it keeps every calendar field but the year."""
-
-
-def _shift_years(wall: int, years: int) -> int:
-    """The same local fields `years` later (the reading may lie in year 0, so go via a cycle)."""
-    moment = _EPOCH_NAIVE + timedelta(milliseconds=wall + _CYCLE_MS)
-    shifted = moment.replace(year=moment.year - 400 + years)
-    return (shifted - _EPOCH_NAIVE) // _ONE_MS
-
-
-# --- previous-through -------------------------------------------------------------------------------
+def _intended_next(rule: CronRule, zone: ZoneInfo, after: int) -> int | None:
+    return _walk_next(rule, zone, after, _local_start(zone, after), _every_first_instance)
 
 
 def _intended_previous(rule: CronRule, zone: ZoneInfo, through: int, baseline: int) -> int | None:
@@ -353,7 +326,54 @@ def _intended_previous(rule: CronRule, zone: ZoneInfo, through: int, baseline: i
         wall = candidate - MINUTE_MS
 
 
-def _reference_previous(rule: CronRule, zone: ZoneInfo, through: int, baseline: int) -> int:
+def _intended_resolve(rule: CronRule, zone: ZoneInfo, target: int, accepted: int) -> tuple[int, int | None]:
+    latest = previous_through(rule, zone, accepted, target, ideal=True)
+    return _occurrence(latest, target), next_occurrence(rule, zone, accepted, ideal=True)
+
+
+# --- the reference's decisions (calendar.md §4.2-§4.4, §4.7), misses included -----------------------
+
+
+def _pick(zone: ZoneInfo, wall: int) -> tuple[int, bool]:
+    """The reference's candidate instant for local wall time `wall`, and whether it reads `wall`.
+
+    It resolves through the offset at the wall time read as UTC, so in an overlap that is not
+    one hour long it can land on the second pass (calendar.md §4.2).
+    """
+    o = wall - offset_ms(zone, wall)
+    if wall_ms(zone, o) == wall:
+        earlier = o - HOUR_MS
+        return (earlier if wall_ms(zone, earlier) == wall else o), True
+    later = wall - offset_ms(zone, o)
+    return later, wall_ms(zone, later) == wall
+
+
+def _reference_counts(zone: ZoneInfo, wall: int, t: int, near: bool) -> bool:
+    """The reference's one DST predicate: near a transition its candidate for a local time is
+    the instant `_pick` gives, and the time counts only when that is the first instance."""
+    return not near or _pick(zone, wall) == (t, True)
+
+
+_REFERENCE_FROM = (date(109, 1, 1).toordinal() - _EPOCH_ORDINAL) * DAY_MS
+"""The first instant of UTC year 109: from there on, both searches follow the reference alone."""
+
+
+def _reference_next(rule: CronRule, zone: ZoneInfo, after: int) -> int | None:
+    start = _local_start(zone, after)
+    year = _utc_year(after)
+    if year <= 108:
+        # the reference searches low years itself (JavaScript remaps years 0-99)
+        last_wall = _ordinal_wall(date(110, 1, 1).toordinal(), 0) - 1
+        found = _walk_next(rule, zone, after, start, _every_first_instance, last_wall)
+        if found is not None:
+            return found
+        if year <= 99 and offset_ms(zone, after) % MINUTE_MS:
+            # quirk: its fallback evaluator restarts in year 1900 + y (calendar.md §4.4)
+            start = _shift_years(wall_ms(zone, after), 1900)
+    return _walk_next(rule, zone, after, start, _reference_counts)
+
+
+def _reference_cursor_previous(rule: CronRule, zone: ZoneInfo, through: int, baseline: int) -> int:
     """The reference's backward cursor search (calendar.md §4.2), baseline when nothing found."""
     cursor = min(through // MINUTE_MS * MINUTE_MS + MINUTE_MS, MAX_MS)
     while cursor > baseline:
@@ -375,17 +395,13 @@ def _reference_previous(rule: CronRule, zone: ZoneInfo, through: int, baseline: 
 _UNDECIDED = -1 << 62
 
 
-def _plain_previous(rule: CronRule, zone: ZoneInfo, through: int, baseline: int) -> int | None:
+def _plain_previous_at(rule: CronRule, zone: ZoneInfo, wall: int, baseline: int) -> int | None:
     """The answer when no daylight-saving transition is involved, else _UNDECIDED.
 
-    When the local reading of `through` is unambiguous and the latest matching local time before
-    it is neither a gap nor an overlap time, every algorithm agrees: that time's one instant.
+    When the local reading `wall` of `through` is unambiguous and the latest matching local time
+    before it is neither a gap nor an overlap time, every algorithm agrees: that time's one
+    instant.
     """
-    return _plain_previous_at(rule, zone, wall_ms(zone, through), baseline)
-
-
-def _plain_previous_at(rule: CronRule, zone: ZoneInfo, wall: int, baseline: int) -> int | None:
-    """`_plain_previous` given the local reading `wall` of `through`."""
     if wall % 1000 or not MIN_MS <= wall <= MAX_MS:
         return _UNDECIDED
     off0, off1 = _fold_offsets(zone, wall - wall % MINUTE_MS)
@@ -400,6 +416,47 @@ def _plain_previous_at(rule: CronRule, zone: ZoneInfo, wall: int, baseline: int)
     return t if t > baseline else None
 
 
+def _reference_previous(rule: CronRule, zone: ZoneInfo, through: int, baseline: int) -> int | None:
+    if _utc_year(through) <= 108:
+        return _intended_previous(rule, zone, through, baseline)
+    plain = _plain_previous_at(rule, zone, wall_ms(zone, through), baseline)
+    if plain != _UNDECIDED:
+        return plain
+    result = _reference_cursor_previous(rule, zone, through, baseline)
+    following = next_occurrence(rule, zone, result)
+    if following is not None and following <= through:
+        return following
+    return result if result > baseline else None
+
+
+def _reference_resolve(rule: CronRule, zone: ZoneInfo, target: int, accepted: int) -> tuple[int, int | None]:
+    if _REFERENCE_FROM <= accepted <= MAX_MS and has_matching_date(rule):
+        # The usual case, answered by the same steps as below with the local reading of
+        # `accepted` read once: the plain previous occurrence, then the reference walk onward.
+        wall = wall_ms(zone, accepted)
+        latest = _plain_previous_at(rule, zone, wall, target)
+        if latest != _UNDECIDED:
+            start = wall - wall % MINUTE_MS
+            return _occurrence(latest, target), _walk_next(rule, zone, accepted, start, _reference_counts)
+    latest = previous_through(rule, zone, accepted, target)
+    return _occurrence(latest, target), next_occurrence(rule, zone, accepted)
+
+
+# --- the public searches: each picks the intended rule or the reference's decisions once -----------
+
+
+def next_occurrence(rule: CronRule, zone: ZoneInfo, after: int, *, ideal: bool = False) -> int | None:
+    """The first occurrence strictly after instant `after`, or None up to year 9999.
+
+    Any integer instant may be asked: occurrences lie in years 0001-9999, so from further back
+    the answer is the first one, and from MAX_MS on there is none.
+    """
+    if after >= MAX_MS or not has_matching_date(rule):
+        return None
+    search = _intended_next if ideal else _reference_next
+    return search(rule, zone, max(after, MIN_MS - 1))
+
+
 def previous_through(rule: CronRule, zone: ZoneInfo, through: int, baseline: int, *, ideal: bool = False) -> int | None:
     """The latest occurrence t with baseline < t <= through, or None.
 
@@ -408,18 +465,13 @@ def previous_through(rule: CronRule, zone: ZoneInfo, through: int, baseline: int
     """
     if through < MIN_MS or not has_matching_date(rule):
         return None
-    through = min(through, MAX_MS)
-    baseline = max(baseline, MIN_MS - 1)
-    if ideal or _utc_year(through) <= 108:
-        return _intended_previous(rule, zone, through, baseline)
-    plain = _plain_previous(rule, zone, through, baseline)
-    if plain != _UNDECIDED:
-        return plain
-    result = _reference_previous(rule, zone, through, baseline)
-    following = next_occurrence(rule, zone, result)
-    if following is not None and following <= through:
-        return following
-    return result if result > baseline else None
+    search = _intended_previous if ideal else _reference_previous
+    return search(rule, zone, min(through, MAX_MS), max(baseline, MIN_MS - 1))
+
+
+def _occurrence(latest: int | None, target: int) -> int:
+    """A late dispatch's occurrence: the latest one after the target, else the target itself."""
+    return latest if latest is not None and latest > target else target
 
 
 def resolve_occurrence(
@@ -430,17 +482,8 @@ def resolve_occurrence(
     The occurrence is the latest one in (target, accepted], else the persisted target itself
     (kept as a history-stable baseline even when current data no longer matches it).
     """
-    if not ideal and _REFERENCE_FROM <= accepted <= MAX_MS and has_matching_date(rule):
-        # The usual case, answered by the same steps as below with the local reading of
-        # `accepted` read once: the plain previous occurrence, then the reference walk onward.
-        wall = wall_ms(zone, accepted)
-        latest = _plain_previous_at(rule, zone, wall, target)
-        if latest != _UNDECIDED:
-            occurrence = latest if latest is not None and latest > target else target
-            return occurrence, _walk_next(rule, zone, accepted, wall - wall % MINUTE_MS, reference=True)
-    latest = previous_through(rule, zone, accepted, target, ideal=ideal)
-    occurrence = latest if latest is not None and latest > target else target
-    return occurrence, next_occurrence(rule, zone, accepted, ideal=ideal)
+    resolve = _intended_resolve if ideal else _reference_resolve
+    return resolve(rule, zone, target, accepted)
 
 
 def cron_occurrences(cron: str, time_zone: str, after_ms: int, count: int, *, ideal: bool = False) -> list[int]:

@@ -149,7 +149,6 @@ def _one_of(names: Iterable[str]) -> list[object]:
 
 _ERRORS = [s.name for s in ERROR_SHAPES]
 _VIEWS = [s.name for s in VIEW_SHAPES.values()]
-_TOOL_BEYOND = ("selector and argument rules of schedule_create (see the README)",)
 
 
 def tool_documents() -> dict[str, JsonSchema]:

@@ -100,25 +100,33 @@ def _violation(err: ScheduleLogError, line: int | None) -> Violation:
     return Violation(err.code, err.rule, err.index, err.index, line, err.pointer, err.message)
 
 
-class Sink(Protocol):
-    """Hears every committed record in order: each `schedule/change` event with the fold step it
-    caused, and the other records as `SessionLog.entries` passes them to `others` (no Entry is
-    made for those); and the session's seedLength before the first `schedule/change` event (the
-    records before it may come first)."""
+class SessionSink(Protocol):
+    """What `verify_log` tells about a session as it reads it (the replay's stager is one).
 
-    def seed(self, seed: object) -> None: ...
+    Every committed record reaches it once, in file order: a schedule change through
+    `schedule_change`, any other record through `other_record`. `seed` is called once, after the
+    header is read and before the first schedule change (other records may come before it).
+    """
 
-    def __call__(self, entry: Entry, step: Step | None) -> None: ...
-
-    def other(
+    def other_record(
         self, line: int, index: int, event: dict[str, object] | None, row: ChunkRow | None, raw: bytes | None
-    ) -> object: ...
+    ) -> object:
+        """A committed record that holds no schedule change (an `OtherRecords` of the reader)."""
+        ...
+
+    def seed(self, seed: object) -> None:
+        """The seedLength the session is judged with, once its header is read."""
+        ...
+
+    def schedule_change(self, entry: Entry, step: Step | None) -> None:
+        """A `schedule/change` event, with the fold step it caused (None once the fold stopped)."""
+        ...
 
 
-def verify_log(log: SessionLog, sink: Sink | None = None) -> SessionReport:
+def verify_log(log: SessionLog, sink: SessionSink | None = None) -> SessionReport:
     """Read `log` to the end, folding its schedule events as its reading says; return the
     session's report."""
-    entries = log.entries(schedule_only=True, others=None if sink is None else sink.other)
+    entries = log.entries(schedule_only=True, others=None if sink is None else sink.other_record)
     first = next(entries, None)  # the header (if any) has been read once this returns
     seed = log.reading.seed_for(log.seed_length)
     if sink is not None:
@@ -143,7 +151,7 @@ def verify_log(log: SessionLog, sink: Sink | None = None) -> SessionReport:
                 violation = _violation(err, entry.line)
                 folder = None
         if sink is not None:
-            sink(entry, step)
+            sink.schedule_change(entry, step)
     folded = None
     if folder is not None and not log.unreadable:
         folder.skip(log.event_count - folder.count)

@@ -29,8 +29,6 @@ from replay.duck.staging import SMALL_TABLES, StagedSession, stage_session, stag
 from replay.logs.discover import STDIN
 from replay.reading import DEFAULT_READING, Reading
 
-ROW_TAGS_SQL = "('text-chunks', 'reasoning-chunks', 'tool-call-chunks')"
-
 _COLUMNS = {
     "sessions": {
         "session_key": "BIGINT", "path": "VARCHAR", "session_id": "VARCHAR", "header": "JSON",

@@ -62,8 +62,9 @@ def staged_name(table: str, key: int) -> str:
     return f"{table}-{key:08d}.{'us' if table in FIELD_FILES else 'jsonl'}"
 
 
-class _NotDirect(Exception):
-    """The log turned out not to be one DuckDB may read line by line: stage it by copying."""
+class NotDirect(Exception):
+    """Raised by a direct stager (see the module docstring) when the log turns out not to be one
+    DuckDB may read line by line; `stage_session` then stages it again by copying."""
 
 
 SMALL_TABLES = ("sessions", "schedules", "dispatches", "violations", "changes")
@@ -157,7 +158,7 @@ class _Schedule:
 
 
 class SessionStager:
-    """The verify sink that writes one session's staging rows."""
+    """The verify_log sink (a SessionSink) that writes one session's staging rows."""
 
     def __init__(self, key: int, out: Path, source: str | None = None, inline: bool = False) -> None:
         self.key = key
@@ -203,14 +204,14 @@ class SessionStager:
         field = b"" if self.owned_from is None else b"%d" % self.owned_from
         self.changes_head = b"%d\x1f%s\x1f" % (self.key, field)
 
-    def __call__(self, entry: Entry, step: Step | None) -> None:
+    def schedule_change(self, entry: Entry, step: Step | None) -> None:
         """A `schedule/change` event: described, copied to the changes, and its step followed."""
-        fields, raw = self.other(*entry)
+        fields, raw = self.other_record(entry.line, entry.event_index, entry.event, entry.row, entry.raw)
         self._write("changes", b"%s%s\x1f%s\n" % (self.changes_head, fields, raw))
         if step is not None:
             self._step(entry, step)
 
-    def other(
+    def other_record(
         self, line: int, index: int, event: dict[str, object] | None, row: ChunkRow | None, raw: bytes | None
     ) -> tuple[bytes, bytes]:
         """Describe one record; return its fields and its bytes as staged."""
@@ -229,10 +230,10 @@ class SessionStager:
         if self.source is not None:
             if line != self.next_line:
                 if self.next_line != 1 or line != 2:
-                    raise _NotDirect  # a line that is no record
+                    raise NotDirect  # a line that is no record
                 self.described.write(_SKIP)  # line 1 is the header
             if raw is None:  # not valid UTF-8 JSON as read: DuckDB would take it otherwise
-                raise _NotDirect
+                raise NotDirect
             self.next_line = line + 1
             self.described.write(b"%s%s\x1f%d\n" % (self.head, fields, len(raw)))
         else:
@@ -315,7 +316,7 @@ class SessionStager:
     def finish(self, log: SessionLog, report: SessionReport) -> None:
         """Close the session: final schedule states, the session row and its violation."""
         if self.source is not None and not _split_like_duckdb(self.source, log, self.next_line - 1):
-            raise _NotDirect
+            raise NotDirect
         active = set() if report.folded is None else {r.id for r in report.folded.active}
         for schedule in self.schedules.values():
             if not schedule.ended:
@@ -371,14 +372,15 @@ def stage_session(
     data: bytes | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> StagedSession:
-    """Verify one session while writing its staging files into `out`: directly if the log
-    allows it, else (or when the pass finds it does not) by copying its records."""
+    """Verify one session while staging its records (see the module docstring): inline for a
+    small log; else directly when the log allows it, and by copying when it does not, or when
+    the direct pass finds it does not after all (NotDirect)."""
     if (len(data) if data is not None else file_size(path)) < INLINE_BYTES:
         return _stage(path, key, out, reading, data, progress, None, inline=True)
     if data is None and progress is None and _may_read_directly(path):
         try:
             return _stage(path, key, out, reading, None, None, os.path.abspath(path))
-        except _NotDirect:
+        except NotDirect:
             pass
     return _stage(path, key, out, reading, data, progress, None)
 

@@ -24,6 +24,13 @@ _LITERALS = (("true", True), ("false", False), ("null", None))
 Container = list[object] | dict[str, object]
 
 
+def _skip_ws(text: str, pos: int) -> int:
+    """The position of the first non-whitespace character at or after `pos` (JSON whitespace)."""
+    match = _WS.match(text, pos)
+    assert match is not None  # the pattern matches the empty string anywhere
+    return match.end()
+
+
 def _fail(message: str, text: str, pos: int) -> JSONDecodeError:
     return JSONDecodeError(message, text, pos)
 
@@ -33,10 +40,10 @@ def _key(text: str, pos: int) -> tuple[str, int]:
     if text[pos : pos + 1] != '"':
         raise _fail("Expecting property name enclosed in double quotes", text, pos)
     key, pos = scanstring(text, pos + 1, True)
-    pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
+    pos = _skip_ws(text, pos)
     if text[pos : pos + 1] != ":":
         raise _fail("Expecting ':' delimiter", text, pos)
-    return key, _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
+    return key, _skip_ws(text, pos + 1)
 
 
 def parse(
@@ -48,12 +55,12 @@ def parse(
     raise JSONDecodeError."""
     stack: list[Container] = []
     keys: list[str] = []  # the pending key of each open object, in stack order
-    pos = _WS.match(text).end()  # type: ignore[union-attr]
+    pos = _skip_ws(text, 0)
     while True:
         c = text[pos : pos + 1]
         value: object
         if c == "{" or c == "[":
-            pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
+            pos = _skip_ws(text, pos + 1)
             if text[pos : pos + 1] == ("}" if c == "{" else "]"):
                 value = {} if c == "{" else []
                 pos += 1
@@ -81,7 +88,7 @@ def parse(
                 raise _fail("Expecting value", text, pos)
         # a value is complete: place it, closing every container it completes
         while True:
-            pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
+            pos = _skip_ws(text, pos)
             if not stack:
                 if pos != len(text):
                     raise _fail("Extra data", text, pos)
@@ -93,7 +100,7 @@ def parse(
                 top[keys[-1]] = value
             c = text[pos : pos + 1]
             if c == ",":
-                pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
+                pos = _skip_ws(text, pos + 1)
                 if isinstance(top, dict):
                     keys[-1], pos = _key(text, pos)
                 break

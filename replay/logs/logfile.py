@@ -20,7 +20,7 @@ import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import BinaryIO, NamedTuple
+from typing import BinaryIO, NamedTuple, Protocol
 
 import orjson
 import zstandard
@@ -108,8 +108,14 @@ class Entry(NamedTuple):
             yield from self.row.events()
 
 
-Others = Callable[[int, int, dict[str, object] | None, ChunkRow | None, bytes | None], object]
-"""Hears a record not yielded: its line, event index, event or row, and bytes (as in an Entry)."""
+class OtherRecords(Protocol):
+    """Hears each committed record that `entries(schedule_only=True)` does not yield, in order
+    with the yielded ones, with an Entry's fields passed one by one: no Entry is made for them
+    (most records of a log are no schedule change, and this runs for each)."""
+
+    def __call__(
+        self, line: int, index: int, event: dict[str, object] | None, row: ChunkRow | None, raw: bytes | None
+    ) -> object: ...
 
 
 @dataclass
@@ -145,7 +151,7 @@ class SessionLog:
 
     _defect: _Defect | None = None
     _schedule_only: bool = False
-    _others: Others | None = None
+    _others: OtherRecords | None = None
     _fatal: bool = False
     _counts: dict[str, int] = field(default_factory=dict)
     _consumed: int = 0
@@ -181,7 +187,7 @@ class SessionLog:
 
     # --- reading --------------------------------------------------------------------------
 
-    def entries(self, schedule_only: bool = False, others: Others | None = None) -> Iterator[Entry]:
+    def entries(self, schedule_only: bool = False, others: OtherRecords | None = None) -> Iterator[Entry]:
         """Yield the committed records; findings are final once the iterator is exhausted.
 
         With `schedule_only`, every record is still read, checked and counted, but only the

@@ -9,7 +9,7 @@ report is a small scenario that reproduces the failure.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from itertools import pairwise
@@ -113,14 +113,6 @@ def generate(seed: int, steps: int = 40, faults: bool = True) -> Scenario:
 class Violation:
     invariant: str
     detail: str
-
-
-def _records_by_id(events: Sequence[dict[str, Any]], seed: int) -> dict[str, list[dict[str, Any]]]:
-    creates: dict[str, list[dict[str, Any]]] = {}
-    for event in events[seed:]:
-        if event["type"] == "schedule/change" and event["data"].get("operation") == "create":
-            creates.setdefault(event["data"]["schedule"]["id"], []).append(event["data"]["schedule"])
-    return creates
 
 
 def check(
