@@ -57,3 +57,13 @@ def test_ci_runs_the_readme_test_command() -> None:
     assert '"$venv/bin/python" -m pytest' in lines  # the same, in the newest Python's venv
     assert 'suite "$old" .venv' in ci and 'suite "$new" .venv-newest' in ci
     assert 'schedlog" schemas --check' in ci
+
+
+def test_the_layout_table_shows_every_room() -> None:
+    rows = [
+        line for line in README.split("## Layout", 1)[1].split("\n## ", 1)[0].splitlines() if line.startswith("| `")
+    ]
+    listed = [row.split("`")[1] for row in rows]
+    rooms = sorted(f"replay/{p.parent.name}/" for p in (ROOT / "replay").glob("*/__init__.py"))
+    assert rooms and all(room in listed for room in rooms), (rooms, listed)
+    assert len(listed) == len(set(listed))  # one line each
