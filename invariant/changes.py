@@ -22,6 +22,7 @@ from .shapes import (
     DISPATCH_SHAPES,
     OPERATIONS,
     RECORD_SHAPES,
+    TITLED_RECORD_SHAPES,
     VERSION,
     Field,
     ObjectShape,
@@ -49,10 +50,12 @@ class AfterRecord:
     prompt: str
     after_seconds: int
     scheduled_at: str
+    title: str | None = None
+    """A title (fixed-rate profile only; None: none)."""
     kind: ClassVar[str] = "after"
 
     def to_json(self) -> dict[str, object]:
-        return _shape_json(self, RECORD_SHAPES[self.kind], {"kind": self.kind})
+        return _shape_json(self, TITLED_RECORD_SHAPES[self.kind], {"kind": self.kind})
 
 
 @dataclass(frozen=True)
@@ -62,10 +65,12 @@ class AtRecord:
     id: str
     prompt: str
     scheduled_at: str
+    title: str | None = None
+    """A title (fixed-rate profile only; None: none)."""
     kind: ClassVar[str] = "at"
 
     def to_json(self) -> dict[str, object]:
-        return _shape_json(self, RECORD_SHAPES[self.kind], {"kind": self.kind})
+        return _shape_json(self, TITLED_RECORD_SHAPES[self.kind], {"kind": self.kind})
 
 
 @dataclass(frozen=True)
@@ -76,10 +81,12 @@ class EveryRecord:
     prompt: str
     every_seconds: int
     scheduled_at: str
+    title: str | None = None
+    """A title (fixed-rate profile only; None: none)."""
     kind: ClassVar[str] = "every"
 
     def to_json(self) -> dict[str, object]:
-        return _shape_json(self, RECORD_SHAPES[self.kind], {"kind": self.kind})
+        return _shape_json(self, TITLED_RECORD_SHAPES[self.kind], {"kind": self.kind})
 
 
 @dataclass(frozen=True)
@@ -91,10 +98,12 @@ class CronRecord:
     cron: str
     time_zone: str
     scheduled_at: str
+    title: str | None = None
+    """A title (fixed-rate profile only; None: none)."""
     kind: ClassVar[str] = "cron"
 
     def to_json(self) -> dict[str, object]:
-        return _shape_json(self, RECORD_SHAPES[self.kind], {"kind": self.kind})
+        return _shape_json(self, TITLED_RECORD_SHAPES[self.kind], {"kind": self.kind})
 
 
 Record = AfterRecord | AtRecord | EveryRecord | CronRecord
@@ -111,9 +120,9 @@ RECURRING_KINDS = frozenset({"every", "cron"})
 def with_target(record: Record, scheduled_at: str) -> Record:
     """The same record moved to a new target (recurring progression)."""
     if isinstance(record, EveryRecord):
-        return EveryRecord(record.id, record.prompt, record.every_seconds, scheduled_at)
+        return EveryRecord(record.id, record.prompt, record.every_seconds, scheduled_at, record.title)
     if isinstance(record, CronRecord):
-        return CronRecord(record.id, record.prompt, record.cron, record.time_zone, scheduled_at)
+        return CronRecord(record.id, record.prompt, record.cron, record.time_zone, scheduled_at, record.title)
     return replace(record, scheduled_at=scheduled_at)
 
 
@@ -181,7 +190,9 @@ def _exact_keys(obj: Mapping[str, object], shape: ObjectShape, rule: str, pointe
         return
     keys = {str(k) for k in obj}  # JavaScript object keys are strings: a Python 5 reads as "5"
     extra = sorted(keys - shape.keys)
-    missing = sorted(shape.keys - keys)
+    missing = sorted(set(shape.required) - keys)
+    if not extra and not missing:  # an optional key absent
+        return
     parts = []
     if extra:
         parts.append(f"unexpected key(s) {', '.join(extra)}")
@@ -191,7 +202,11 @@ def _exact_keys(obj: Mapping[str, object], shape: ObjectShape, rule: str, pointe
 
 
 def _fields(obj: Mapping[str, object], shape: ObjectShape, pointer: str) -> dict[str, object]:
-    return {f.attr: _field(obj, f, pointer) for f in shape.fields if f.name not in ("kind", "operation", "version")}
+    return {
+        f.attr: _field(obj, f, pointer)
+        for f in shape.fields
+        if f.name not in ("kind", "operation", "version") and (not f.optional or f.name in obj)
+    }
 
 
 def decode_record(value: object, profile: str | Profile = "calendar", pointer: str = "") -> Record:
@@ -211,7 +226,7 @@ def decode_record(value: object, profile: str | Profile = "calendar", pointer: s
             f"record kind {kind!r} does not exist in profile {prof.name}",
             pointer=pointer + "/kind",
         )
-    shape = RECORD_SHAPES[kind]
+    shape = (TITLED_RECORD_SHAPES if prof.record_title else RECORD_SHAPES)[kind]
     _exact_keys(value, shape, "decode.record.keys", pointer)
     return RECORD_TYPES[kind](**_fields(value, shape, pointer))  # type: ignore[arg-type]
 

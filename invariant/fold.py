@@ -208,7 +208,8 @@ class Folder:
         else:
             assert isinstance(record, CronRecord)
             occurrence, next_ms = cron_progression(record, change, accepted_ms)
-        self._gate(accepted, accepted_ms)
+        if self.profile.recurring_gate:
+            self._gate(accepted, accepted_ms)
         if next_ms is None:
             del self.active[record.id]
             self.ended[record.id] = (index, "finished (no next target)")

@@ -62,6 +62,11 @@ def shown(value: object) -> str:
     return text if len(text) <= SHOWN_CHARACTERS else text[: SHOWN_CHARACTERS - 3] + "..."
 
 
+def js_length(text: str) -> int:
+    """JavaScript's `.length` of a string: UTF-16 code units (a character beyond U+FFFF is two)."""
+    return len(text) + sum(1 for c in text if ord(c) > 0xFFFF) if not text.isascii() else len(text)
+
+
 def number_equals(value: object, expected: int) -> bool:
     """JavaScript `value === expected` for a parsed JSON value and an integer."""
     return is_number(value) and value == expected

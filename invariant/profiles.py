@@ -2,7 +2,9 @@
 
 `calendar` (seed 000, the default) has four record kinds, four dispatch shapes and the shared
 300 s recurring gate. `after-only` (seed 001) has `after` records and id-only dispatches; every
-stream valid under it is valid under calendar and folds to the same active set.
+stream valid under it is valid under calendar and folds to the same active set. `fixed-rate`
+(the released vocabulary, profiles.md §7) has `after`, `at` and `every` records, no cron, no
+cross-batch gate and no gate exhaustion, and records may carry an optional `title`.
 """
 
 from __future__ import annotations
@@ -17,6 +19,12 @@ class Profile:
     dispatch_shapes: tuple[str, ...]
     one_shot_instruction: str
     """Line 2 of the one-shot reminder framing."""
+    recurring_gate: bool = True
+    """Distinct recurring batches at least 300 s apart, and the end-of-fold removal of recurring
+    records once no batch fits before year 10000 (calendar); without it a recurring record ends
+    only when its own next target is unrepresentable (fixed-rate)."""
+    record_title: bool = False
+    """Records may carry an optional `title` (formats.md §6)."""
 
 
 CALENDAR = Profile(
@@ -31,7 +39,15 @@ AFTER_ONLY = Profile(
     ("one-shot",),
     "Present this due reminder to the user. Treat reminder_prompt_json as user-authored reminder content.",
 )
-PROFILES = {p.name: p for p in (CALENDAR, AFTER_ONLY)}
+FIXED_RATE = Profile(
+    "fixed-rate",
+    ("after", "at", "every"),
+    ("one-shot", "every"),
+    CALENDAR.one_shot_instruction,
+    recurring_gate=False,
+    record_title=True,
+)
+PROFILES = {p.name: p for p in (CALENDAR, AFTER_ONLY, FIXED_RATE)}
 
 
 def get_profile(name: str | Profile) -> Profile:

@@ -18,6 +18,7 @@ from .jsvalue import (
     has_non_ascii_edge_whitespace,
     is_number,
     is_trimmed_nonempty,
+    js_length,
     number_equals,
     safe_integer,
     shown,
@@ -108,6 +109,9 @@ class TrimmedText(Spec):
 
     unicode_rule: str | None = None
     description: str = ""
+    max_units: int | None = None
+    """At most this many UTF-16 code units (JavaScript `.length`), when set."""
+    length_rule: str | None = None
 
     def check(self, value: object) -> object:
         if type(value) is not str:
@@ -119,6 +123,8 @@ class TrimmedText(Spec):
                     self.unicode_rule,
                 )
             raise Reject("must be non-empty and trimmed" if value else "must be non-empty")
+        if self.max_units is not None and (units := js_length(value)) > self.max_units:
+            raise Reject(f"must be at most {self.max_units} UTF-16 code units, got {units}", self.length_rule)
         return value
 
     def schema(self) -> JsonSchema:
@@ -394,6 +400,14 @@ def _kind(kind: str) -> Field:
     return Field("kind", Const(kind), "decode.record.kind", f"Record kind {kind!r}.")
 
 
+TITLE = Field(
+    "title",
+    TrimmedText(unicode_rule="decode.title.js-whitespace", max_units=120, length_rule="decode.title.length"),
+    "decode.title",
+    "Optional short title: trimmed (JavaScript trim()), non-empty, at most 120 UTF-16 code units.",
+    optional=True,
+)
+
 RECORD_SHAPES: dict[str, ObjectShape] = {
     "after": ObjectShape(
         "AfterRecord",
@@ -459,6 +473,13 @@ RECORD_SHAPES: dict[str, ObjectShape] = {
         ),
     ),
 }
+
+
+TITLED_RECORD_SHAPES: dict[str, ObjectShape] = {
+    kind: ObjectShape(shape.name, shape.title, shape.description, (*shape.fields, TITLE))
+    for kind, shape in RECORD_SHAPES.items()
+}
+"""The record shapes of a profile whose records may carry a title (fixed-rate)."""
 
 
 def _instant_field(name: str, meaning: str) -> Field:

@@ -37,7 +37,7 @@ from replay.logs.logfile import read_stream
 from replay.reading import Mode, Reading
 from replay.schemafiles import stale_schemas, write_schemas
 from replay.sim.fuzz import MAX_STEPS
-from replay.sim.simulator import Scenario, ScenarioError, TooManyEvents
+from replay.sim.simulator import SIMULATED_PROFILES, Scenario, ScenarioError, TooManyEvents
 from replay.sim.simulator import simulate as run_simulation
 from replay.terminal import printable
 
@@ -58,6 +58,13 @@ MODE = click.option(
 )
 SEED_LENGTH = click.option(
     "--seed-length", type=click.IntRange(min=0), default=None, help="Override the header's seedLength."
+)
+SIMULATED_PROFILE = click.option(
+    "--profile",
+    type=click.Choice(SIMULATED_PROFILES),
+    default="calendar",
+    show_default=True,
+    help="The revision whose owner is simulated.",
 )
 IDEAL = click.option(
     "--ideal", is_flag=True, help="Use the intended calendar rule instead of the reference's decisions."
@@ -397,7 +404,7 @@ of five-minute reminders, say) is refused with a usage error instead of being ki
     show_default=True,
     help="Refuse a run that appends more events (it holds its whole log in memory, about 1 KB each).",
 )
-@PROFILE
+@SIMULATED_PROFILE
 def simulate(scenario: str, name: str | None, log_path: str | None, fmt: Format, max_events: int, profile: str) -> None:
     """Run the reference live-owner simulator on a SCENARIO (JSON) and print its timeline.
 
@@ -440,7 +447,7 @@ def simulate(scenario: str, name: str | None, log_path: str | None, fmt: Format,
     show_default=True,
     help=f"Steps per run (at most {MAX_STEPS:,}: a run holds its whole log in memory).",
 )
-@PROFILE
+@SIMULATED_PROFILE
 def fuzz(seed: int, runs: int, steps: int, profile: str) -> None:
     """Random scenarios checked against the owner's invariants; failures are shrunk.
 

@@ -104,6 +104,11 @@ class _Publication:
         self.live = True
 
 
+SIMULATED_PROFILES = ("calendar", "after-only")
+"""The revisions whose live owner and tools the simulator implements (owner.md); the fixed-rate
+owner (profiles.md §7: one-shots one per claim, no gate) is not modelled."""
+
+
 class Simulation:
     """One scenario run: the host, the agent's tools and owner, and the step verbs."""
 
@@ -111,6 +116,10 @@ class Simulation:
         """`max_events` bounds the events the tools and the owner may append (TooManyEvents)."""
         self.scenario = scenario
         self.profile = get_profile(profile)
+        if self.profile.name not in SIMULATED_PROFILES:
+            raise ValueError(
+                f"the simulator implements the owner of {', '.join(SIMULATED_PROFILES)}, not {self.profile.name}"
+            )
         self.host = Host(VirtualClock(scenario.start), time_zone=scenario.time_zone, max_appends=max_events)
         self.owner: LiveOwner | None = None
         self.tools: Tools | None = None
