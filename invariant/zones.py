@@ -2,7 +2,7 @@
 
 Names: the reference canonicalizes through its JavaScript engine's ICU data, whose canonical ids
 keep legacy spellings (`Asia/Kolkata` -> `Asia/Calcutta`) and fold the whole UTC family to
-`UTC`. That answer is pinned in `zones.json` (ICU 78.2 / tzdata 2025c), looked up
+`UTC`. That answer is pinned in `zones.json` (the spec's zones-icu.json: ICU 78.3), looked up
 case-insensitively after the reference's shape gate.
 
 Rules: always from the `tzdata` package, never the machine's own zoneinfo, so a verdict does not
@@ -17,6 +17,7 @@ from importlib import resources
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from . import systemv
 from .errors import ScheduleInputError
 from .jsvalue import is_trimmed_nonempty
 from .shapes import ZONE_SHAPE
@@ -62,8 +63,12 @@ def canonical_zone(name: object) -> str:
 
 @lru_cache(maxsize=512)
 def zone_rules(canonical: str) -> ZoneInfo:
-    """The zone's rules from the tzdata package (ICU-only names map to identical tzdata rules)."""
-    key = _table()["rules"].get(canonical, canonical)
+    """The zone's rules from the tzdata package; the retired SystemV names, which no tzdata key
+    carries, as ICU applies them (`systemv.py`)."""
+    daylight = systemv.tzif(canonical)
+    if daylight is not None:
+        return ZoneInfo.from_file(systemv.TzifReader(daylight), key=canonical)
+    key = systemv.fixed_rules_key(canonical) or canonical
     path = resources.files("tzdata.zoneinfo").joinpath(*key.split("/"))
     with path.open("rb") as f:
         return ZoneInfo.from_file(f, key=canonical)

@@ -121,4 +121,4 @@ def test_cron_bad_after_is_a_usage_error() -> None:
 
 def test_version_names_tzdata_and_icu() -> None:
     _, out = run("--version")
-    assert "tzdata" in out and "ICU 78.2" in out
+    assert "tzdata" in out and "ICU 78.3" in out
