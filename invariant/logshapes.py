@@ -7,13 +7,17 @@ are listed in each schema's description.
 
 from __future__ import annotations
 
-from .jsvalue import MAX_SAFE_INTEGER, is_number, shown
+import re
+
+from .jsvalue import MAX_SAFE_INTEGER, NegativeZero, safe_integer, shown
 from .shapes import (
     AnyValue,
     ArrayOf,
+    Boolean,
     Const,
     Enum,
     Field,
+    IntegerIn,
     Nested,
     Number,
     ObjectShape,
@@ -24,87 +28,199 @@ from .shapes import (
     object_problems,
 )
 
+CURRENT_FORMAT_VERSION = 4
+"""The format released builds write (formats.md §1)."""
+FORMAT_VERSIONS = (0, 1, 2, 3, 4)
+"""Every version a log may have and still be judged: 0..3 are read as they stand, as the
+upstream reader reads them before migrating; a higher one is a log this toolkit cannot judge."""
 SESSION_FORMAT_VERSION = 0
+"""The version of the reference snapshot of chapters 1-4 (session-log.md)."""
+MARKER_CUT_FROM = 2
+"""From this version on the fork cut is the last inherited `session/end-seed` marker, headers
+carry `isSeeded` and no `seedLength`, and there are no packed chunk rows (formats.md §3-§5)."""
 SAFE = SafeInt(-MAX_SAFE_INTEGER)
 NON_NEGATIVE = SafeInt(0)
 RETIRED_HEADER_KEYS = ("sandboxMode", "approvalPolicy")
+END_SEED = "session/end-seed"
+_FILE_NAME = re.compile(r"session(?:\.v([1-9][0-9]*))?\.jsonl")
 
 
 def _f(name: str, spec: Spec, meaning: str, optional: bool = False) -> Field:
     return Field(name, spec, "format", meaning, optional)
 
 
-HEADER_SHAPE = ObjectShape(
-    "SessionHeader",
-    "session header",
-    "First line of a session log. Unknown keys are dropped by the reader; retired policy keys are refused.",
-    (
-        _f("type", Const("session"), "Tags the header line."),
-        _f("version", Const(SESSION_FORMAT_VERSION), "On-disk format version: only 0 exists."),
-        _f("id", Text(), "Session id (any text)."),
-        _f("createdAt", SafeInt(0, negative_zero=False), "Unix epoch milliseconds of creation."),
-        _f("cwd", Text(), "Working directory (an absolute path in a live log).", optional=True),
-        _f("parentSession", Text(), "The session this one was forked or spawned from.", optional=True),
-        _f("seedLength", NON_NEGATIVE, "Leading events inherited from the parent (expanded events).", optional=True),
-        _f("origin", Const("subagent"), "Presentation metadata for subagent children.", optional=True),
+def _header_shape(versions: tuple[int, ...]) -> ObjectShape:
+    marked = versions[0] >= MARKER_CUT_FROM
+    seeded = (
+        _f("isSeeded", Boolean(), "The log starts with an inherited prefix, cut by a session/end-seed marker."),
         _f("delegationDepth", SafeInt(0, negative_zero=False), "0 for a top-level session, parent + 1 below."),
-    ),
-    closed=False,
-    forbidden=RETIRED_HEADER_KEYS,
-)
+    )
+    legacy = (
+        _f("seedLength", NON_NEGATIVE, "Leading events inherited from the parent (expanded events).", optional=True),
+    )
+    return ObjectShape(
+        f"SessionHeaderV{versions[0]}",
+        "session header",
+        (
+            "First line of a v2-v4 session log: exactly these keys."
+            if marked
+            else "First line of a v0 or v1 session log. Unknown keys are dropped by the reader; retired policy "
+            "keys are refused."
+        ),
+        (
+            _f("type", Const("session"), "Tags the header line."),
+            _f("version", IntegerIn(versions), "On-disk format version."),
+            _f("id", Text(), "Session id (any text)."),
+            _f("createdAt", SafeInt(0, negative_zero=False), "Unix epoch milliseconds of creation."),
+            _f("cwd", Text(), "Working directory (an absolute path in a live log).", optional=True),
+            _f("parentSession", Text(), "The session this one was forked or spawned from.", optional=True),
+            *(() if marked else legacy),
+            _f("origin", Const("subagent"), "Presentation metadata for subagent children.", optional=True),
+            _f("agentPreset", Text(), "The agent preset the session runs.", optional=True),
+            *(seeded if marked else seeded[1:]),
+        ),
+        closed=marked,
+        forbidden=() if marked else RETIRED_HEADER_KEYS,
+    )
+
+
+HEADER_SHAPE_V0 = _header_shape((0, 1))
+HEADER_SHAPE_V2 = _header_shape((2, 3, 4))
+HEADER_SHAPES = {v: HEADER_SHAPE_V0 if v < MARKER_CUT_FROM else HEADER_SHAPE_V2 for v in FORMAT_VERSIONS}
+HEADER_SHAPE = HEADER_SHAPE_V0
+"""The header of the reference snapshot's logs (version 0)."""
+
+
+def format_version(header: dict[str, object]) -> int | None:
+    """The header's version when it is one this toolkit reads or knows to be newer: a
+    non-negative safe integer, not -0 (the upstream catalog's support decision); else None."""
+    version = header.get("version")
+    if isinstance(version, NegativeZero):
+        return None
+    n = safe_integer(version)
+    return n if n is not None and n >= 0 else None
+
+
+def file_version(name: str) -> int | None:
+    """The version a canonical session file name identifies (`session.jsonl` 0, `session.vN.jsonl`
+    N, with `.zstd` or not), None for any other name (formats.md §2)."""
+    match = _FILE_NAME.fullmatch(name.removesuffix(".zstd"))
+    return None if match is None else int(match.group(1) or 0)
 
 
 def header_problems(header: dict[str, object]) -> tuple[list[str], list[str], str | None]:
-    """(shape problems, retired keys, unsupported version) in the reference's order (§4.2).
+    """(shape problems, retired keys, unsupported version) in the reference's order.
 
-    The shape check only asks for a numeric version; a number other than 0 is reported
-    separately, as the reference does.
+    The version is decided first (formats.md §1): not a non-negative safe integer is a shape
+    problem; above the current version, the log is one this toolkit cannot judge (`unsupported`)
+    and nothing else is checked; otherwise the header must have its version's shape (§3).
     """
-    shape = []
-    for problem in object_problems(header, HEADER_SHAPE):
-        if problem.startswith("carries retired key"):
-            continue
-        if problem.startswith("version ") and is_number(header.get("version")):
-            continue
-        shape.append(f"header {problem}")
+    version = format_version(header)
+    if version is None:
+        return [f"header version must be a non-negative safe integer, got {shown(header.get('version'))}"], [], None
+    if version > CURRENT_FORMAT_VERSION:
+        return [], [], f"stored session uses newer format v{version}; schedlog reads v0-v{CURRENT_FORMAT_VERSION}"
+    shape = [f"header {p}" for p in object_problems(header, HEADER_SHAPES[version])]
     retired = [k for k in RETIRED_HEADER_KEYS if k in header]
-    version = header.get("version")
-    unsupported = None
-    if not shape and is_number(version) and version != SESSION_FORMAT_VERSION:
-        unsupported = (
-            f"unsupported session format version {shown(version)}; only v{SESSION_FORMAT_VERSION} is supported"
-        )
-    return shape, retired, unsupported
+    if version < MARKER_CUT_FROM:
+        shape = [p for p in shape if not p.startswith("header carries retired key")]
+    else:
+        retired = []  # no key beyond the v2 shape's: a retired one is an unexpected key
+    return shape, retired, None
 
 
 REPLACE_OP = ObjectShape(
     "ReplaceOp",
     "surface replace",
-    "Replaces the surface nodes start..end.",
+    "Replaces the surface nodes start..end (formats v0-v2).",
     (
         _f("op", Const("replace"), "A replacement."),
         _f("start", NON_NEGATIVE, "First shadowed surface seq."),
         _f("end", NON_NEGATIVE, "Last shadowed surface seq."),
     ),
 )
-EVENT_SHAPE = ObjectShape(
-    "SessionEvent",
-    "session event",
-    "One event line; its seq equals its index in the expanded log.",
+REPLACE_OP_V3 = ObjectShape(
+    "ReplaceOpV3",
+    "surface replace",
+    "Replaces the surface nodes startSeq..endSeq (formats v3 and v4).",
     (
-        _f("type", Text(), "Event type; unknown types are legal."),
-        _f("seq", NON_NEGATIVE, "0-based position in the expanded event list."),
-        _f("time", SAFE, "Epoch ms of the append (not monotonic)."),
-        _f("data", AnyValue(), "The payload; typed by `type`."),
-        _f("sourceEventSeqs", ArrayOf(NON_NEGATIVE), "Earlier events cited (surface types only).", optional=True),
-        _f(
-            "surfaceOp",
-            OneOf((Const("append"), Nested(REPLACE_OP))),
-            "How a surface event changes the conversation surface.",
-            optional=True,
-        ),
+        _f("op", Const("replace"), "A replacement."),
+        _f("startSeq", NON_NEGATIVE, "First shadowed surface seq."),
+        _f("endSeq", NON_NEGATIVE, "Last shadowed surface seq."),
     ),
 )
+SEQ_RANGE = ArrayOf(NON_NEGATIVE, 2, max_items=2, description="A run of consecutive seqs [start, end].")
+
+
+def _event_shape(name: str, meaning: str, replace: ObjectShape, marked: bool) -> ObjectShape:
+    cited = OneOf((NON_NEGATIVE, SEQ_RANGE)) if marked else NON_NEGATIVE
+    return ObjectShape(
+        name,
+        "session event",
+        meaning,
+        (
+            _f("type", Text(), "Event type; unknown types are legal."),
+            _f("seq", NON_NEGATIVE, "0-based position in the expanded event list."),
+            _f("time", SAFE, "Epoch ms of the append (not monotonic)."),
+            _f("data", AnyValue(), "The payload; typed by `type`."),
+            _f("sourceEventSeqs", ArrayOf(cited), "Earlier events cited (surface types only).", optional=True),
+            _f(
+                "surfaceOp",
+                OneOf((Const("append"), Nested(replace))),
+                "How a surface event changes the conversation surface.",
+                optional=True,
+            ),
+            *((_f("ignorable", Const(True), "The event may be skipped by readers.", optional=True),) if marked else ()),
+        ),
+    )
+
+
+EVENT_SHAPE = _event_shape(
+    "SessionEvent", "One event line of a v0 or v1 log; its seq equals its index in the expanded log.", REPLACE_OP, False
+)
+EVENT_SHAPE_V2 = _event_shape(
+    "SessionEventV2", "One event line of a v2 log (one event per line); its seq equals its index.", REPLACE_OP, True
+)
+EVENT_SHAPE_V3 = _event_shape(
+    "SessionEventV3", "One event line of a v3 or v4 log (one event per line); its seq equals its index.",
+    REPLACE_OP_V3, True,
+)  # fmt: skip
+EVENT_SHAPES = {0: EVENT_SHAPE, 1: EVENT_SHAPE, 2: EVENT_SHAPE_V2, 3: EVENT_SHAPE_V3, 4: EVENT_SHAPE_V3}
+
+
+def cited_seqs(value: object) -> list[int] | None:
+    """The seqs a v2+ `sourceEventSeqs` names (a [start, end] pair is the run start..end), or
+    None when it is not an array of those."""
+    if type(value) is not list:
+        return None
+    seqs: list[int] = []
+    for item in value:
+        if type(item) is list and len(item) == 2:
+            start, end = safe_integer(item[0]), safe_integer(item[1])
+            if start is None or end is None or start > end or end - start > 1_000_000:
+                return None
+            seqs.extend(range(start, end + 1))
+        elif (n := safe_integer(item)) is not None:
+            seqs.append(n)
+        else:
+            return None
+    return seqs
+
+
+def citation_problems(event: dict[str, object], seq: int) -> list[str]:
+    """A v2+ event's `sourceEventSeqs`: every member names an earlier seq, none twice (formats.md §4)."""
+    if "sourceEventSeqs" not in event:
+        return []
+    seqs = cited_seqs(event["sourceEventSeqs"])
+    if seqs is None:
+        return []  # the shape check reports it
+    problems = []
+    if any(n >= seq for n in seqs):
+        problems.append("sourceEventSeqs names a seq that is not earlier than the event's own")
+    if len(set(seqs)) != len(seqs):
+        problems.append("sourceEventSeqs names a seq twice")
+    return problems
+
 
 ROW_TAGS = ("text-chunks", "reasoning-chunks", "tool-call-chunks")
 _COMMON = (

@@ -9,7 +9,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .logshapes import EVENT_SHAPE, HEADER_SHAPE, REPLACE_OP, ROW_DATA_SHAPES, ROW_SHAPE, ROW_TAGS
+from .logshapes import (
+    CURRENT_FORMAT_VERSION,
+    EVENT_SHAPE,
+    EVENT_SHAPE_V2,
+    EVENT_SHAPE_V3,
+    HEADER_SHAPE_V0,
+    HEADER_SHAPE_V2,
+    REPLACE_OP,
+    REPLACE_OP_V3,
+    ROW_DATA_SHAPES,
+    ROW_SHAPE,
+    ROW_TAGS,
+)
 from .shapes import CREATE_SHAPE, DELETE_SHAPE, DISPATCH_SHAPES, RECORD_SHAPES, JsonSchema, ObjectShape
 from .toolshapes import (
     AT_LOCAL,
@@ -94,30 +106,43 @@ def change_document() -> JsonSchema:
 
 
 def header_document() -> JsonSchema:
+    shapes = (HEADER_SHAPE_V0, HEADER_SHAPE_V2)
     return _document(
         "session-header.schema.json",
         "session log header",
-        "The first line of a session log, as the strict persistence reader accepts it.",
-        ("createdAt and delegationDepth are not negative zero (-0)", "cwd is an absolute path in a live log"),
-        object_schema(HEADER_SHAPE),
-        {},
+        "The first line of a session log of formats v0-v4, as the strict persistence reader accepts it: the v0/v1 "
+        "header (seedLength, unknown keys dropped) or the v2-v4 header (isSeeded, exact keys). A version above "
+        f"{CURRENT_FORMAT_VERSION} is a log schedlog cannot judge.",
+        ("createdAt, delegationDepth and version are not negative zero (-0)", "cwd is an absolute path in a live log"),
+        {"type": "object", "oneOf": [{"$ref": f"#/$defs/{s.name}"} for s in shapes]},
+        _defs(shapes),
     )
 
 
-def event_document() -> JsonSchema:
-    body = object_schema(EVENT_SHAPE)
+EVENT_FILES = {
+    "session-event.schema.json": (EVENT_SHAPE, "v0 and v1", REPLACE_OP),
+    "session-event.v2.schema.json": (EVENT_SHAPE_V2, "v2", REPLACE_OP),
+    "session-event.v3.schema.json": (EVENT_SHAPE_V3, "v3 and v4", REPLACE_OP_V3),
+}
+
+
+def event_document(path: str = "session-event.schema.json") -> JsonSchema:
+    shape, versions, replace = EVENT_FILES[path]
+    body = object_schema(shape)
     body["if"] = {"type": "object", "properties": {"type": {"const": "schedule/change"}}, "required": ["type"]}
     body["then"] = {"type": "object", "properties": {"data": {"$ref": CHANGE_ID}}}
+    beyond = ["seq equals the event's index" + (" after packed rows are expanded" if shape is EVENT_SHAPE else "")]
+    if shape is not EVENT_SHAPE:
+        beyond.append("sourceEventSeqs names earlier seqs only, none twice")
+    beyond.append("surface metadata rules (which types carry surfaceOp and sourceEventSeqs) are not checked")
     return _document(
-        "session-event.schema.json",
-        "session log event",
-        "One event line of a session log; the data of a schedule/change event is a v1 change payload.",
-        (
-            "seq equals the event's index after packed rows are expanded",
-            "surface metadata rules (which types carry surfaceOp and sourceEventSeqs) are not checked",
-        ),
+        path,
+        f"session log event (formats {versions})",
+        f"One event line of a session log of formats {versions}; the data of a schedule/change event is a v1 "
+        "change payload.",
+        beyond,
         body,
-        _defs([REPLACE_OP]),
+        _defs([replace]),
     )
 
 
@@ -228,7 +253,7 @@ def documents() -> dict[str, JsonSchema]:
     return {
         CHANGE_FILE: change_document(),
         "session-header.schema.json": header_document(),
-        "session-event.schema.json": event_document(),
+        **{path: event_document(path) for path in EVENT_FILES},
         "chunk-row.schema.json": row_document(),
         **tool_documents(),
     }

@@ -238,6 +238,37 @@ class Enum(Spec):
 
 
 @dataclass(frozen=True)
+class Boolean(Spec):
+    """`true` or `false`."""
+
+    description: str = ""
+
+    def check(self, value: object) -> object:
+        if type(value) is not bool:
+            raise Reject(f"must be a boolean, got {shown(value)}")
+        return value
+
+    def schema(self) -> JsonSchema:
+        return {"type": "boolean"}
+
+
+@dataclass(frozen=True)
+class IntegerIn(Spec):
+    """One of these integers, compared as JavaScript `===` compares numbers (1.0 is 1)."""
+
+    values: tuple[int, ...]
+    description: str = ""
+
+    def check(self, value: object) -> object:
+        if not any(number_equals(value, v) for v in self.values):
+            raise Reject(f"must be one of {', '.join(map(str, self.values))}, got {shown(value)}")
+        return int(value)  # type: ignore[call-overload]
+
+    def schema(self) -> JsonSchema:
+        return {"type": "integer", "enum": list(self.values)}
+
+
+@dataclass(frozen=True)
 class AnyValue(Spec):
     """Any JSON value, null included."""
 
@@ -257,12 +288,15 @@ class ArrayOf(Spec):
     item: Spec
     min_items: int = 0
     description: str = ""
+    max_items: int | None = None
 
     def check(self, value: object) -> object:
         if type(value) is not list:
             raise Reject(f"must be an array, got {shown(value)}")
         if len(value) < self.min_items:
             raise Reject(f"must hold at least {self.min_items} item(s)")
+        if self.max_items is not None and len(value) > self.max_items:
+            raise Reject(f"must hold at most {self.max_items} item(s)")
         for n, item in enumerate(value):
             try:
                 self.item.check(item)
@@ -274,6 +308,8 @@ class ArrayOf(Spec):
         out: JsonSchema = {"type": "array", "items": self.item.schema()}
         if self.min_items:
             out["minItems"] = self.min_items
+        if self.max_items is not None:
+            out["maxItems"] = self.max_items
         return out
 
 

@@ -89,7 +89,13 @@ def test_header_without_delegation_depth_is_strict_error_lenient_warning() -> No
     [
         (b'{"type":"session","version":0,"id":"x","createdAt":-0,"delegationDepth":0}', "createdAt"),
         (b'{"type":"session","version":0,"id":"x","createdAt":0,"delegationDepth":-0.0}', "delegationDepth"),
-        (b'{"type":"session","version":1,"id":"x","createdAt":0,"delegationDepth":0}', "unsupported"),
+        (b'{"type":"session","version":2.5,"id":"x","createdAt":0,"delegationDepth":0}', "version"),
+        (b'{"type":"session","version":-0,"id":"x","createdAt":0,"delegationDepth":0}', "version"),
+        (b'{"type":"session","version":2,"id":"x","createdAt":0,"delegationDepth":0}', "isSeeded"),
+        (
+            b'{"type":"session","version":4,"id":"x","createdAt":0,"isSeeded":false,"delegationDepth":0,"seedLength":0}',
+            "seedLength",
+        ),
         (b'{"type":"session","version":0,"id":"x","createdAt":0,"delegationDepth":0,"sandboxMode":"x"}', "retired"),
         (b'{"type":"session","version":0,"id":7,"createdAt":0,"delegationDepth":0}', "id"),
         (b'{"type":"session","version":0,"id":"x","createdAt":0,"delegationDepth":0,"origin":"user"}', "origin"),

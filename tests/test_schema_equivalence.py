@@ -214,10 +214,14 @@ HEADER_BEYOND_SCHEMA = ("createdAt and delegationDepth are not -0 (JSON parsers 
 
 @st.composite
 def headers(draw: Any) -> object:
-    head: dict[str, Any] = {"type": "session", "version": 0, "id": "s", "createdAt": 0, "delegationDepth": 0}
+    version = draw(st.sampled_from([0, 1, 2, 3, 4, 5, 0.0, 4.0, 2.5, -1, True, "4"]))
+    head: dict[str, Any] = {"type": "session", "version": version, "id": "s", "createdAt": 0, "delegationDepth": 0}
+    marked = version in (2, 3, 4) and version is not True
+    if draw(st.sampled_from([True, True, True, False]) if marked else st.booleans()):  # mostly where it belongs
+        head["isSeeded"] = draw(st.booleans())
     for key, strategy in (
         ("cwd", st.sampled_from(["/tmp", "{{cwd}}"])),
-        ("seedLength", st.integers(0, 3)),
+        ("seedLength", st.integers(0, 3)),  # refused from v2 on
         ("origin", st.just("subagent")),
         ("parentSession", st.just("p")),
         ("agentPreset", st.just("x")),

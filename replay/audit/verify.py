@@ -28,6 +28,8 @@ class Verdict(StrEnum):
     OK = "ok"
     CORRUPT = "corrupt"
     UNREADABLE = "unreadable"
+    UNSUPPORTED = "unsupported"
+    """A log of a format newer than schedlog reads (above v4): it cannot be judged (exit 3)."""
 
 
 @dataclass(frozen=True)
@@ -123,24 +125,35 @@ class SessionSink(Protocol):
         ...
 
 
+def _fold_from(seed: object, log: SessionLog, sink: SessionSink | None) -> tuple[Folder | None, Violation | None]:
+    """A fold of the events from `seed` on, or the violation of a seedLength it cannot take;
+    the sink hears the seed."""
+    if sink is not None:
+        sink.seed(seed)
+    try:
+        return Folder(seed, log.reading.profile), None
+    except ScheduleLogError as err:
+        return None, _violation(err, 1 if log.header is not None else None)
+
+
 def verify_log(log: SessionLog, sink: SessionSink | None = None) -> SessionReport:
     """Read `log` to the end, folding its schedule events as its reading says; return the
     session's report."""
     entries = log.entries(schedule_only=True, others=None if sink is None else sink.other_record)
     first = next(entries, None)  # the header (if any) has been read once this returns
     seed = log.reading.seed_for(log.seed_length)
-    if sink is not None:
-        sink.seed(seed)
-    folder: Folder | None = None
-    violation: Violation | None = None
-    try:
-        folder = Folder(seed, log.reading.profile)
-    except ScheduleLogError as err:
-        violation = _violation(err, 1 if log.header is not None else None)
+    folder, violation = _fold_from(seed, log, sink)
     schedule_events = 0
     for entry in chain([first] if first is not None else [], entries):
         event = entry.event
-        assert event is not None and event.get("type") == SCHEDULE_CHANGE  # the others went to the sink
+        assert event is not None  # the rows and the other events went to the sink
+        if event.get("type") != SCHEDULE_CHANGE:  # a marker that cuts the fork here (v2+, formats.md §5)
+            if sink is not None:
+                sink.other_record(entry.line, entry.event_index, event, entry.row, entry.raw)
+            if log.reading.seed_length is None:  # what came before is inherited: the fold starts again
+                seed = entry.event_index
+                folder, violation = _fold_from(seed, log, sink)
+            continue
         schedule_events += 1
         step = None
         if folder is not None:
@@ -161,6 +174,8 @@ def verify_log(log: SessionLog, sink: SessionSink | None = None) -> SessionRepor
             violation = _violation(err, 1 if log.header is not None else None)
     if log.unreadable:
         verdict = Verdict.UNREADABLE
+    elif log.unsupported:
+        verdict = Verdict.UNSUPPORTED
     elif violation is not None or log.rejected:
         verdict = Verdict.CORRUPT
     else:

@@ -197,10 +197,12 @@ def _progress(files: Sequence[str], label: str) -> Iterator[Callable[[int], None
 
 
 def _exit(reports: Sequence[SessionReport]) -> None:
-    """0 all ok, 1 any corrupt, 2 any unreadable."""
-    if any(r.verdict is Verdict.UNREADABLE for r in reports):
-        sys.exit(2)
-    sys.exit(1 if any(r.verdict is Verdict.CORRUPT for r in reports) else 0)
+    """2 any unreadable, else 1 any corrupt, else 3 any of a format too new to judge, else 0."""
+    verdicts = {r.verdict for r in reports}
+    for verdict, status in ((Verdict.UNREADABLE, 2), (Verdict.CORRUPT, 1), (Verdict.UNSUPPORTED, 3)):
+        if verdict in verdicts:
+            sys.exit(status)
+    sys.exit(0)
 
 
 def _read_input(path: str) -> bytes:

@@ -178,7 +178,8 @@ class SessionStager:
         self.head = b"%d\x1f" % key
         """The fields every description starts with (the session)."""
         self.owned_from: int | None = None
-        self.changes_head = b""
+        self.changes: list[tuple[bytes, bytes]] = []
+        """The `schedule/change` records: their description fields and bytes as staged."""
         self.schedules: dict[str, _Schedule] = {}
         self.batches: dict[str, int] = {}
 
@@ -195,19 +196,25 @@ class SessionStager:
         rows.append(data)
 
     def small_rows(self) -> dict[str, bytes]:
-        return {table: b"".join(rows) for table, rows in self.small.items()}
+        rows = {table: b"".join(rows) for table, rows in self.small.items()}
+        if self.changes:  # each with the session's final seedLength (a v2+ marker may move it)
+            field = b"" if self.owned_from is None else b"%d" % self.owned_from
+            head = b"%d\x1f%s\x1f" % (self.key, field)
+            rows["changes"] = b"".join(b"%s%s\x1f%s\n" % (head, fields, raw) for fields, raw in self.changes)
+        return rows
 
     def seed(self, seed: object) -> None:
-        """Known once the header is read: owned events are those at or after it. (Records are
-        described without it, and may be before it is known: the loader adds it per session.)"""
+        """Owned events are those at or after `seed`: told once the header is read, and again at
+        each v2+ marker that cuts the fork later, when what the fold derived so far is inherited
+        after all. (Records are described without it: the loader adds it per session.)"""
         self.owned_from = owned_from(seed)
-        field = b"" if self.owned_from is None else b"%d" % self.owned_from
-        self.changes_head = b"%d\x1f%s\x1f" % (self.key, field)
+        self.schedules.clear()
+        self.batches.clear()
+        self.small.pop("dispatches", None)
 
     def schedule_change(self, entry: Entry, step: Step | None) -> None:
         """A `schedule/change` event: described, copied to the changes, and its step followed."""
-        fields, raw = self.other_record(entry.line, entry.event_index, entry.event, entry.row, entry.raw)
-        self._write("changes", b"%s%s\x1f%s\n" % (self.changes_head, fields, raw))
+        self.changes.append(self.other_record(entry.line, entry.event_index, entry.event, entry.row, entry.raw))
         if step is not None:
             self._step(entry, step)
 

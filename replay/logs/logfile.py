@@ -27,7 +27,16 @@ import zstandard
 
 from invariant import SCHEDULE_CHANGE
 from invariant.jsvalue import MAX_SAFE_INTEGER, shown
-from invariant.logshapes import EVENT_SHAPE, header_problems
+from invariant.logshapes import (
+    CURRENT_FORMAT_VERSION,
+    END_SEED,
+    EVENT_SHAPES,
+    MARKER_CUT_FROM,
+    citation_problems,
+    file_version,
+    format_version,
+    header_problems,
+)
 from invariant.shapes import object_problems
 from replay.logs.chunks import ROW_TAGS, ChunkRow, RowError, decode_row
 from replay.logs.jsonline import JsonLineError, parse_header_line, parse_json_line
@@ -148,6 +157,12 @@ class SessionLog:
     size: int = 0
     lines: int = 0
     """LF-terminated lines of a plain file read so far (a torn tail is not one)."""
+    version: int | None = None
+    """The format version the header gives (None: no header, or no readable version)."""
+    unsupported: bool = False
+    """The header names a format newer than this toolkit reads: the log cannot be judged."""
+    marker_cut: int | None = None
+    """v2+: the index of the last committed `session/end-seed` marker with `inherited: true`."""
 
     _defect: _Defect | None = None
     _schedule_only: bool = False
@@ -181,8 +196,17 @@ class SessionLog:
         return value if isinstance(value, str) else None
 
     @property
+    def marks_cut(self) -> bool:
+        """The fork cut is the last inherited marker (v2+), not a header seedLength (formats.md §5)."""
+        return self.version is not None and self.version >= MARKER_CUT_FROM
+
+    @property
     def seed_length(self) -> object:
-        """The header's seedLength as written (absent means 0); the fold checks its bounds."""
+        """The inherited prefix's length: in v0/v1 the header's seedLength as written (absent
+        means 0; the fold checks its bounds); in v2+ the last inherited marker's index as read
+        so far (0 when none), final once the entries are read."""
+        if self.marks_cut:
+            return self.marker_cut or 0
         return 0 if self.header is None else self.header.get("seedLength", 0)
 
     # --- reading --------------------------------------------------------------------------
@@ -191,9 +215,10 @@ class SessionLog:
         """Yield the committed records; findings are final once the iterator is exhausted.
 
         With `schedule_only`, every record is still read, checked and counted, but only the
-        `schedule/change` events are yielded (what a verifier needs, at less cost); `others`,
-        when given, hears each of the other records as it is read (in order with the yielded
-        ones), with the fields of its Entry, without an Entry being made.
+        `schedule/change` events are yielded (what a verifier needs, at less cost), and in a v2+
+        log the `session/end-seed` markers that cut the fork (`inherited: true`); `others`, when
+        given, hears each of the other records as it is read (in order with the yielded ones),
+        with the fields of its Entry, without an Entry being made.
         """
         self._schedule_only = schedule_only
         self._others = others if schedule_only else None
@@ -237,6 +262,8 @@ class SessionLog:
         self._advance(first + 1)
         if entry is not None:
             yield entry
+        if self.unsupported:
+            return
         pos = first + 1
         size = len(raw)
         record = self._record
@@ -278,6 +305,8 @@ class SessionLog:
         entry = self._first_line(head[:-1])
         if entry is not None:
             yield entry
+        if self.unsupported:
+            return
         line_no = 1
         for frame in frames[1:]:
             self._advance(frame.end - frame.start)
@@ -358,20 +387,35 @@ class SessionLog:
         return None
 
     def _check_header(self, h: dict[str, object]) -> None:
-        """Header shape, retired fields and version, in the reference's order (§4.2)."""
+        """Version, header shape and retired fields, in the reference's order (formats.md §1, §3;
+        session-log.md §4.2), and the version the file's name identifies (formats.md §2)."""
         shape, retired, unsupported = header_problems(h)
+        self.version = format_version(h)
+        if unsupported:
+            self.unsupported = True
+            self._find("format.version.newer", Severity.WARNING, f"{unsupported}: the log cannot be judged", 1)
+            return
+        named = file_version(os.path.basename(self.path))
+        if named is not None and self.version is not None and named != self.version:
+            self._find(
+                "format.name-version",
+                Severity.ERROR,
+                f"the file name identifies v{named}, but its header identifies v{self.version}",
+                1,
+            )
         if shape:
             self._header_problem("not a session header: " + "; ".join(shape))
         if retired:
             self._header_problem(f"session header uses retired policy baseline fields: {', '.join(retired)}")
-        if unsupported:
-            self._header_problem(unsupported)
         cwd = h.get("cwd")
         if isinstance(cwd, str):
             if _PLACEHOLDER.search(cwd):
                 self._find("format.header.placeholder", Severity.WARNING, f"cwd {cwd!r} holds a fixture placeholder", 1)
             elif not (cwd.startswith("/") or re.match(r"[A-Za-z]:[\\/]", cwd) or cwd.startswith("\\\\")):
-                self._find("format.header.cwd", Severity.WARNING, f"cwd {cwd!r} is not an absolute path", 1)
+                if self.version == CURRENT_FORMAT_VERSION:  # v4's own rule: an absolute cwd when present
+                    self._header_problem(f"cwd {cwd!r} is not an absolute path (v4 headers require one)")
+                else:
+                    self._find("format.header.cwd", Severity.WARNING, f"cwd {cwd!r} is not an absolute path", 1)
 
     # --- the committed-prefix scan (§7.2) -------------------------------------------------------
 
@@ -384,7 +428,7 @@ class SessionLog:
         if type(value) is dict and self._defect is None:
             index = self.event_count
             tag = value.get("type")
-            if type(tag) is str and tag in ROW_TAGS:
+            if type(tag) is str and tag in ROW_TAGS and not self.marks_cut:
                 try:
                     row = decode_row(value, tag)
                 except RowError as err:
@@ -412,12 +456,23 @@ class SessionLog:
                 )
             ):
                 self.event_count = index + 1
+                if tag == END_SEED and self._cuts(value, index):
+                    return Entry(line_no, index, value, None, raw)
                 if self._schedule_only and tag != SCHEDULE_CHANGE:
                     if self._others is not None:
                         self._others(line_no, index, value, None, raw)
                     return None
                 return Entry(line_no, index, value, None, raw)
         return self._record_value(line_no, raw, value)
+
+    def _cuts(self, event: dict[str, object], index: int) -> bool:
+        """Whether a committed `session/end-seed` event cuts the fork here (v2+, `inherited: true`;
+        formats.md §5); the last one that does is the cut."""
+        data = event.get("data")
+        if self.marks_cut and type(data) is dict and data.get("inherited") is True:
+            self.marker_cut = index
+            return True
+        return False
 
     def _record_slow(self, line_no: int, raw: bytes) -> Entry | None:
         if self.reading.mode is Mode.LENIENT and (not raw or raw.isspace()):
@@ -436,6 +491,10 @@ class SessionLog:
         tag = value.get("type") if isinstance(value, dict) else None
         if type(tag) is str and tag in ROW_TAGS:
             assert isinstance(value, dict)
+            if self.marks_cut:
+                message = f"packed chunk row at line {line_no} in a v{self.version} log (rows exist in v0 and v1 only)"
+                self._note_defect("format.malformed-row", message, line_no)
+                return None
             try:
                 row = decode_row(value, tag)
             except RowError as err:
@@ -470,7 +529,10 @@ class SessionLog:
         self, line_no: int, index: int, event: dict[str, object] | None, row: ChunkRow | None, raw: bytes | None
     ) -> Entry | None:
         """A committed record as the Entry to yield, or None when `schedule_only` keeps it back
-        (a row, or an event that is no `schedule/change`): then `others` hears it."""
+        (a row, or an event that is no `schedule/change` nor a cutting marker): then `others`
+        hears it."""
+        if event is not None and event.get("type") == END_SEED and self._cuts(event, index):
+            return Entry(line_no, index, event, row, raw)
         if self._schedule_only and (event is None or event.get("type") != SCHEDULE_CHANGE):
             if self._others is not None:
                 self._others(line_no, index, event, row, raw)
@@ -478,7 +540,10 @@ class SessionLog:
         return Entry(line_no, index, event, row, raw)
 
     def _check_envelope(self, event: dict[str, object], line_no: int) -> None:
-        problems = object_problems(event, EVENT_SHAPE)
+        """The envelope of the log's version (formats.md §4; a headerless log reads as v0)."""
+        problems = object_problems(event, EVENT_SHAPES[self.version or 0])
+        if self.marks_cut and not problems:
+            problems = citation_problems(event, self.event_count)
         if problems:
             severity = Severity.ERROR if self.reading.mode is Mode.STRICT else Severity.WARNING
             self._find("format.envelope", severity, f"event envelope at line {line_no}: {'; '.join(problems)}", line_no)
@@ -486,6 +551,17 @@ class SessionLog:
     def _note_defect(self, code: str, message: str, line_no: int) -> None:
         if self._defect is None:
             self._defect = _Defect(code, message, line_no)
+
+    def _check_seeded(self) -> None:
+        """v2+: `isSeeded` true needs an inherited marker, false forbids one (formats.md §5)."""
+        seeded = None if self.header is None else self.header.get("isSeeded")
+        if not self.marks_cut or type(seeded) is not bool or seeded == (self.marker_cut is not None):
+            return
+        if seeded:
+            message = "the header says isSeeded, but no session/end-seed marker with inherited: true is committed"
+        else:
+            message = f"the header says not isSeeded, but the session/end-seed at event {self.marker_cut} is inherited"
+        self._header_problem(message, code="format.is-seeded")
 
     def _torn(self, line_no: int, size: int) -> None:
         self._find(
@@ -496,6 +572,7 @@ class SessionLog:
         )
 
     def _close_scan(self) -> None:
+        self._check_seeded()
         d = self._defect
         if d is None:
             return

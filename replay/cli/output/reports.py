@@ -28,6 +28,9 @@ def text_line(r: SessionReport) -> str:
     if r.verdict is Verdict.UNREADABLE:
         reason = next((f.message for f in r.findings if f.code == "format.unreadable"), "unreadable")
         return printable(f"UNREADABLE {r.path}: {reason}")
+    if r.verdict is Verdict.UNSUPPORTED:
+        reason = next((f.message for f in r.findings if f.code == "format.version.newer"), "a newer format")
+        return printable(f"UNSUPPORTED {r.path}{who}: {reason}")
     if r.violation is not None:
         v = r.violation
         where = f"event {v.index}" if v.index is not None else "log"
@@ -42,7 +45,7 @@ def text_line(r: SessionReport) -> str:
         )
     lines = [head]
     for f in r.findings:
-        if f.code == "format.unreadable":
+        if f.code in ("format.unreadable", "format.version.newer"):
             continue
         where = f" line {f.line}" if f.line is not None else ""
         lines.append(f"    {f.severity}{where}: {f.code}: {f.message}")
@@ -51,10 +54,11 @@ def text_line(r: SessionReport) -> str:
 
 def summary_line(reports: Sequence[SessionReport]) -> str:
     counts = {v: sum(1 for r in reports if r.verdict == v) for v in Verdict}
-    return (
+    text = (
         f"{len(reports)} session(s): {counts[Verdict.OK]} ok, {counts[Verdict.CORRUPT]} corrupt, "
         f"{counts[Verdict.UNREADABLE]} unreadable"
     )
+    return text + (f", {counts[Verdict.UNSUPPORTED]} unsupported" if counts[Verdict.UNSUPPORTED] else "")
 
 
 def render(reports: Sequence[SessionReport], fmt: Format, summary: str | None = None) -> str:
@@ -97,7 +101,8 @@ def csv_table(reports: Sequence[SessionReport]) -> str:
 
 
 def junit(reports: Sequence[SessionReport]) -> str:
-    """JUnit XML: one testcase per session; corrupt is a failure, unreadable an error."""
+    """JUnit XML: one testcase per session; corrupt is a failure, unreadable an error, a log
+    too new to judge a skipped test."""
     failures = sum(1 for r in reports if r.verdict is Verdict.CORRUPT)
     errors = sum(1 for r in reports if r.verdict is Verdict.UNREADABLE)
     out = [
@@ -114,6 +119,8 @@ def junit(reports: Sequence[SessionReport]) -> str:
             out.append(f"    <failure type={quoteattr(rule)} message={message}>{detail}</failure>")
         elif r.verdict is Verdict.UNREADABLE:
             out.append(f'    <error type="unreadable" message={quoteattr(text_line(r))}>{detail}</error>')
+        elif r.verdict is Verdict.UNSUPPORTED:
+            out.append(f"    <skipped message={quoteattr(text_line(r))}/>")
         out.append("  </testcase>")
     out.append("</testsuite>")
     return "\n".join(out) + "\n"
