@@ -68,6 +68,8 @@ class SessionReport:
     violation: Violation | None
     findings: tuple[Finding, ...]
     folded: Folded | None
+    format_version: int | None = None
+    """The header's format version (None: headerless, or no readable version)."""
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -81,6 +83,7 @@ class SessionReport:
             "formatFindings": [f.to_json() for f in self.findings],
             "active": [] if self.folded is None else [r.to_json() for r in self.folded.active],
             "lastRecurringAcceptedAt": None if self.folded is None else self.folded.last_recurring_accepted_at,
+            "formatVersion": self.format_version,
         }
 
     def __reduce__(self) -> tuple[object, ...]:
@@ -190,6 +193,7 @@ def verify_log(log: SessionLog, sink: SessionSink | None = None) -> SessionRepor
         violation=violation,
         findings=tuple(log.findings),
         folded=folded,
+        format_version=log.version,
     )
 
 

@@ -198,7 +198,7 @@ class SessionLog:
     @property
     def marks_cut(self) -> bool:
         """The fork cut is the last inherited marker (v2+), not a header seedLength (formats.md §5)."""
-        return self.version is not None and self.version >= MARKER_CUT_FROM
+        return self.version is not None and MARKER_CUT_FROM <= self.version <= CURRENT_FORMAT_VERSION
 
     @property
     def seed_length(self) -> object:
