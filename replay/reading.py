@@ -5,7 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from invariant.profiles import CALENDAR, Profile, get_profile
+from invariant.profiles import Profile, get_profile
+
+AUTO = "auto"
+"""The profile name that asks for each session's own profile, as its evidence shows."""
 
 
 class Mode(StrEnum):
@@ -27,13 +30,15 @@ class Reading:
     so that nothing downstream handles a profile name or a mode string again.
     """
 
-    profile: Profile = CALENDAR
+    profile: Profile | None = None
+    """The protocol profile every session is judged by; None (`auto`): each session's own, as
+    its evidence shows (invariant.detect)."""
     mode: Mode = Mode.STRICT
     seed_length: int | None = None
     ideal: bool = False
 
     def __post_init__(self) -> None:
-        if not isinstance(self.profile, Profile):
+        if self.profile is not None and not isinstance(self.profile, Profile):
             raise TypeError(f"profile must be a Profile (use Reading.of for a name), not {self.profile!r}")
         if not isinstance(self.mode, Mode):
             raise TypeError(f"mode must be a Mode (use Reading.of for a name), not {self.mode!r}")
@@ -43,7 +48,7 @@ class Reading:
     @classmethod
     def of(
         cls,
-        profile: str | Profile = CALENDAR,
+        profile: str | Profile | None = AUTO,
         mode: str | Mode = Mode.STRICT,
         seed_length: int | None = None,
         ideal: bool = False,
@@ -53,7 +58,7 @@ class Reading:
             resolved_mode = Mode(mode)
         except ValueError:
             raise ValueError(f"unknown mode {mode!r}; choose one of {[m.value for m in Mode]}") from None
-        return cls(get_profile(profile), resolved_mode, seed_length, ideal)
+        return cls(None if profile in (None, AUTO) else get_profile(profile), resolved_mode, seed_length, ideal)
 
     def seed_for(self, header_seed: object) -> object:
         """The seedLength a session is judged with: an override beats the header's (which is
@@ -62,4 +67,5 @@ class Reading:
 
 
 DEFAULT_READING = Reading()
-"""The reading of a run given no options: calendar profile, strict mode, each header's seedLength."""
+"""The reading of a run given no options: each session's detected profile, strict mode, each
+header's seedLength."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import tempfile
 from pathlib import Path
@@ -11,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from invariant.detect import CLUE_TYPES, NEEDLES
 from replay.logs import logfile, zstdframes
 from replay.logs.discover import discover
 from replay.logs.logfile import SessionLog
@@ -337,8 +339,16 @@ def test_schedule_only_reading_sees_the_same_log(path: Path) -> None:
     every = list(full.entries())
     lean = SessionLog(str(path))
     schedule = list(lean.entries(schedule_only=True))
-    expected = [e for e in every if e.event is not None and e.event.get("type") == "schedule/change"]
+
+    def kept(event: dict[str, object]) -> bool:  # schedule changes, and the events bearing profile clues
+        raw = json.dumps(event).encode()
+        return event.get("type") == "schedule/change" or (
+            event.get("type") in CLUE_TYPES and any(needle in raw for needle in NEEDLES)
+        )
+
+    expected = [e for e in every if e.event is not None and kept(e.event)]
     assert schedule == expected
+
     assert (lean.event_count, lean.findings, lean.rejected) == (full.event_count, full.findings, full.rejected)
 
 

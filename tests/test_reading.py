@@ -24,7 +24,8 @@ OPTIONS = {"profile", "mode", "seed_length", "ideal"}
 def test_reading_resolves_names_once() -> None:
     reading = Reading.of("after-only", "lenient", 3, True)
     assert reading == Reading(AFTER_ONLY, Mode.LENIENT, 3, True)
-    assert Reading.of() == DEFAULT_READING == Reading(CALENDAR, Mode.STRICT, None, False)
+    assert Reading.of() == DEFAULT_READING == Reading(None, Mode.STRICT, None, False)  # auto: each session's own
+    assert Reading.of("auto") == DEFAULT_READING and Reading.of("calendar").profile is CALENDAR
 
 
 @pytest.mark.parametrize(

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from invariant import SCHEDULE_CHANGE, ScheduleLogError
+from invariant.detect import detect
 from invariant.live import check_candidate, stage_of
 from replay.logs.jsonline import JsonLineError, parse_json_line
 from replay.logs.logfile import SessionLog
@@ -78,8 +79,12 @@ def check_log_candidate(
     if event_type is not None and event_type != SCHEDULE_CHANGE:
         return CandidateVerdict(path, True, False, index, message=f"{event_type} events are not checked")
     seed = reading.seed_for(log.seed_length)
+    profile = reading.profile
+    if profile is None:  # auto: the log's evidence, and the candidate's own
+        candidate_event = {"type": SCHEDULE_CHANGE, "data": payload}
+        profile = detect([*(e for e in events if isinstance(e, dict)), candidate_event], log.version).profile
     try:
-        folded = check_candidate(events, payload, seed, reading.profile, ideal=reading.ideal)
+        folded = check_candidate(events, payload, seed, profile, ideal=reading.ideal)
     except ScheduleLogError as err:
         where = err.index if err.index is not None else index
         return CandidateVerdict(path, False, True, where, stage_of(err), err.rule, err.pointer, err.message)

@@ -8,13 +8,14 @@ format problem never hides a schedule violation.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
 from enum import StrEnum
-from itertools import chain
 from typing import Any, Protocol
 
 from invariant import SCHEDULE_CHANGE, Folded, Folder, ScheduleLogError, Step
+from invariant.detect import Clue, Detection, accepted_at, batch_clues, choose, era_clue, event_clues
+from invariant.profiles import Profile, get_profile
 from replay.audit.fanout import Group, group_bytes, grouped, in_processes
 from replay.logs import deepjson
 from replay.logs.chunks import ChunkRow
@@ -57,6 +58,39 @@ class Violation:
 
 
 @dataclass(frozen=True)
+class ProfileChoice:
+    """Which profile judged a session, and why."""
+
+    name: str
+    source: str
+    """`option` (the reading named it), `evidence` (the log's evidence left only it), or
+    `undecided` (the evidence left several, or contradicts itself: the strictest was used)."""
+    evidence: tuple[str, ...] = ()
+    """The clues that point to it."""
+    candidates: tuple[str, ...] = ()
+    """The profiles the evidence left possible (undecided only)."""
+    disagreement: tuple[tuple[str, Verdict], ...] = ()
+    """Each other possible profile whose verdict on the schedule stream differs, with that verdict."""
+
+    @classmethod
+    def of(cls, profile: Profile, detection: Detection | None, others: Mapping[str, Verdict]) -> ProfileChoice:
+        if detection is None:
+            return cls(profile.name, "option")
+        source = "evidence" if detection.decided else "undecided"
+        candidates = () if detection.decided else detection.candidates
+        return cls(profile.name, source, detection.evidence, candidates, tuple(others.items()))
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "profile": self.name,
+            "profileSource": self.source,
+            "profileEvidence": list(self.evidence),
+            "profileCandidates": list(self.candidates),
+            "profileDisagreement": {name: verdict for name, verdict in self.disagreement},
+        }
+
+
+@dataclass(frozen=True)
 class SessionReport:
     path: str
     session: str | None
@@ -70,6 +104,7 @@ class SessionReport:
     folded: Folded | None
     format_version: int | None = None
     """The header's format version (None: headerless, or no readable version)."""
+    profile: ProfileChoice | None = None
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -84,6 +119,7 @@ class SessionReport:
             "active": [] if self.folded is None else [r.to_json() for r in self.folded.active],
             "lastRecurringAcceptedAt": None if self.folded is None else self.folded.last_recurring_accepted_at,
             "formatVersion": self.format_version,
+            **(self.profile.to_json() if self.profile is not None else {}),
         }
 
     def __reduce__(self) -> tuple[object, ...]:
@@ -106,11 +142,12 @@ def _violation(err: ScheduleLogError, line: int | None) -> Violation:
 
 
 class SessionSink(Protocol):
-    """What `verify_log` tells about a session as it reads it (the replay's stager is one).
+    """What `verify_log` tells about a session as it reads and judges it (the replay's stager is one).
 
     Every committed record reaches it once, in file order: a schedule change through
-    `schedule_change`, any other record through `other_record`. `seed` is called once, after the
-    header is read and before the first schedule change (other records may come before it).
+    `schedule_change`, any other record through `other_record`. Once the log is read (the fork
+    cut and the profile are known only then), `judged` hands it the seedLength and each schedule
+    change's fold step.
     """
 
     def other_record(
@@ -119,67 +156,99 @@ class SessionSink(Protocol):
         """A committed record that holds no schedule change (an `OtherRecords` of the reader)."""
         ...
 
-    def seed(self, seed: object) -> None:
-        """The seedLength the session is judged with, once its header is read."""
+    def schedule_change(self, entry: Entry) -> None:
+        """A `schedule/change` event, in file order."""
         ...
 
-    def schedule_change(self, entry: Entry, step: Step | None) -> None:
-        """A `schedule/change` event, with the fold step it caused (None once the fold stopped)."""
+    def judged(self, seed: object, steps: Sequence[tuple[Entry, Step | None]]) -> None:
+        """The seedLength judged with, and the step each schedule change caused (None for an
+        inherited one and from the violation on)."""
         ...
 
 
-def _fold_from(seed: object, log: SessionLog, sink: SessionSink | None) -> tuple[Folder | None, Violation | None]:
-    """A fold of the events from `seed` on, or the violation of a seedLength it cannot take;
-    the sink hears the seed."""
-    if sink is not None:
-        sink.seed(seed)
+@dataclass(frozen=True)
+class Judgement:
+    """The fold of a session's schedule changes under one profile."""
+
+    folded: Folded | None
+    violation: Violation | None
+    steps: tuple[tuple[Entry, Step | None], ...]
+
+    @property
+    def verdict(self) -> Verdict:
+        return Verdict.CORRUPT if self.violation is not None else Verdict.OK
+
+
+def judge(
+    changes: Sequence[Entry], event_count: int, seed: object, profile: Profile, header_line: int | None
+) -> Judgement:
+    """Fold the schedule changes (each at its event index) of a log of `event_count` events."""
     try:
-        return Folder(seed, log.reading.profile), None
+        folder = Folder(seed, profile)
     except ScheduleLogError as err:
-        return None, _violation(err, 1 if log.header is not None else None)
+        return Judgement(None, _violation(err, header_line), tuple((entry, None) for entry in changes))
+    steps: list[tuple[Entry, Step | None]] = []
+    violation = None
+    for entry in changes:
+        if violation is not None:
+            steps.append((entry, None))
+            continue
+        folder.skip(entry.event_index - folder.count)  # the events in between hold no schedule change
+        try:
+            steps.append((entry, folder.feed(entry.event)))
+        except ScheduleLogError as err:
+            violation = _violation(err, entry.line)
+            steps.append((entry, None))
+    if violation is not None:
+        return Judgement(None, violation, tuple(steps))
+    folder.skip(event_count - folder.count)
+    try:
+        return Judgement(folder.finish(), None, tuple(steps))
+    except ScheduleLogError as err:
+        return Judgement(None, _violation(err, header_line), tuple(steps))
 
 
 def verify_log(log: SessionLog, sink: SessionSink | None = None) -> SessionReport:
-    """Read `log` to the end, folding its schedule events as its reading says; return the
-    session's report."""
-    entries = log.entries(schedule_only=True, others=None if sink is None else sink.other_record)
-    first = next(entries, None)  # the header (if any) has been read once this returns
-    seed = log.reading.seed_for(log.seed_length)
-    folder, violation = _fold_from(seed, log, sink)
-    schedule_events = 0
-    for entry in chain([first] if first is not None else [], entries):
+    """Read `log` to the end, then fold its schedule changes under its profile (the reading's,
+    or the one its evidence shows); return the session's report."""
+    changes: list[Entry] = []
+    clues: list[Clue] = []
+    accepted: list[str] = []
+    for entry in log.entries(schedule_only=True, others=None if sink is None else sink.other_record):
         event = entry.event
         assert event is not None  # the rows and the other events went to the sink
-        if event.get("type") != SCHEDULE_CHANGE:  # a marker that cuts the fork here (v2+, formats.md §5)
+        clues.extend(event_clues(event))
+        if event.get("type") == SCHEDULE_CHANGE:
+            changes.append(entry)
             if sink is not None:
-                sink.other_record(entry.line, entry.event_index, event, entry.row, entry.raw)
-            if log.reading.seed_length is None:  # what came before is inherited: the fold starts again
-                seed = entry.event_index
-                folder, violation = _fold_from(seed, log, sink)
-            continue
-        schedule_events += 1
-        step = None
-        if folder is not None:
-            folder.skip(entry.event_index - folder.count)  # the events in between hold no schedule change
-            try:
-                step = folder.feed(event)
-            except ScheduleLogError as err:
-                violation = _violation(err, entry.line)
-                folder = None
-        if sink is not None:
-            sink.schedule_change(entry, step)
-    folded = None
-    if folder is not None and not log.unreadable:
-        folder.skip(log.event_count - folder.count)
-        try:
-            folded = folder.finish()
-        except ScheduleLogError as err:
-            violation = _violation(err, 1 if log.header is not None else None)
+                sink.schedule_change(entry)
+            if (at := accepted_at(event.get("data"))) is not None:
+                accepted.append(at)
+        elif sink is not None:  # a marker that cuts the fork (v2+), or a record that bears clues
+            sink.other_record(entry.line, entry.event_index, event, entry.row, entry.raw)
+    seed = log.reading.seed_for(log.seed_length)
+    header_line = 1 if log.header is not None else None
+    detection = None
+    if log.reading.profile is None:
+        detection = choose([*clues, *era_clue(log.version), *batch_clues(accepted)])
+        profile = detection.profile
+    else:
+        profile = log.reading.profile
+    judgement = judge(changes, log.event_count, seed, profile, header_line)
+    others: dict[str, Verdict] = {}
+    if detection is not None and not detection.decided and changes and not log.unreadable:
+        for name in detection.candidates[1:]:  # would another possible profile answer differently?
+            verdict = judge(changes, log.event_count, seed, get_profile(name), header_line).verdict
+            if verdict is not judgement.verdict:
+                others[name] = verdict
+    if sink is not None:
+        sink.judged(seed, judgement.steps)
+    folded = None if log.unreadable else judgement.folded
     if log.unreadable:
         verdict = Verdict.UNREADABLE
     elif log.unsupported:
         verdict = Verdict.UNSUPPORTED
-    elif violation is not None or log.rejected:
+    elif judgement.violation is not None or log.rejected:
         verdict = Verdict.CORRUPT
     else:
         verdict = Verdict.OK
@@ -188,12 +257,13 @@ def verify_log(log: SessionLog, sink: SessionSink | None = None) -> SessionRepor
         session=log.session_id,
         seed_length=seed,
         events=log.event_count,
-        schedule_events=schedule_events,
+        schedule_events=len(changes),
         verdict=verdict,
-        violation=violation,
+        violation=judgement.violation,
         findings=tuple(log.findings),
         folded=folded,
         format_version=log.version,
+        profile=ProfileChoice.of(profile, detection, others),
     )
 
 

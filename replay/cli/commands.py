@@ -34,7 +34,7 @@ from replay.duck.build import replay as replay_logs
 from replay.duck.query import QueryError, inspect_db, query_rows
 from replay.logs.discover import STDIN, discover
 from replay.logs.logfile import read_stream
-from replay.reading import Mode, Reading
+from replay.reading import AUTO, Mode, Reading
 from replay.schemafiles import stale_schemas, write_schemas
 from replay.sim.fuzz import MAX_STEPS
 from replay.sim.simulator import SIMULATED_PROFILES, Scenario, ScenarioError, TooManyEvents
@@ -48,7 +48,13 @@ PROGRESS_BYTES = 64 << 20
 
 
 # Options shared by several commands, defined once so that their meaning cannot drift apart.
-PROFILE = click.option("--profile", type=click.Choice(sorted(PROFILES)), default="calendar", show_default=True)
+PROFILE = click.option(
+    "--profile",
+    type=click.Choice([AUTO, *PROFILES]),
+    default=AUTO,
+    show_default=True,
+    help="The protocol revision that judges the schedule stream; auto: each session's own, as its evidence shows.",
+)
 MODE = click.option(
     "--mode",
     type=click.Choice([m.value for m in Mode]),

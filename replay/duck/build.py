@@ -36,7 +36,8 @@ _COLUMNS = {
         "seed_length": "BIGINT", "origin": "VARCHAR", "delegation_depth": "BIGINT", "event_count": "BIGINT",
         "schedule_event_count": "BIGINT", "verdict": "VARCHAR", "format_findings": "JSON",
         "violation_rule": "VARCHAR", "violation_index": "BIGINT", "violation_line": "BIGINT",
-        "violation_message": "VARCHAR", "profile": "VARCHAR", "mode": "VARCHAR",
+        "violation_message": "VARCHAR", "profile": "VARCHAR", "mode": "VARCHAR", "format_version": "BIGINT",
+        "profile_source": "VARCHAR", "profile_evidence": "JSON", "profile_disagreement": "JSON",
     },
     "schedules": {
         "session_key": "BIGINT", "id": "VARCHAR", "kind": "VARCHAR", "prompt": "VARCHAR",

@@ -27,7 +27,7 @@ from __future__ import annotations
 import io
 import mmap
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from itertools import accumulate
@@ -203,20 +203,17 @@ class SessionStager:
             rows["changes"] = b"".join(b"%s%s\x1f%s\n" % (head, fields, raw) for fields, raw in self.changes)
         return rows
 
-    def seed(self, seed: object) -> None:
-        """Owned events are those at or after `seed`: told once the header is read, and again at
-        each v2+ marker that cuts the fork later, when what the fold derived so far is inherited
-        after all. (Records are described without it: the loader adds it per session.)"""
-        self.owned_from = owned_from(seed)
-        self.schedules.clear()
-        self.batches.clear()
-        self.small.pop("dispatches", None)
-
-    def schedule_change(self, entry: Entry, step: Step | None) -> None:
-        """A `schedule/change` event: described, copied to the changes, and its step followed."""
+    def schedule_change(self, entry: Entry) -> None:
+        """A `schedule/change` event: described, and copied to the changes."""
         self.changes.append(self.other_record(entry.line, entry.event_index, entry.event, entry.row, entry.raw))
-        if step is not None:
-            self._step(entry, step)
+
+    def judged(self, seed: object, steps: Sequence[tuple[Entry, Step | None]]) -> None:
+        """Owned events are those at or after `seed`; each step followed into the schedules and
+        dispatches. (Records are described without the seed: the loader adds it per session.)"""
+        self.owned_from = owned_from(seed)
+        for entry, step in steps:
+            if step is not None:
+                self._step(entry, step)
 
     def other_record(
         self, line: int, index: int, event: dict[str, object] | None, row: ChunkRow | None, raw: bytes | None
@@ -355,8 +352,12 @@ class SessionStager:
             "violation_index": None if v is None else v.index,
             "violation_line": None if v is None else v.line,
             "violation_message": None if v is None else v.message,
-            "profile": log.reading.profile.name,
+            "profile": None if report.profile is None else report.profile.name,
             "mode": log.reading.mode.value,
+            "format_version": report.format_version,
+            "profile_source": None if report.profile is None else report.profile.source,
+            "profile_evidence": [] if report.profile is None else list(report.profile.evidence),
+            "profile_disagreement": {} if report.profile is None else dict(report.profile.disagreement),
         }
         self._write("sessions", _dumps(session) + b"\n")
         if v is not None:

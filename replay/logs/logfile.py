@@ -26,6 +26,7 @@ import orjson
 import zstandard
 
 from invariant import SCHEDULE_CHANGE
+from invariant.detect import CLUE_TYPES, NEEDLES
 from invariant.jsvalue import MAX_SAFE_INTEGER, shown
 from invariant.logshapes import (
     CURRENT_FORMAT_VERSION,
@@ -115,6 +116,12 @@ class Entry(NamedTuple):
             yield self.event
         else:
             yield from self.row.events()
+
+
+def _bears_clues(raw: bytes | None) -> bool:
+    """Whether a record of CLUE_TYPES may bear profile clues (invariant.detect): its bytes hold a
+    needle, or it was re-encoded (its bytes are not kept; its event is read for clues)."""
+    return raw is None or any(needle in raw for needle in NEEDLES)
 
 
 class OtherRecords(Protocol):
@@ -458,6 +465,8 @@ class SessionLog:
                 self.event_count = index + 1
                 if tag == END_SEED and self._cuts(value, index):
                     return Entry(line_no, index, value, None, raw)
+                if tag in CLUE_TYPES and _bears_clues(raw):
+                    return Entry(line_no, index, value, None, raw)
                 if self._schedule_only and tag != SCHEDULE_CHANGE:
                     if self._others is not None:
                         self._others(line_no, index, value, None, raw)
@@ -531,9 +540,12 @@ class SessionLog:
         """A committed record as the Entry to yield, or None when `schedule_only` keeps it back
         (a row, or an event that is no `schedule/change` nor a cutting marker): then `others`
         hears it."""
-        if event is not None and event.get("type") == END_SEED and self._cuts(event, index):
+        tag = None if event is None else event.get("type")
+        if (type(tag) is str and event is not None) and (  # (a type of another kind is an envelope finding)
+            (tag == END_SEED and self._cuts(event, index)) or (tag in CLUE_TYPES and _bears_clues(raw))
+        ):
             return Entry(line_no, index, event, row, raw)
-        if self._schedule_only and (event is None or event.get("type") != SCHEDULE_CHANGE):
+        if self._schedule_only and tag != SCHEDULE_CHANGE:
             if self._others is not None:
                 self._others(line_no, index, event, row, raw)
             return None

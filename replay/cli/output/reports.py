@@ -44,6 +44,9 @@ def text_line(r: SessionReport) -> str:
             f"seedLength {shown(r.seed_length)}, {active} active"
         )
     lines = [head]
+    if r.profile is not None and r.profile.disagreement:
+        others = ", ".join(f"{name} finds it {verdict}" for name, verdict in r.profile.disagreement)
+        lines.append(f"    note: the evidence does not decide the profile; judged by {r.profile.name}, but {others}")
     for f in r.findings:
         if f.code in ("format.unreadable", "format.version.newer"):
             continue
