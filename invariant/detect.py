@@ -47,6 +47,11 @@ class Clue:
     what: str
     profiles: frozenset[str]
     decisive: bool = True
+    """Decisive clues narrow the choice (the writer's own vocabulary); the others are weighed
+    only as `tie_break` says, and are listed as evidence."""
+    tie_break: bool = False
+    """Narrows what the decisive clues left, unless that would leave nothing (the era of a format
+    version: what a release wrote, unless the log's own vocabulary says otherwise)."""
 
 
 def change_clues(payload: object) -> list[Clue]:
@@ -133,6 +138,21 @@ def _walk(value: object, limit: int = 10_000) -> Iterable[object]:
             pending.extend(item)
 
 
+def host_reminders(event: Mapping[str, object]) -> int:
+    """How many user messages in an event the Host schedule service delivered (source kind
+    `schedule`, formats.md §6): the Host era's reminders, which leave no schedule stream."""
+    if event.get("type") not in CLUE_TYPES:
+        return 0
+    return sum(
+        1
+        for value in _walk(event.get("data"))
+        if isinstance(value, Mapping)
+        and value.get("role") == "user"
+        and isinstance(source := value.get("source"), Mapping)
+        and source.get("kind") == "schedule"
+    )
+
+
 def event_clues(event: Mapping[str, object]) -> list[Clue]:
     """The clues of one event: a schedule change's, or a message's or tool description's."""
     if event.get("type") == "schedule/change":
@@ -160,7 +180,7 @@ def detect(events: Iterable[Mapping[str, object]], version: int | None) -> Detec
 def era_clue(version: int | None) -> list[Clue]:
     """Formats v2+ were written by released builds, which never carried the calendar branch."""
     if version is not None and version >= 2:
-        return [Clue(f"format v{version} (a released build)", ALL - {CALENDAR.name})]
+        return [Clue(f"format v{version} (a released build)", ALL - {CALENDAR.name}, decisive=False, tie_break=True)]
     return []
 
 
@@ -180,15 +200,14 @@ def choose(clues: Iterable[Clue]) -> Detection:
     """The profile the clues point to (see the module docstring)."""
     by_name = {p.name: p for p in (CALENDAR, AFTER_ONLY, FIXED_RATE)}
     clues = list(dict.fromkeys(clues))
-    possible = set(ALL)
-    conflicting = False
-    for clue in clues:
-        if clue.decisive:
-            narrowed = possible & clue.profiles
-            if narrowed:
-                possible = narrowed
-            else:
-                conflicting = True
+    decisive = [clue.profiles for clue in clues if clue.decisive]
+    possible = set(ALL).intersection(*decisive)
+    conflicting = not possible  # then every profile a clue named stays possible, the strictest first
+    if conflicting:
+        possible = set().union(*decisive)
+    narrowed = possible.intersection(*(clue.profiles for clue in clues if clue.tie_break))
+    if narrowed:  # the tie-breaks together, where they leave something
+        possible = narrowed
     candidates = tuple(name for name in PREFERENCE if name in possible)
     chosen = by_name[candidates[0]]
     pointing = tuple(c.what for c in clues if chosen.name in c.profiles)

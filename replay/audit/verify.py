@@ -14,12 +14,12 @@ from enum import StrEnum
 from typing import Any, Protocol
 
 from invariant import SCHEDULE_CHANGE, Folded, Folder, ScheduleLogError, Step
-from invariant.detect import Clue, Detection, accepted_at, batch_clues, choose, era_clue, event_clues
+from invariant.detect import Clue, Detection, accepted_at, batch_clues, choose, era_clue, event_clues, host_reminders
 from invariant.profiles import Profile, get_profile
 from replay.audit.fanout import Group, group_bytes, grouped, in_processes
 from replay.logs import deepjson
 from replay.logs.chunks import ChunkRow
-from replay.logs.logfile import Entry, Finding, SessionLog
+from replay.logs.logfile import Entry, Finding, SessionLog, Severity
 from replay.reading import DEFAULT_READING, Reading
 
 
@@ -208,12 +208,25 @@ def judge(
         return Judgement(None, _violation(err, header_line), tuple(steps))
 
 
+def _host_era(delivered: int, changes: int) -> list[Finding]:
+    """The reminders the Host delivered, as information (a Host-era log has no schedule stream:
+    an empty fold, valid); legacy schedule/change reminders beside them are worth a warning."""
+    if not delivered:
+        return []
+    found = [Finding("host.reminders", Severity.INFO, f"{delivered} reminder message(s) delivered by the Host")]
+    if changes:
+        message = f"{changes} legacy schedule/change event(s) in a log the Host schedule service delivered to"
+        found.append(Finding("host.legacy-reminders", Severity.WARNING, message))
+    return found
+
+
 def verify_log(log: SessionLog, sink: SessionSink | None = None) -> SessionReport:
     """Read `log` to the end, then fold its schedule changes under its profile (the reading's,
     or the one its evidence shows); return the session's report."""
     changes: list[Entry] = []
     clues: list[Clue] = []
     accepted: list[str] = []
+    delivered = 0
     for entry in log.entries(schedule_only=True, others=None if sink is None else sink.other_record):
         event = entry.event
         assert event is not None  # the rows and the other events went to the sink
@@ -224,8 +237,10 @@ def verify_log(log: SessionLog, sink: SessionSink | None = None) -> SessionRepor
                 sink.schedule_change(entry)
             if (at := accepted_at(event.get("data"))) is not None:
                 accepted.append(at)
-        elif sink is not None:  # a marker that cuts the fork (v2+), or a record that bears clues
-            sink.other_record(entry.line, entry.event_index, event, entry.row, entry.raw)
+        else:  # a marker that cuts the fork (v2+), or a record that bears clues
+            delivered += host_reminders(event)
+            if sink is not None:
+                sink.other_record(entry.line, entry.event_index, event, entry.row, entry.raw)
     seed = log.reading.seed_for(log.seed_length)
     header_line = 1 if log.header is not None else None
     detection = None
@@ -260,7 +275,7 @@ def verify_log(log: SessionLog, sink: SessionSink | None = None) -> SessionRepor
         schedule_events=len(changes),
         verdict=verdict,
         violation=judgement.violation,
-        findings=tuple(log.findings),
+        findings=(*log.findings, *_host_era(delivered, len(changes))),
         folded=folded,
         format_version=log.version,
         profile=ProfileChoice.of(profile, detection, others),

@@ -6,6 +6,8 @@ import os
 import stat
 from collections.abc import Iterable, Iterator
 
+from invariant.logshapes import file_version
+
 LOG_SUFFIXES = (".jsonl", ".jsonl.zstd")
 STDIN = "-"
 
@@ -17,7 +19,9 @@ def discover(paths: Iterable[str]) -> Iterator[str]:
     a log, say) would wait for a writer forever. A dangling link is kept (it is reported
     unreadable); a pipe named on the command line is read, as asked. A file reached again (named
     twice, inside two walked folders, or through a link) is yielded once, where first reached:
-    counted twice, one session would skew every total of a fleet audit.
+    counted twice, one session would skew every total of a fleet audit. Of the generations of
+    one session directory (`session.jsonl`, `session.v4.jsonl.zstd`, ...) a walk yields the one
+    the runtime loads, the highest (formats.md §2); its report names the others.
     """
     seen: set[object] = set()
     for path in paths:
@@ -26,7 +30,8 @@ def discover(paths: Iterable[str]) -> Iterator[str]:
             found: list[str] = []
             for root, dirs, files in os.walk(path, onerror=None):
                 dirs.sort()
-                found.extend(os.path.join(root, f) for f in files if f.endswith(LOG_SUFFIXES))
+                logs = [f for f in files if f.endswith(LOG_SUFFIXES)]
+                found.extend(os.path.join(root, f) for f in current_generations(logs))
             named = sorted(found)
         else:
             named = [path]
@@ -42,6 +47,35 @@ def discover(paths: Iterable[str]) -> Iterator[str]:
             if identity not in seen:
                 seen.add(identity)
                 yield name
+
+
+def _generation(name: str) -> tuple[int, bool] | None:
+    """A canonical session file's (version, compressed), None for any other name."""
+    version = file_version(name)
+    return None if version is None else (version, name.endswith(".zstd"))
+
+
+def current_generations(names: list[str]) -> list[str]:
+    """The names of one directory less the generations the runtime does not load: of the
+    canonical session files, only the highest version (compressed first, the default encoding)."""
+    canonical = [n for n in names if _generation(n) is not None]
+    if len(canonical) < 2:
+        return names
+    best = max(canonical, key=lambda n: _generation(n) or (0, False))
+    return [n for n in names if _generation(n) is None or n == best]
+
+
+def generations_beside(path: str) -> list[str]:
+    """The other canonical session files in a canonical session file's directory, newest first."""
+    name = os.path.basename(path)
+    if _generation(name) is None:
+        return []
+    try:
+        names = os.listdir(os.path.dirname(path) or ".")
+    except OSError:
+        return []
+    others = [n for n in names if n != name and _generation(n) is not None]
+    return sorted(others, key=lambda n: _generation(n) or (0, False), reverse=True)
 
 
 def _status(path: str) -> os.stat_result | None:

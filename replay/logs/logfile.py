@@ -40,6 +40,7 @@ from invariant.logshapes import (
 )
 from invariant.shapes import object_problems
 from replay.logs.chunks import ROW_TAGS, ChunkRow, RowError, decode_row
+from replay.logs.discover import generations_beside
 from replay.logs.jsonline import JsonLineError, parse_header_line, parse_json_line
 from replay.logs.zstdframes import MAX_FRAME_TEXT, FrameError, decompress_frame, decompress_torn, scan_frames
 from replay.reading import DEFAULT_READING, Mode, Reading
@@ -61,6 +62,8 @@ class Severity(StrEnum):
     """The reference's reader (in the chosen mode) would refuse the log."""
     WARNING = "warning"
     """The reference tolerates it (a dropped crash tail, a placeholder cwd, ...)."""
+    INFO = "info"
+    """Worth knowing, no defect (other generations beside the file, reminders the Host delivered)."""
 
 
 @dataclass(frozen=True)
@@ -403,6 +406,8 @@ class SessionLog:
             self._find("format.version.newer", Severity.WARNING, f"{unsupported}: the log cannot be judged", 1)
             return
         named = file_version(os.path.basename(self.path))
+        if named is not None and self.data is None:
+            self._note_generations(named)
         if named is not None and self.version is not None and named != self.version:
             self._find(
                 "format.name-version",
@@ -563,6 +568,19 @@ class SessionLog:
     def _note_defect(self, code: str, message: str, line_no: int) -> None:
         if self._defect is None:
             self._defect = _Defect(code, message, line_no)
+
+    def _note_generations(self, named: int) -> None:
+        """Other generations of the session beside the file (formats.md §2): the runtime loads
+        the highest; migration leaves the older ones in place."""
+        beside = generations_beside(self.path)
+        if not beside:
+            return
+        newer = [n for n in beside if (file_version(n) or 0) > named]
+        if newer:
+            message = f"a newer generation is beside it ({newer[0]}): the runtime loads that one"
+        else:
+            message = f"older generations beside it: {', '.join(beside)}"
+        self._find("format.generations", Severity.INFO, message, None)
 
     def _check_seeded(self) -> None:
         """v2+: `isSeeded` true needs an inherited marker, false forbids one (formats.md §5)."""
