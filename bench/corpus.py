@@ -156,6 +156,8 @@ def build(
     paths = [directory / f"s{i:03d}.session.jsonl" for i in range(sessions)]
     if stamp.exists() and all(p.exists() for p in paths):
         return paths
+    for old in directory.glob(".corpus-*"):  # a build with other parameters overwrites the same names
+        old.unlink()
     rng = random.Random(seed)
     per = total_mb * 1_000_000 // sessions
     for i, path in enumerate(paths):

@@ -1,8 +1,10 @@
 """Verify throughput against a json.loads-every-line baseline, both measured in this run.
 
-    python bench/verify.py [--mb 200] [--sessions 50]
+    python bench/verify.py [--mb 200] [--sessions 50] [--framing v0|v4]
 
-Goal (issue 2): verify >= 1.0x the baseline while checking every line.
+Goal (issue 2): verify >= 1.0x the baseline while checking every line. With `--framing v4`, the
+corpus is rewritten as format v4 logs (fixtures/upgrade.py) and, beside them, the same events
+under a v0 header; the goal (issue 16) is v4 within 10% of v0: time(v0) / time(v4) >= 0.9.
 """
 
 from __future__ import annotations
@@ -46,14 +48,49 @@ def main() -> None:
     ap.add_argument("--mb", type=int, default=200)
     ap.add_argument("--sessions", type=int, default=50)
     ap.add_argument("--runs", type=int, default=3, help="best of N runs for each side")
+    ap.add_argument("--framing", choices=["v0", "v4"], default="v0")
     args = ap.parse_args()
     if min(args.mb, args.sessions, args.runs) < 1:
         ap.error("every option takes a positive number")
     out = Path(__file__).resolve().parent / "out"
     print(f"best of {args.runs} runs each, CPU seconds")
+    if args.framing == "v4":
+        corpus = build(out / "corpus", args.mb, args.sessions)
+        as_v4, as_v0 = framed(corpus, out / f"framed-{args.mb}-{args.sessions}")
+        v4_s = min(verify(as_v4)[0] for _ in range(args.runs))
+        v0_s = min(verify(as_v0)[0] for _ in range(args.runs))
+        size = sum(p.stat().st_size for p in as_v4) / 1e6
+        print(f"\nthe same events, {len(as_v4)} sessions, {size:.0f} MB as v4:")
+        print(f"  v0 framing: {v0_s:.2f} s   v4 framing: {v4_s:.2f} s")
+        print(f"  ratio v0/v4: {v0_s / v4_s:.2f}x (goal >= 0.9x: v4 within 10% of v0)")
+        return
     measure("real-shaped", build(out / "corpus", args.mb, args.sessions), args.runs, goal=True)
     heavy = build(out / "heavy", max(1, args.mb // 4), max(1, args.sessions // 4), schedule_share=0.5)
     measure("schedule-heavy (for information)", heavy, args.runs, goal=False)
+
+
+def framed(paths: list[Path], out: Path) -> tuple[list[Path], list[Path]]:
+    """Each session rewritten as a v4 log, and the same events under a v0 header (built once)."""
+    from fixtures.upgrade import log_bytes, upgrade
+    from replay.logs.logfile import SessionLog
+
+    as_v4, as_v0 = [], []
+    for path in paths:
+        sid = path.name.split(".")[0]  # each in a directory of its own: no generations side by side
+        v4, v0 = out / "v4" / sid / "session.v4.jsonl", out / "v0" / sid / "session.jsonl"
+        if not v4.exists() or not v0.exists():
+            v4.parent.mkdir(parents=True, exist_ok=True)
+            v0.parent.mkdir(parents=True, exist_ok=True)
+            log = SessionLog(str(path))
+            events = [e for entry in log.entries() for e in entry.events()]
+            head, upgraded, _ = upgrade(dict(log.header or {}), events, 4)
+            v4.write_bytes(log_bytes(head, upgraded))
+            cut = next((e["seq"] for e in upgraded if e["type"] == "session/end-seed"), 0)
+            old = {k: v for k, v in head.items() if k != "isSeeded"} | {"version": 0, "seedLength": cut}
+            v0.write_bytes(log_bytes(old, upgraded))
+        as_v4.append(v4)
+        as_v0.append(v0)
+    return as_v4, as_v0
 
 
 def measure(name: str, paths: list[Path], runs: int, goal: bool) -> None:
