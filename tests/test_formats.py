@@ -152,3 +152,45 @@ def test_packed_rows_exist_only_in_v0_and_v1(tmp_path: Path) -> None:
     report = verify_path(str(as_v2))
     assert report.verdict is Verdict.CORRUPT
     assert any("rows exist in v0 and v1 only" in f.message for f in report.findings)
+
+
+FORMATS = ROOT / "fixtures" / "formats"
+
+
+def test_every_surface_says_what_judged_the_session(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from replay.cli import main
+
+    log = str(FORMATS / "fixed-rate" / "v4" / "session.v4.jsonl.zstd")
+    (report,) = json.loads(CliRunner().invoke(main, ["verify", "--format", "json", log]).output)
+    assert (report["formatVersion"], report["generation"], report["profile"]) == (4, 4, "fixed-rate")
+    assert "reminders from the schedule plugin" in report["profileEvidence"]
+    junit = CliRunner().invoke(main, ["verify", "--format", "junit", log]).output
+    assert (
+        '<property name="profile" value="fixed-rate"/>' in junit
+        and '<property name="formatVersion" value="4"/>' in junit
+    )
+    db = tmp_path / "f.duckdb"
+    CliRunner().invoke(main, ["replay", str(FORMATS), "--db", str(db)])
+    import duckdb
+
+    with duckdb.connect(str(db), read_only=True) as con:
+        rows = con.execute(
+            "SELECT format_version, generation, profile, profile_source, verdict FROM sessions "
+            "WHERE path LIKE '%fixed-rate/v4%'"
+        ).fetchall()
+    assert rows == [(4, 4, "fixed-rate", "evidence", "ok")]
+
+
+def test_check_takes_candidates_against_a_v4_log(tmp_path: Path) -> None:
+    from replay.audit.candidate import check_log_candidate
+
+    log = str(FORMATS / "fixed-rate" / "v4" / "session.v4.jsonl.zstd")
+    delete = json.dumps({"version": 1, "operation": "delete", "id": "schedule-1"}).encode()
+    verdict = check_log_candidate(log, delete)
+    assert verdict.accepted and [r["id"] for r in verdict.active] == ["schedule-2"]
+    cron = {"id": "schedule-9", "kind": "cron", "prompt": "standup", "cron": "0 9 * * *", "timeZone": "UTC",
+            "scheduledAt": "2026-08-06T09:00:00.000Z"}  # fmt: skip
+    refused = check_log_candidate(log, json.dumps({"version": 1, "operation": "create", "schedule": cron}).encode())
+    assert not refused.accepted and refused.rule == "decode.record.kind"  # the log is fixed-rate: no cron

@@ -80,9 +80,12 @@ def check_log_candidate(
         return CandidateVerdict(path, True, False, index, message=f"{event_type} events are not checked")
     seed = reading.seed_for(log.seed_length)
     profile = reading.profile
-    if profile is None:  # auto: the log's evidence, and the candidate's own
-        candidate_event = {"type": SCHEDULE_CHANGE, "data": payload}
-        profile = detect([*(e for e in events if isinstance(e, dict)), candidate_event], log.version).profile
+    if profile is None:  # auto: the log's evidence; where it does not decide, the candidate's too
+        logged = [e for e in events if isinstance(e, dict)]
+        detection = detect(logged, log.version)
+        if not detection.decided:
+            detection = detect([*logged, {"type": SCHEDULE_CHANGE, "data": payload}], log.version)
+        profile = detection.profile
     try:
         folded = check_candidate(events, payload, seed, profile, ideal=reading.ideal)
     except ScheduleLogError as err:

@@ -8,6 +8,7 @@ format problem never hides a schedule violation.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
 from enum import StrEnum
@@ -15,6 +16,7 @@ from typing import Any, Protocol
 
 from invariant import SCHEDULE_CHANGE, Folded, Folder, ScheduleLogError, Step
 from invariant.detect import Clue, Detection, accepted_at, batch_clues, choose, era_clue, event_clues, host_reminders
+from invariant.logshapes import file_version
 from invariant.profiles import Profile, get_profile
 from replay.audit.fanout import Group, group_bytes, grouped, in_processes
 from replay.logs import deepjson
@@ -105,6 +107,9 @@ class SessionReport:
     format_version: int | None = None
     """The header's format version (None: headerless, or no readable version)."""
     profile: ProfileChoice | None = None
+    generation: int | None = None
+    """The version the file's canonical name identifies (`session.v4.jsonl.zstd`: 4), None for
+    any other name."""
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -119,6 +124,7 @@ class SessionReport:
             "active": [] if self.folded is None else [r.to_json() for r in self.folded.active],
             "lastRecurringAcceptedAt": None if self.folded is None else self.folded.last_recurring_accepted_at,
             "formatVersion": self.format_version,
+            "generation": self.generation,
             **(self.profile.to_json() if self.profile is not None else {}),
         }
 
@@ -279,6 +285,7 @@ def verify_log(log: SessionLog, sink: SessionSink | None = None) -> SessionRepor
         folded=folded,
         format_version=log.version,
         profile=ProfileChoice.of(profile, detection, others),
+        generation=file_version(os.path.basename(log.path)),
     )
 
 

@@ -37,7 +37,7 @@ _COLUMNS = {
         "schedule_event_count": "BIGINT", "verdict": "VARCHAR", "format_findings": "JSON",
         "violation_rule": "VARCHAR", "violation_index": "BIGINT", "violation_line": "BIGINT",
         "violation_message": "VARCHAR", "profile": "VARCHAR", "mode": "VARCHAR", "format_version": "BIGINT",
-        "profile_source": "VARCHAR", "profile_evidence": "JSON", "profile_disagreement": "JSON",
+        "profile_source": "VARCHAR", "profile_evidence": "JSON", "profile_disagreement": "JSON", "generation": "BIGINT",
     },
     "schedules": {
         "session_key": "BIGINT", "id": "VARCHAR", "kind": "VARCHAR", "prompt": "VARCHAR",

@@ -358,6 +358,7 @@ class SessionStager:
             "profile_source": None if report.profile is None else report.profile.source,
             "profile_evidence": [] if report.profile is None else list(report.profile.evidence),
             "profile_disagreement": {} if report.profile is None else dict(report.profile.disagreement),
+            "generation": report.generation,
         }
         self._write("sessions", _dumps(session) + b"\n")
         if v is not None:

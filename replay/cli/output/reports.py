@@ -103,6 +103,20 @@ def csv_table(reports: Sequence[SessionReport]) -> str:
     return out.getvalue()
 
 
+def _properties(r: SessionReport) -> list[str]:
+    """What judged the session: format version, generation, profile and its evidence."""
+    found: dict[str, object] = {"formatVersion": r.format_version, "generation": r.generation}
+    if r.profile is not None:
+        found |= {"profile": r.profile.name, "profileSource": r.profile.source}
+        found |= {"profileEvidence": "; ".join(r.profile.evidence)}
+    lines = [
+        f"      <property name={quoteattr(k)} value={quoteattr(printable(str(v)))}/>"
+        for k, v in found.items()
+        if v is not None and v != ""
+    ]
+    return ["    <properties>", *lines, "    </properties>"] if lines else []
+
+
 def junit(reports: Sequence[SessionReport]) -> str:
     """JUnit XML: one testcase per session; corrupt is a failure, unreadable an error, a log
     too new to judge a skipped test."""
@@ -115,6 +129,7 @@ def junit(reports: Sequence[SessionReport]) -> str:
     for r in reports:
         name = quoteattr(printable(r.path))
         out.append(f'  <testcase classname="schedlog.verify" name={name}>')
+        out.extend(_properties(r))
         detail = escape(text_line(r))
         if r.verdict is Verdict.CORRUPT:
             rule = r.violation.rule if r.violation else "format"
