@@ -156,6 +156,9 @@ def _output_failed(err: OSError) -> None:
 @click.version_option(message="%(version)s", version=_versions())
 def main() -> None:
     """Verify and replay the schedule/change event log of agent sessions."""
+    if sys.stdout is None:  # started with file descriptor 1 closed: every command's output would vanish
+        click.echo("schedlog: cannot write the output: standard output is closed", err=True)
+        sys.exit(2)
     _escape_unencodable_output()
 
 
@@ -220,6 +223,8 @@ def _read_input(path: str) -> bytes:
 
 def _stdin() -> bytes:
     """Standard input, whole (bounded by MAX_STREAM)."""
+    if sys.stdin is None:  # started with file descriptor 0 closed
+        raise click.UsageError("cannot read standard input: it is closed")
     with _reading("standard input"):
         return read_stream(sys.stdin.buffer)
 

@@ -21,18 +21,16 @@ def discover(paths: Iterable[str]) -> Iterator[str]:
     twice, inside two walked folders, or through a link) is yielded once, where first reached:
     counted twice, one session would skew every total of a fleet audit. Of the generations of
     one session directory (`session.jsonl`, `session.v4.jsonl.zstd`, ...) a walk yields the one
-    the runtime loads, the highest (formats.md §2); its report names the others.
+    the runtime loads, the highest (formats.md §2); its report names the others. A directory
+    the walk cannot list is yielded too, and read as unreadable: an audit never reads less than
+    it was asked to without saying so.
     """
     seen: set[object] = set()
     for path in paths:
         walked = path != STDIN and os.path.isdir(path)
         if walked:
-            found: list[str] = []
-            for root, dirs, files in os.walk(path, onerror=None):
-                dirs.sort()
-                logs = [f for f in files if f.endswith(LOG_SUFFIXES)]
-                found.extend(os.path.join(root, f) for f in current_generations(logs))
-            named = sorted(found)
+            found, unlisted = _walk(path)
+            named = sorted(found) + sorted(unlisted)
         else:
             named = [path]
         for name in named:
@@ -40,13 +38,25 @@ def discover(paths: Iterable[str]) -> Iterator[str]:
                 identity: object = STDIN
             elif (status := _status(name)) is None:
                 identity = os.path.abspath(name)  # a dangling link: known by its name
-            elif walked and not stat.S_ISREG(status.st_mode):
+            elif walked and not stat.S_ISREG(status.st_mode) and not stat.S_ISDIR(status.st_mode):
                 continue  # found by the walk, exists, and is no regular file (a pipe, say)
             else:
                 identity = (status.st_dev, status.st_ino)  # the file itself, whatever its name
             if identity not in seen:
                 seen.add(identity)
                 yield name
+
+
+def _walk(top: str) -> tuple[list[str], list[str]]:
+    """The logs under `top` (the current generation of each session directory), and the
+    directories that could not be listed."""
+    found: list[str] = []
+    unlisted: list[str] = []
+    for root, dirs, files in os.walk(top, onerror=lambda err: unlisted.append(err.filename)):
+        dirs.sort()
+        logs = [f for f in files if f.endswith(LOG_SUFFIXES)]
+        found.extend(os.path.join(root, f) for f in current_generations(logs))
+    return found, unlisted
 
 
 def _generation(name: str) -> tuple[int, bool] | None:

@@ -121,6 +121,15 @@ class Entry(NamedTuple):
             yield from self.row.events()
 
 
+def _listing_error(path: str) -> str:
+    """Why a directory cannot be listed (what listing it raises now)."""
+    try:
+        os.listdir(path)
+    except OSError as err:
+        return str(err.strerror or err)
+    return "it was not listed when walked"
+
+
 def _bears_clues(raw: bytes | None) -> bool:
     """Whether a record of CLUE_TYPES may bear profile clues (invariant.detect): its bytes hold a
     needle, or it was re-encoded (its bytes are not kept; its event is read for clues)."""
@@ -234,6 +243,9 @@ class SessionLog:
         self._others = others if schedule_only else None
         try:
             raw = self._load()
+        except IsADirectoryError:  # a directory a walk could not list (discover names it)
+            self._unreadable(f"cannot list the directory: {_listing_error(self.path)}")
+            return
         except OSError as err:
             self._unreadable(f"cannot read: {err.strerror or err}")
             return
@@ -298,16 +310,19 @@ class SessionLog:
         try:
             frames = scan_frames(raw)
         except FrameError as err:
-            self._find("format.zstd", Severity.ERROR, f"corrupt Zstandard container: {err}")
+            if err.frames_before:
+                self._find("format.zstd", Severity.ERROR, f"corrupt Zstandard container: {err}")
+            else:  # not even the header's frame: no header can be read, as from any other garbage
+                self._unreadable(f"not a session log: corrupt Zstandard container ({err})")
             return
         complete = [f for f in frames if f.complete]
         if not complete:
-            self._find("format.zstd", Severity.ERROR, "empty or header-less Zstandard session log: no complete frame")
+            self._unreadable("not a session log: an empty or header-less Zstandard file (no complete frame)")
             return
         try:
             head = decompress_frame(raw[complete[0].start : complete[0].end])
         except zstandard.ZstdError as err:
-            self._find("format.zstd", Severity.ERROR, f"first frame does not decompress: {err}")
+            self._unreadable(f"not a session log: the first Zstandard frame does not decompress ({err})")
             return
         if head.count(b"\n") != 1 or not head.endswith(b"\n"):
             self._find("format.zstd", Severity.ERROR, "first frame is not exactly one header line")

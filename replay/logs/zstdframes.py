@@ -22,6 +22,9 @@ _DICT_BYTES = {0: 0, 1: 1, 2: 2, 3: 4}
 class FrameError(ValueError):
     """The container is corrupt where it is complete (bad magic, reserved bits, bad block)."""
 
+    frames_before = 0
+    """How many whole frames come before the corrupt one (0: not even the header's frame)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Frame:
@@ -37,7 +40,11 @@ def scan_frames(data: Buffer) -> list[Frame]:
     size = len(data)
     while pos < size:
         start = pos
-        end = _frame_end(data, pos, size)
+        try:
+            end = _frame_end(data, pos, size)
+        except FrameError as err:
+            err.frames_before = len(frames)
+            raise
         if end is None:
             frames.append(Frame(start, size, False))
             break

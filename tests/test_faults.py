@@ -1,0 +1,90 @@
+"""Faults and hostile conditions (issue 21): each finding reproduced, now with its documented
+verdict and exit status, and no traceback."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from replay.audit.verify import Verdict, verify_path
+
+from .conftest import ROOT
+
+SESSIONS = ROOT / "fixtures" / "sessions"
+VALID = SESSIONS / "valid" / "fork-child.session.jsonl"
+SCHEDLOG = Path(sys.executable).with_name("schedlog")
+
+
+def _run(*args: str, **kwargs: object) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(SCHEDLOG), *args], capture_output=True, text=True, timeout=120, **kwargs)  # type: ignore[call-overload]
+
+
+def _close(fd: int) -> None:
+    os.close(fd)
+
+
+@pytest.mark.parametrize("command", [["verify", "-"], ["replay", "-", "--db", "{db}"], ["check", str(VALID), "-"]])
+def test_closed_standard_input_is_a_usage_error(command: list[str], tmp_path: Path) -> None:
+    args = [a.replace("{db}", str(tmp_path / "x.duckdb")) for a in command]
+    done = _run(*args, preexec_fn=lambda: _close(0))
+    assert done.returncode == 2 and "standard input" in done.stderr and "closed" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    "command", [["verify", str(SESSIONS)], ["inspect", "{db}"], ["cron", "0 9 * * *", "--tz", "UTC"]]
+)
+def test_closed_standard_output_exits_2(command: list[str], tmp_path: Path) -> None:
+    db = tmp_path / "x.duckdb"
+    _run("replay", str(SESSIONS), "--db", str(db))
+    args = [a.replace("{db}", str(db)) for a in command]
+    done = _run(*args, preexec_fn=lambda: _close(1))
+    assert done.returncode == 2 and "standard output is closed" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def _unprivileged() -> list[str]:
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("dropping privileges needs root and setpriv")
+    return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+
+
+def test_an_unlistable_directory_is_unreadable_not_skipped() -> None:
+    drop = _unprivileged()
+    tmp_path = Path(tempfile.mkdtemp(prefix="schedlog-perm-"))  # pytest's own tmp is not traversable by others
+    root = tmp_path / "logs"
+    (root / "a").mkdir(parents=True)
+    (root / "b").mkdir()
+    shutil.copyfile(VALID, root / "a" / "one.session.jsonl")
+    shutil.copyfile(VALID, root / "b" / "two.session.jsonl")
+    for path in (tmp_path, root, root / "a"):
+        path.chmod(0o755)
+    (root / "a" / "one.session.jsonl").chmod(0o644)
+    (root / "b").chmod(0o000)
+    try:
+        done = subprocess.run([*drop, str(SCHEDLOG), "verify", str(root)], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2, done.stdout
+        assert f"UNREADABLE {root / 'b'}: cannot read: Permission denied" in done.stdout
+        assert "1 ok" in done.stdout
+        root.chmod(0o000)  # the top directory itself
+        top = subprocess.run([*drop, str(SCHEDLOG), "verify", str(root)], capture_output=True, text=True, timeout=60)
+        assert top.returncode == 2 and "Permission denied" in top.stdout and "no *.jsonl" not in top.stderr
+    finally:
+        root.chmod(0o755)
+        (root / "b").chmod(0o755)
+        shutil.rmtree(tmp_path)
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".jsonl.zstd"])
+def test_a_file_without_a_readable_header_is_unreadable_whatever_its_encoding(suffix: str, tmp_path: Path) -> None:
+    """Documented: no header can be read -> unreadable (exit 2), plain or zstd alike."""
+    for n, data in enumerate((b"\x28\xb5\x2f\xfd" + b"garbage" * 20, b"garbage" * 20 + b"\n")):
+        path = tmp_path / f"g{n}{suffix}"
+        path.write_bytes(data)
+        assert verify_path(str(path)).verdict is Verdict.UNREADABLE
