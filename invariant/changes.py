@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from .errors import ScheduleLogError
-from .jsvalue import shown
+from .jsvalue import json_type, shown
 from .profiles import Profile, get_profile
 from .shapes import (
     CREATE_SHAPE,
@@ -243,7 +243,7 @@ def decode_change(value: object, profile: str | Profile = "calendar") -> Change:
     """
     prof = get_profile(profile)
     if not isinstance(value, dict):
-        raise ScheduleLogError("decode.payload", f"payload must be a JSON object, got {type(value).__name__}")
+        raise ScheduleLogError("decode.payload", f"payload must be a JSON object, got {json_type(value)}")
     if "version" not in value:
         raise ScheduleLogError("decode.version", "version is missing", pointer="/version")
     _field(value, VERSION, "")

@@ -50,6 +50,19 @@ def safe_integer(value: object) -> int | None:
 SHOWN_CHARACTERS = 60
 
 
+def json_type(value: object) -> str:
+    """The JSON name of a parsed value's type (what a message says, never Python's name)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "an array" if isinstance(value, list) else "an object" if isinstance(value, dict) else type(value).__name__
+
+
 def shown(value: object) -> str:
     """A value read from a log, as a message shows it: a scalar as Python writes it, an object
     or array by its JSON type only. Never recursive: a value may nest to any depth, and a

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import re
 
-_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ufffe\uffff]")
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]")
 """Characters a terminal acts on (ESC starts a sequence that can recolor, retitle or rewrite the
-screen; CR and LF can forge a line), bidirectional overrides (which show text reordered), and
-what XML cannot hold: tab is the only control kept."""
+screen; CR and LF can forge a line), bidirectional overrides (which show text reordered), what
+XML cannot hold (tab is the only control kept), and lone surrogates, which have no UTF-8 form."""
 
 
 def _escaped(match: re.Match[str]) -> str:
     code = ord(match.group())
+    if 0xDC80 <= code <= 0xDCFF:  # a byte a file name held that is no UTF-8 (Python's surrogateescape)
+        return f"\\x{code - 0xDC00:02x}"
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 

@@ -3,6 +3,7 @@ verdict and exit status, and no traceback."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -88,3 +89,69 @@ def test_a_file_without_a_readable_header_is_unreadable_whatever_its_encoding(su
         path = tmp_path / f"g{n}{suffix}"
         path.write_bytes(data)
         assert verify_path(str(path)).verdict is Verdict.UNREADABLE
+
+
+@pytest.fixture(scope="module")
+def fixtures_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    db = tmp_path_factory.mktemp("db") / "f.duckdb"
+    assert _run("replay", str(SESSIONS), "--db", str(db)).returncode == 1
+    return db
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "COPY (SELECT 1) TO '{out}/copied.csv'",
+        "SELECT * FROM read_text('{secret}')",
+        "SELECT * FROM read_csv('{secret}')",
+        "INSTALL httpfs",
+        "ATTACH '{out}/other.duckdb'",
+        "SET enable_external_access = true",
+    ],
+)
+def test_sql_touches_nothing_outside_the_database(fixtures_db: Path, tmp_path: Path, query: str) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("a,b\n1,2\n")
+    done = _run("sql", str(fixtures_db), query.format(out=tmp_path, secret=secret))
+    assert done.returncode == 2 and ("disabled by configuration" in done.stderr or "locked" in done.stderr)
+    assert "Usage:" not in done.stderr and "Traceback" not in done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["secret.txt"]
+
+
+def test_sql_may_reach_outside_when_asked(fixtures_db: Path, tmp_path: Path) -> None:
+    out = tmp_path / "copied.csv"
+    done = _run("sql", str(fixtures_db), f"COPY (SELECT 1 AS one) TO '{out}'", "--allow-external-access")
+    assert done.returncode == 0 and out.read_text().strip().splitlines() == ["one", "1"]
+
+
+def test_input_errors_are_not_usage_errors(fixtures_db: Path, tmp_path: Path) -> None:
+    bad_sql = _run("sql", str(fixtures_db), "SELEKT 1")
+    candidate = tmp_path / "c.json"
+    candidate.write_text("{not json")
+    bad_candidate = _run("check", str(VALID), str(candidate))
+    for done in (bad_sql, bad_candidate):
+        assert done.returncode == 2 and done.stderr.startswith("Error: ") and "Usage:" not in done.stderr
+
+
+def test_messages_name_json_types(tmp_path: Path) -> None:
+    from invariant import ScheduleLogError, decode_change
+
+    for value, name in ((None, "null"), ([], "an array"), ("x", "a string"), (5, "a number")):
+        with pytest.raises(ScheduleLogError) as info:
+            decode_change(value)
+        assert info.value.message == f"payload must be a JSON object, got {name}"
+
+
+def test_sql_values_print_as_duckdb_writes_them(fixtures_db: Path) -> None:
+    query = "SELECT 'a\\x1b'::BLOB AS b, INTERVAL 1 DAY + INTERVAL 3 HOUR AS i, 'nan'::DOUBLE AS n, chr(27) AS esc"
+    as_csv = _run("sql", str(fixtures_db), query, "--format", "csv").stdout
+    assert as_csv.split("\n")[1] == "a\\x1B,1 day 03:00:00,NaN,\x1b"  # exact when piped
+    as_json = json.loads(_run("sql", str(fixtures_db), query, "--format", "json").stdout)
+    assert as_json == [{"b": "a\\x1B", "i": "1 day 03:00:00", "n": None, "esc": "\x1b"}]
+
+
+def test_a_file_name_with_undecodable_bytes_prints_as_byte_escapes(tmp_path: Path) -> None:
+    name = os.fsdecode(b"a\xff.session.jsonl")
+    shutil.copyfile(VALID, tmp_path / name)
+    done = _run("verify", str(tmp_path))
+    assert "a\\xff.session.jsonl" in done.stdout and "\\udcff" not in done.stdout

@@ -25,7 +25,7 @@ from replay.audit.candidate import CandidateInputError, check_log_candidate
 from replay.audit.cronreport import describe_cron
 from replay.audit.fanout import file_size as _size
 from replay.audit.verify import SessionReport, Verdict, verify_paths
-from replay.cli.output import Format, emit, format_option
+from replay.cli.output import Format, emit, format_option, to_terminal
 from replay.cli.output import reports as report_output
 from replay.cli.output import rows as row_output
 from replay.cli.output import verdicts as verdict_output
@@ -45,6 +45,13 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 PROGRESS_BYTES = 64 << 20
 """Inputs at least this large show a progress bar (when stderr is a terminal)."""
+
+
+class InputError(click.ClickException):
+    """An input or output that cannot be used (a file, a query, a candidate): exit 2, with the
+    message alone (not the usage banner of a mistyped command line)."""
+
+    exit_code = 2
 
 
 # Options shared by several commands, defined once so that their meaning cannot drift apart.
@@ -190,7 +197,7 @@ def verify(paths: tuple[str, ...], fmt: Format, reading: Reading, jobs: int) -> 
         raise click.UsageError("no *.jsonl or *.jsonl.zstd file found under the given paths")
     with _progress(files, "reading") as progress:
         reports = list(verify_paths([p for p in files if p != STDIN], reading, jobs, stdin, progress))
-    click.echo(report_output.render(reports, fmt), nl=False)
+    emit([report_output.render(reports, fmt)])
     _exit(reports)
 
 
@@ -224,7 +231,7 @@ def _read_input(path: str) -> bytes:
 def _stdin() -> bytes:
     """Standard input, whole (bounded by MAX_STREAM)."""
     if sys.stdin is None:  # started with file descriptor 0 closed
-        raise click.UsageError("cannot read standard input: it is closed")
+        raise InputError("cannot read standard input: it is closed")
     with _reading("standard input"):
         return read_stream(sys.stdin.buffer)
 
@@ -235,9 +242,9 @@ def _reading(what: str) -> Iterator[None]:
     try:
         yield
     except OSError as err:
-        raise click.UsageError(f"cannot read {what}: {err.strerror or err}") from None
+        raise InputError(f"cannot read {what}: {err.strerror or err}") from None
     except MemoryError:
-        raise click.UsageError(f"cannot read {what}: not enough memory to hold it") from None
+        raise InputError(f"cannot read {what}: not enough memory to hold it") from None
 
 
 @main.command()
@@ -255,7 +262,7 @@ def check(log: str, candidate: str, fmt: Format, reading: Reading) -> None:
     try:
         verdict = check_log_candidate("<stdin>" if log == STDIN else log, raw, reading, log_data)
     except CandidateInputError as err:
-        raise click.UsageError(str(err)) from None
+        raise InputError(str(err)) from None
     emit(verdict_output.candidate_chunks(verdict, fmt))
     sys.exit(0 if verdict.accepted else 1)
 
@@ -315,7 +322,7 @@ def _writing(target: Path | None = None) -> Iterator[None]:
         yield
     except OSError as err:
         where = target or err.filename or "the output"
-        raise click.UsageError(f"cannot write {where}: {err.strerror or err}") from None
+        raise InputError(f"cannot write {where}: {err.strerror or err}") from None
 
 
 _TERMINATED: list[int] = []
@@ -363,7 +370,7 @@ def replay(paths: tuple[str, ...], db: str, fmt: Format, reading: Reading, jobs:
                 progress=progress,
             )
     except TargetError as err:  # raised before any work: the target is left as it was
-        raise click.UsageError(str(err)) from None
+        raise InputError(str(err)) from None
     except (RuntimeError, duckdb.Error, OSError) as err:
         if _TERMINATED:  # DuckDB reports the interrupted query; the earlier database is untouched
             sys.exit(128 + _TERMINATED[0])
@@ -372,7 +379,7 @@ def replay(paths: tuple[str, ...], db: str, fmt: Format, reading: Reading, jobs:
         click.echo(printable(f"replay failed, {db} left as it was: {err}"), err=True)
         sys.exit(2)
     where = f"; database {db}" + (f", parquet {parquet}" if parquet else "")
-    click.echo(report_output.render(reports, fmt, summary=report_output.summary_line(reports) + where), nl=False)
+    emit([report_output.render(reports, fmt, summary=report_output.summary_line(reports) + where)])
     _exit(reports)
 
 
@@ -380,13 +387,21 @@ def replay(paths: tuple[str, ...], db: str, fmt: Format, reading: Reading, jobs:
 @click.argument("db", type=click.Path(dir_okay=False))
 @click.argument("query")
 @format_option(*row_output.OFFERED)
-def sql(db: str, query: str, fmt: Format) -> None:
-    """Run one SQL QUERY against a replay database (opened read-only)."""
+@click.option(
+    "--allow-external-access",
+    is_flag=True,
+    help="Let the query read and write other files, attach databases and install extensions.",
+)
+def sql(db: str, query: str, fmt: Format, allow_external_access: bool) -> None:
+    """Run one SQL QUERY against a replay database (opened read-only).
+
+    The query sees the database alone: DuckDB's access to other files, databases and extensions
+    is off and its configuration locked, unless --allow-external-access."""
     try:
-        with query_rows(Path(db), query) as rows:
-            emit(row_output.render_chunks(rows, fmt))  # written as the rows arrive (json, jsonl, csv)
+        with query_rows(Path(db), query, external_access=allow_external_access) as rows:
+            emit(row_output.render_chunks(rows, fmt, to_terminal()))  # written as the rows arrive (json, jsonl, csv)
     except QueryError as err:
-        raise click.UsageError(str(err)) from None
+        raise InputError(str(err)) from None
 
 
 @main.command()
@@ -397,7 +412,7 @@ def inspect(db: str, fmt: Format) -> None:
     try:
         emit(row_output.inspection_chunks(inspect_db(Path(db)), fmt))
     except QueryError as err:
-        raise click.UsageError(str(err)) from None
+        raise InputError(str(err)) from None
 
 
 MAX_SIMULATED_EVENTS = 5_000_000
@@ -431,9 +446,9 @@ def simulate(scenario: str, name: str | None, log_path: str | None, fmt: Format,
         obj = load_scenario(Path(scenario), name)
         result = run_simulation(Scenario.from_json(obj), profile, max_events)
     except TooManyEvents as err:
-        raise click.UsageError(f"{err}; --max-events raises the bound") from None
+        raise InputError(f"{err}; --max-events raises the bound") from None
     except ScenarioError as err:
-        raise click.UsageError(str(err)) from None
+        raise InputError(str(err)) from None
     if log_path is not None:
         with _writing(Path(log_path)):
             write_atomic_chunks(Path(log_path), result.session_log_lines())

@@ -35,9 +35,19 @@ def is_database(db: Path) -> bool:
         return f.read(12)[8:12] == DUCKDB_MAGIC
 
 
-def connect(db: Path) -> duckdb.DuckDBPyConnection:
-    """Open a replay database read-only. Checked first: DuckDB opens some other files (a `.json`
-    or `.csv` one) as an in-memory database over them, which it then refuses read-only."""
+SEALED = {
+    "enable_external_access": False,
+    "autoinstall_known_extensions": False,
+    "autoload_known_extensions": False,
+}
+"""A connection that sees the database alone: no other file read or written (COPY TO, read_text,
+read_csv), no ATTACH, no INSTALL or LOAD from outside, and no SET that would undo it."""
+
+
+def connect(db: Path, external_access: bool = False) -> duckdb.DuckDBPyConnection:
+    """Open a replay database read-only, sealed (SEALED) unless `external_access`. Checked
+    first: DuckDB opens some other files (a `.json` or `.csv` one) as an in-memory database
+    over them, which it then refuses read-only."""
     if not db.is_file():
         raise QueryError(f"{db}: no such database (create one with `schedlog replay ... --db {db}`)")
     try:
@@ -46,10 +56,12 @@ def connect(db: Path) -> duckdb.DuckDBPyConnection:
     except OSError as err:
         raise QueryError(f"{db}: cannot read: {err.strerror or err}") from None
     try:
-        con = duckdb.connect(str(db), read_only=True)
+        con = duckdb.connect(str(db), read_only=True, config={} if external_access else dict(SEALED))
     except duckdb.Error as err:
         raise QueryError(f"{db}: cannot open as a DuckDB database: {err}") from None
     con.execute("SET TimeZone = 'UTC'")
+    if not external_access:
+        con.execute("SET lock_configuration = true")  # no SET can undo the seal
     return con
 
 
@@ -99,12 +111,12 @@ FETCH_ROWS = 10_000
 
 
 @contextmanager
-def query_rows(db: Path, query: str) -> Iterator[Rows]:
+def query_rows(db: Path, query: str, external_access: bool = False) -> Iterator[Rows]:
     """Run one query against a replay database; its rows are read while the context is open.
 
     Raises QueryError, on opening, on running, or while the rows are read.
     """
-    con = connect(db)
+    con = connect(db, external_access)
     try:
         with _ctrl_c_interrupts(con):
             yield _start(con, query)

@@ -8,6 +8,7 @@ a piece at a time, and `emit` writes the pieces as they come, so a large result 
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable, Iterable
 from enum import StrEnum
 from typing import Any, TypeVar
@@ -32,6 +33,11 @@ class Format(StrEnum):
     """A header row, then one row per result."""
     JUNIT = "junit"
     """JUnit XML: one testcase per session."""
+
+
+def to_terminal() -> bool:
+    """Whether standard output is a terminal (data shown there has its control characters escaped)."""
+    return sys.stdout is not None and sys.stdout.isatty()
 
 
 def format_option(*offered: Format, default: Format = Format.TEXT) -> Callable[[F], F]:
@@ -70,14 +76,16 @@ def json_line(value: object) -> str:
 
 def emit(pieces: Iterable[str], size: int = 1 << 20) -> None:
     """Write text given in pieces to standard output, about `size` characters at a time: a long
-    result is written as it is rendered, never held whole."""
+    result is written as it is rendered, never held whole. Written exactly: click would strip
+    what looks like an ANSI sequence from data piped elsewhere than a terminal (the renderers
+    escape what would reach a terminal)."""
     chunk: list[str] = []
     held = 0
     for piece in pieces:
         chunk.append(piece)
         held += len(piece)
         if held >= size:
-            click.echo("".join(chunk), nl=False)
+            click.echo("".join(chunk), nl=False, color=True)
             chunk.clear()
             held = 0
-    click.echo("".join(chunk), nl=False)
+    click.echo("".join(chunk), nl=False, color=True)

@@ -8,7 +8,7 @@ import json
 import math
 import secrets
 from collections.abc import Iterator, Mapping, Sequence
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
 from replay.cli.output import Format
 from replay.duck.query import Result, Rows
@@ -28,7 +28,22 @@ def _text(value: object) -> str:
         return value.isoformat()
     if isinstance(value, (list, dict)):
         return json.dumps(value, ensure_ascii=False, default=_text)
+    if isinstance(value, bytes):  # a BLOB, as DuckDB writes one: printable ASCII kept, other bytes \xHH
+        return "".join(chr(b) if 0x20 <= b < 0x7F and b != 0x5C else f"\\x{b:02X}" for b in value)
+    if isinstance(value, timedelta):  # an INTERVAL, as DuckDB writes one
+        return _interval(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
     return str(value)
+
+
+def _interval(value: timedelta) -> str:
+    days, rest = value.days, value.seconds
+    parts = [f"{days} day{'' if abs(days) == 1 else 's'}"] if days else []
+    if rest or value.microseconds or not days:
+        clock = f"{rest // 3600:02d}:{rest // 60 % 60:02d}:{rest % 60:02d}"
+        parts.append(clock + (f".{value.microseconds:06d}" if value.microseconds else ""))
+    return " ".join(parts)
 
 
 def _finite(value: object) -> object:
@@ -80,7 +95,7 @@ def render_result(result: Result, fmt: Format) -> str:
     return "".join(render_chunks(_rows(result), fmt))
 
 
-def render_chunks(rows: Rows, fmt: Format) -> Iterator[str]:
+def render_chunks(rows: Rows, fmt: Format, terminal: bool = False) -> Iterator[str]:
     """The rows rendered in `fmt`, a piece at a time: json, jsonl and csv are written as the rows
     arrive; a text table must see every row to size its columns."""
     if fmt is Format.JSONL:
@@ -98,7 +113,8 @@ def render_chunks(rows: Rows, fmt: Format) -> Iterator[str]:
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(rows.columns)
         for batch in rows.batches:
-            writer.writerows([["" if v is None else _text(v) for v in row] for row in batch])
+            cells = [["" if v is None else _text(v) for v in row] for row in batch]
+            writer.writerows([[printable(c) for c in r] for r in cells] if terminal else cells)
             yield out.getvalue()
             out.seek(0)
             out.truncate()
