@@ -155,3 +155,36 @@ def test_a_file_name_with_undecodable_bytes_prints_as_byte_escapes(tmp_path: Pat
     shutil.copyfile(VALID, tmp_path / name)
     done = _run("verify", str(tmp_path))
     assert "a\\xff.session.jsonl" in done.stdout and "\\udcff" not in done.stdout
+
+
+def _candidate(tmp_path: Path, value: object) -> Path:
+    path = tmp_path / "candidate.json"
+    path.write_text(json.dumps(value))
+    return path
+
+
+DELETE = {"version": 1, "operation": "delete", "id": "schedule-1"}
+
+
+@pytest.mark.parametrize("log", ["corrupt/seq-gap.session.jsonl", "headerless-strict"])
+def test_check_refuses_candidates_on_a_log_that_cannot_be_loaded(log: str, tmp_path: Path) -> None:
+    if log == "headerless-strict":  # a strict-mode header defect: no delegationDepth
+        lines = VALID.read_text().splitlines()
+        head = json.loads(lines[0])
+        del head["delegationDepth"]
+        path = tmp_path / "log.session.jsonl"
+        path.write_text("\n".join([json.dumps(head), *lines[1:]]) + "\n")
+    else:
+        path = SESSIONS / log
+    done = _run("check", str(path), str(_candidate(tmp_path, DELETE)))
+    assert done.returncode == 1 and done.stdout.startswith("rejected (load): format.")
+    assert "cannot be loaded" in done.stdout
+
+
+@pytest.mark.parametrize("seq", [5, "88", 27.5, None])
+def test_check_takes_a_whole_event_only_at_the_next_seq(seq: object, tmp_path: Path) -> None:
+    event = {"type": "schedule/change", "seq": seq, "time": 0, "data": DELETE}
+    done = _run("check", str(VALID), str(_candidate(tmp_path, event)))
+    assert done.returncode == 1 and "rejected (append): format.seq-gap" in done.stdout
+    right = {**event, "seq": 27}  # the log holds 27 events
+    assert _run("check", str(VALID), str(_candidate(tmp_path, right))).returncode == 0

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from invariant import SCHEDULE_CHANGE, ScheduleLogError
 from invariant.detect import detect
+from invariant.jsvalue import number_equals, shown
 from invariant.live import check_candidate, stage_of
 from replay.logs.jsonline import JsonLineError, parse_json_line
 from replay.logs.logfile import SessionLog
@@ -46,15 +47,19 @@ class CandidateVerdict:
         }
 
 
-def read_candidate(raw: bytes) -> tuple[object, str | None]:
-    """(payload, event type): a whole event `{type, seq?, time?, data}` or a bare payload."""
+NO_SEQ = object()
+"""A candidate that is a bare payload, or an event without `seq`: the host assigns it."""
+
+
+def read_candidate(raw: bytes) -> tuple[object, str | None, object]:
+    """(payload, event type, seq): a whole event `{type, seq?, time?, data}` or a bare payload."""
     try:
         value = parse_json_line(raw.strip())
     except JsonLineError as err:
         raise CandidateInputError(f"the candidate is not one JSON value: {err}") from None
     if isinstance(value, Mapping) and isinstance(value.get("type"), str) and "data" in value:
-        return value["data"], value["type"]
-    return value, None
+        return value["data"], value["type"], value.get("seq", NO_SEQ)
+    return value, None, NO_SEQ
 
 
 def read_events(path: str, reading: Reading, data: bytes | None = None) -> tuple[SessionLog, list[object]]:
@@ -72,10 +77,21 @@ def check_log_candidate(
     reading: Reading = DEFAULT_READING,
     log_data: bytes | None = None,
 ) -> CandidateVerdict:
-    """Fold the log plus the candidate, then apply live validation; one verdict."""
-    payload, event_type = read_candidate(candidate)
+    """Fold the log plus the candidate, then apply live validation; one verdict. A log the
+    reference cannot load takes no candidate (stage `load`), and a whole event's own seq must be
+    the next one (stage `append`)."""
+    payload, event_type, seq = read_candidate(candidate)
     log, events = read_events(path, reading, log_data)
     index = len(events)
+    if log.unsupported:
+        raise CandidateInputError(f"{path}: a format newer than v4, which schedlog cannot judge")
+    refusal = next((f for f in log.findings if f.severity == "error"), None)
+    if refusal is not None:
+        message = f"the log cannot be loaded: {refusal.message}"
+        return CandidateVerdict(path, False, False, index, "load", refusal.code, None, message)
+    if seq is not NO_SEQ and not number_equals(seq, index):
+        message = f"the candidate's seq is {shown(seq)}; the next event's is {index}"
+        return CandidateVerdict(path, False, False, index, "append", "format.seq-gap", "/seq", message)
     if event_type is not None and event_type != SCHEDULE_CHANGE:
         return CandidateVerdict(path, True, False, index, message=f"{event_type} events are not checked")
     seed = reading.seed_for(log.seed_length)
