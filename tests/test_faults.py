@@ -188,3 +188,42 @@ def test_check_takes_a_whole_event_only_at_the_next_seq(seq: object, tmp_path: P
     assert done.returncode == 1 and "rejected (append): format.seq-gap" in done.stdout
     right = {**event, "seq": 27}  # the log holds 27 events
     assert _run("check", str(VALID), str(_candidate(tmp_path, right))).returncode == 0
+
+
+def _wal_of_another_database(tmp_path: Path) -> bytes:
+    """A WAL a writer left behind when it died (written, never checkpointed)."""
+    other = tmp_path / "other.duckdb"
+    code = (
+        "import duckdb, os, sys; c = duckdb.connect(sys.argv[1]); c.execute(\"SET checkpoint_threshold = '1TB'\"); "
+        "c.execute('CREATE TABLE u (y INT)'); c.execute('INSERT INTO u VALUES (2)'); os._exit(0)"
+    )
+    subprocess.run([sys.executable, "-c", code, str(other)], check=True)
+    return Path(f"{other}.wal").read_bytes()
+
+
+def test_a_stale_wal_beside_the_target_goes_with_the_old_database(tmp_path: Path) -> None:
+    db = tmp_path / "audit.duckdb"
+    assert _run("replay", str(SESSIONS), "--db", str(db)).returncode == 1
+    Path(f"{db}.wal").write_bytes(_wal_of_another_database(tmp_path))
+    again = _run("replay", str(SESSIONS), "--db", str(db))
+    assert again.returncode == 1, again.stderr
+    assert not Path(f"{db}.wal").exists()
+    asked = _run("sql", str(db), "SELECT count(*) AS n FROM sessions", "--format", "csv")
+    assert asked.returncode == 0 and asked.stdout.split() == ["n", "8"]
+
+
+def test_a_database_another_process_holds_open_is_not_replaced(tmp_path: Path) -> None:
+    db = tmp_path / "audit.duckdb"
+    assert _run("replay", str(SESSIONS), "--db", str(db)).returncode == 1
+    before = db.read_bytes()
+    code = "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('open', flush=True); time.sleep(60)"
+    holder = subprocess.Popen([sys.executable, "-c", code, str(db)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "open"
+        done = _run("replay", str(SESSIONS), "--db", str(db))
+        assert done.returncode == 2 and "open in another process" in done.stderr and "Traceback" not in done.stderr
+    finally:
+        holder.kill()
+        holder.wait()
+    assert db.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["audit.duckdb"]

@@ -469,6 +469,35 @@ def check_target(db: Path) -> None:
         raise TargetError(f"{db} exists and is not a DuckDB database; not replacing it")
 
 
+def _settle(db: Path) -> bool:
+    """Make the earlier database at `db` one unit with its WAL before it is replaced: opened
+    read-write once, DuckDB takes its lock (so a process that holds it open is found: TargetError)
+    and folds a WAL its last writer left into it. Returns whether a WAL beside it is stale (it
+    does not match the database: a crashed writer's, or another file's), to go with it."""
+    if not db.exists():
+        return False
+    try:
+        duckdb.connect(str(db)).close()
+    except duckdb.IOException as err:
+        if "lock" in str(err).lower():
+            raise TargetError(f"{db} is open in another process; not replacing it ({err})") from None
+        if Path(f"{db}.wal").exists():
+            return True
+        raise TargetError(f"{db}: cannot open the existing database: {err}") from None
+    return False
+
+
+def _replace(tmp: Path, db: Path) -> None:
+    """Put the new database in place of the earlier one and its WAL, as one unit: a stale WAL is
+    moved aside first (a new database beside it would not open), then removed."""
+    stale = _settle(db)
+    wal, aside = Path(f"{db}.wal"), tmp.with_name(tmp.name + ".stale-wal")
+    if stale:
+        os.replace(wal, aside)
+    os.replace(tmp, db)
+    aside.unlink(missing_ok=True)
+
+
 def _parquet_names() -> set[str]:
     return {table if table in PARTITIONED else f"{table}.parquet" for table in TABLES}
 
@@ -554,6 +583,7 @@ def replay(
     """
     db = db.resolve()
     check_target(db)
+    _settle(db)  # before any work: a database another process holds is refused at once
     if parquet is not None:
         check_parquet_target(parquet)
     db.parent.mkdir(parents=True, exist_ok=True)
@@ -567,7 +597,7 @@ def replay(
     try:
         with _staged(groups, stage, reading, jobs, stdin, progress) as staged:
             reports = _load(staged, stage, tmp, total, parquet)
-        os.replace(tmp, db)
+        _replace(tmp, db)
         return reports
     finally:
         shutil.rmtree(stage, ignore_errors=True)
