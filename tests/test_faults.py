@@ -227,3 +227,34 @@ def test_a_database_another_process_holds_open_is_not_replaced(tmp_path: Path) -
         holder.wait()
     assert db.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["audit.duckdb"]
+
+
+def test_a_later_replay_removes_what_a_killed_one_left(tmp_path: Path) -> None:
+    db = tmp_path / "x.duckdb"
+    dead = 2**22 + 7  # above pid_max's default: no such process
+    stale = [tmp_path / f".x.duckdb.{dead}.ab12.tmp", tmp_path / f".x.duckdb.{dead}.ab12.tmp.wal"]
+    for path in stale:
+        path.write_bytes(b"half a database")
+    (tmp_path / f".schedlog-stage-{dead}.cd34").mkdir()
+    kept = [tmp_path / f".x.duckdb.{os.getpid()}.ef56.tmp", tmp_path / ".x.duckdb.backup", tmp_path / "notes.tmp"]
+    for path in kept:  # a live replay's (this process's), and files schedlog did not name
+        path.write_bytes(b"keep")
+    assert _run("replay", str(SESSIONS), "--db", str(db)).returncode == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["x.duckdb", *(p.name for p in kept)])
+
+
+def test_a_replay_into_a_directory_it_cannot_write_names_the_directory() -> None:
+    drop = _unprivileged()
+    top = Path(tempfile.mkdtemp(prefix="schedlog-ro-"))
+    try:
+        top.chmod(0o755)  # root's: others cannot write here
+        done = subprocess.run(
+            [*drop, str(SCHEDLOG), "replay", str(SESSIONS), "--db", str(top / "x.duckdb")],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 2 and f"cannot create the database in {top}: Permission denied" in done.stderr
+        assert ".tmp" not in done.stderr and "left as it was" not in done.stderr
+    finally:
+        shutil.rmtree(top)

@@ -329,7 +329,8 @@ _TERMINATED: list[int] = []
 
 
 def _terminate_cleanly() -> None:
-    """Turn SIGTERM into SystemExit so that temporary files are removed on the way out."""
+    """Turn SIGTERM and SIGHUP (a closed terminal) into SystemExit so that temporary files are
+    removed on the way out."""
     import signal
 
     def handler(signum: int, frame: object) -> None:
@@ -337,6 +338,7 @@ def _terminate_cleanly() -> None:
         raise SystemExit(128 + signum)
 
     signal.signal(signal.SIGTERM, handler)
+    signal.signal(signal.SIGHUP, handler)
 
 
 @main.command()
@@ -376,7 +378,8 @@ def replay(paths: tuple[str, ...], db: str, fmt: Format, reading: Reading, jobs:
             sys.exit(128 + _TERMINATED[0])
         if _interrupted(err):  # Ctrl-C during one of DuckDB's statements: as any other Ctrl-C
             raise
-        click.echo(printable(f"replay failed, {db} left as it was: {err}"), err=True)
+        kept = f", {db} left as it was" if Path(db).exists() else ""
+        click.echo(printable(f"replay failed{kept}: {err}"), err=True)
         sys.exit(2)
     where = f"; database {db}" + (f", parquet {parquet}" if parquet else "")
     emit([report_output.render(reports, fmt, summary=report_output.summary_line(reports) + where)])

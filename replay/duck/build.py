@@ -452,6 +452,40 @@ def _parquet(con: duckdb.DuckDBPyConnection, target: Path) -> None:
         raise
 
 
+STAGE_PREFIX = ".schedlog-stage-"
+
+
+def _owner_gone(name: str, prefix: str) -> bool:
+    """Whether the process a leftover's name records (`<prefix><pid>.<random>`) has ended."""
+    pid = name[len(prefix) :].split(".", 1)[0]
+    if not pid.isdigit():
+        return False  # not named by this version: not ours to judge
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # alive, another user's
+        return False
+    return False
+
+
+def remove_leftovers(db: Path) -> list[Path]:
+    """Remove what an earlier replay into `db`'s directory left when it was killed outright
+    (SIGKILL leaves no time to clean up): its temporary database (and WAL) and staging
+    directories, only schedlog's own names, and only when the process that made them is gone."""
+    removed = []
+    for entry in db.parent.iterdir():
+        own = entry.name.startswith(f".{db.name}.") and ".tmp" in entry.name
+        prefix = f".{db.name}." if own else STAGE_PREFIX
+        if (own or entry.name.startswith(STAGE_PREFIX)) and _owner_gone(entry.name, prefix):
+            if entry.is_dir():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                entry.unlink(missing_ok=True)
+            removed.append(entry)
+    return removed
+
+
 class TargetError(ValueError):
     """The database target exists and is not a DuckDB database: replay will not replace it."""
 
@@ -586,12 +620,16 @@ def replay(
     _settle(db)  # before any work: a database another process holds is refused at once
     if parquet is not None:
         check_parquet_target(parquet)
-    db.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{db.name}.", suffix=".tmp", dir=db.parent)
-    os.close(fd)
+    try:
+        db.parent.mkdir(parents=True, exist_ok=True)
+        remove_leftovers(db)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{db.name}.{os.getpid()}.", suffix=".tmp", dir=db.parent)
+        os.close(fd)
+        stage = Path(tempfile.mkdtemp(prefix=f"{STAGE_PREFIX}{os.getpid()}.", dir=db.parent))
+    except OSError as err:  # a directory that cannot be written: nothing was made
+        raise TargetError(f"cannot create the database in {db.parent}: {err.strerror or err}") from None
     tmp = Path(tmp_name)
     tmp.unlink()  # DuckDB creates the file itself
-    stage = Path(tempfile.mkdtemp(prefix=".schedlog-stage-", dir=db.parent))
     groups = list(grouped([p for p in paths if p != STDIN]))  # reads each file's size once
     total = sum(group_bytes(group) for group in groups) + (0 if stdin is None else len(stdin))
     try:
