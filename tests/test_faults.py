@@ -258,3 +258,38 @@ def test_a_replay_into_a_directory_it_cannot_write_names_the_directory() -> None
         assert ".tmp" not in done.stderr and "left as it was" not in done.stderr
     finally:
         shutil.rmtree(top)
+
+
+def test_a_stream_is_spooled_past_a_bound_and_refused_past_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An endless stream is refused as soon as it passes MAX_STREAM, never held whole: past
+    SPOOL_BYTES it goes to a temporary file, mapped for reading."""
+    import io
+    import mmap
+
+    from replay.logs import logfile
+
+    monkeypatch.setattr(logfile, "READ_CHUNK", 1000)
+    monkeypatch.setattr(logfile, "SPOOL_BYTES", 5000)
+    monkeypatch.setattr(logfile, "MAX_STREAM", 20_000)
+    small, large = bytes(range(256)) * 10, bytes(range(256)) * 70
+    assert logfile.read_stream(io.BytesIO(small)) == small
+    spooled = logfile.read_stream(io.BytesIO(large))
+    assert isinstance(spooled, mmap.mmap) and spooled[:] == large
+    with pytest.raises(OSError, match="more than 20,000 bytes"):
+        logfile.read_stream(io.BytesIO(large * 2))
+
+
+def test_a_spooled_standard_input_is_judged_as_the_file_is(monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from replay.cli import main
+    from replay.logs import logfile
+
+    monkeypatch.setattr(logfile, "SPOOL_BYTES", 100)
+    data = (SESSIONS / "valid" / "reminders.session.jsonl").read_bytes()
+    from_stdin = CliRunner().invoke(main, ["verify", "--format", "jsonl", "-"], input=data)
+    from_file = CliRunner().invoke(
+        main, ["verify", "--format", "jsonl", str(SESSIONS / "valid" / "reminders.session.jsonl")]
+    )
+    assert from_stdin.exit_code == from_file.exit_code == 0
+    assert json.loads(from_stdin.output)["active"] == json.loads(from_file.output)["active"]

@@ -10,7 +10,7 @@ from invariant.detect import detect
 from invariant.jsvalue import number_equals, shown
 from invariant.live import check_candidate, stage_of
 from replay.logs.jsonline import JsonLineError, parse_json_line
-from replay.logs.logfile import SessionLog
+from replay.logs.logfile import Data, SessionLog
 from replay.reading import DEFAULT_READING, Reading
 
 
@@ -62,7 +62,7 @@ def read_candidate(raw: bytes) -> tuple[object, str | None, object]:
     return value, None, NO_SEQ
 
 
-def read_events(path: str, reading: Reading, data: bytes | None = None) -> tuple[SessionLog, list[object]]:
+def read_events(path: str, reading: Reading, data: Data | None = None) -> tuple[SessionLog, list[object]]:
     log = SessionLog(path, reading, data)
     events: list[object] = [e for entry in log.entries() for e in entry.events()]
     if log.unreadable:
@@ -75,7 +75,7 @@ def check_log_candidate(
     path: str,
     candidate: bytes,
     reading: Reading = DEFAULT_READING,
-    log_data: bytes | None = None,
+    log_data: Data | None = None,
 ) -> CandidateVerdict:
     """Fold the log plus the candidate, then apply live validation; one verdict. A log the
     reference cannot load takes no candidate (stage `load`), and a whole event's own seq must be

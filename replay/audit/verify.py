@@ -21,7 +21,7 @@ from invariant.profiles import Profile, get_profile
 from replay.audit.fanout import Group, group_bytes, grouped, in_processes
 from replay.logs import deepjson
 from replay.logs.chunks import ChunkRow
-from replay.logs.logfile import Entry, Finding, SessionLog, Severity
+from replay.logs.logfile import Data, Entry, Finding, SessionLog, Severity
 from replay.reading import DEFAULT_READING, Reading
 
 
@@ -292,7 +292,7 @@ def verify_log(log: SessionLog, sink: SessionSink | None = None) -> SessionRepor
 def verify_path(
     path: str,
     reading: Reading = DEFAULT_READING,
-    data: bytes | None = None,
+    data: Data | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> SessionReport:
     """Verify one file (or `data` read from stdin, reported under `path`)."""
@@ -316,7 +316,7 @@ def verify_paths(
     paths: Sequence[str],
     reading: Reading = DEFAULT_READING,
     jobs: int = 1,
-    stdin: bytes | None = None,
+    stdin: Data | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> Iterator[SessionReport]:
     """One report per file of `paths` (and first, for `stdin` when given, one reported as

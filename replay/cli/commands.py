@@ -33,7 +33,7 @@ from replay.duck.build import TargetError
 from replay.duck.build import replay as replay_logs
 from replay.duck.query import QueryError, inspect_db, query_rows
 from replay.logs.discover import STDIN, discover
-from replay.logs.logfile import read_stream
+from replay.logs.logfile import Data, read_stream
 from replay.reading import AUTO, Mode, Reading
 from replay.schemafiles import stale_schemas, write_schemas
 from replay.sim.fuzz import MAX_STEPS
@@ -221,14 +221,14 @@ def _exit(reports: Sequence[SessionReport]) -> None:
     sys.exit(0)
 
 
-def _read_input(path: str) -> bytes:
+def _read_input(path: str) -> Data:
     if path == STDIN:
         return _stdin()
     with _reading(path), open(path, "rb") as f:
         return read_stream(f)
 
 
-def _stdin() -> bytes:
+def _stdin() -> Data:
     """Standard input, whole (bounded by MAX_STREAM)."""
     if sys.stdin is None:  # started with file descriptor 0 closed
         raise InputError("cannot read standard input: it is closed")
@@ -257,7 +257,7 @@ def check(log: str, candidate: str, fmt: Format, reading: Reading) -> None:
     payload or a whole event. Exit 0 accepted, 1 rejected, 2 usage or unreadable input."""
     if log == STDIN and candidate == STDIN:
         raise click.UsageError("LOG and CANDIDATE cannot both be standard input")
-    raw = _read_input(candidate)
+    raw = bytes(_read_input(candidate))  # a candidate is one small value
     log_data = _read_input(log) if log == STDIN else None
     try:
         verdict = check_log_candidate("<stdin>" if log == STDIN else log, raw, reading, log_data)

@@ -27,6 +27,7 @@ from replay.duck.loading import ParallelLoader
 from replay.duck.query import is_database
 from replay.duck.staging import SMALL_TABLES, StagedSession, stage_session, staged_name
 from replay.logs.discover import STDIN
+from replay.logs.logfile import Data
 from replay.reading import DEFAULT_READING, Reading
 
 _COLUMNS = {
@@ -388,7 +389,7 @@ def _staged(
     stage: Path,
     reading: Reading,
     jobs: int,
-    stdin: bytes | None,
+    stdin: Data | None,
     progress: Callable[[int], None] | None,
 ) -> Iterator[Iterator[tuple[int, int, StagedSession]]]:
     """Gives (session key, input bytes, staged session) in input order (standard input's, then
@@ -411,7 +412,7 @@ def _staged(
 
 
 def _after_stdin(
-    stdin: bytes | None,
+    stdin: Data | None,
     stage: Path,
     reading: Reading,
     staged: Iterator[tuple[StageTask, list[StagedSession]]],
@@ -606,7 +607,7 @@ def replay(
     *,
     reading: Reading = DEFAULT_READING,
     jobs: int = 1,
-    stdin: bytes | None = None,
+    stdin: Data | None = None,
     parquet: Path | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> list[SessionReport]:

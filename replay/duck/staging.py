@@ -43,7 +43,7 @@ from replay.audit.fanout import file_size
 from replay.audit.verify import SessionReport, verify_log
 from replay.logs import deepjson
 from replay.logs.chunks import ChunkRow
-from replay.logs.logfile import Entry, SessionLog
+from replay.logs.logfile import Data, Entry, SessionLog
 from replay.reading import DEFAULT_READING, Reading
 
 WRITE_BUFFER = 1 << 20
@@ -378,7 +378,7 @@ def stage_session(
     key: int,
     out: Path,
     reading: Reading = DEFAULT_READING,
-    data: bytes | None = None,
+    data: Data | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> StagedSession:
     """Verify one session while staging its records (see the module docstring): inline for a
@@ -399,7 +399,7 @@ def _stage(
     key: int,
     out: Path,
     reading: Reading,
-    data: bytes | None,
+    data: Data | None,
     progress: Callable[[int], None] | None,
     source: str | None,
     inline: bool = False,

@@ -17,6 +17,7 @@ import mmap
 import os
 import re
 import stat
+import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -83,17 +84,38 @@ class Finding:
         return {"code": self.code, "severity": self.severity, "line": self.line, "message": self.message}
 
 
-def read_stream(f: BinaryIO) -> bytes:
-    """All of `f`, read in pieces. Beyond MAX_STREAM bytes it raises OSError (EFBIG), so an
-    endless stream (`/dev/zero`, say) ends in a verdict instead of exhausting memory."""
-    pieces = []
+Data = bytes | mmap.mmap
+"""A log's bytes held for reading: in memory, or a mapped (spooled) file."""
+SPOOL_BYTES = 64 << 20
+"""A stream longer than this is spooled to an anonymous temporary file and mapped, not held."""
+
+
+def read_stream(f: BinaryIO) -> Data:
+    """All of `f`, read in pieces: up to SPOOL_BYTES in memory, beyond that spooled to a
+    temporary file (unlinked at once) and mapped, so memory stays bounded. Past MAX_STREAM bytes
+    it raises OSError (EFBIG) at once, so an endless stream (`/dev/zero`, say) ends in a verdict
+    without ever being held."""
+    pieces: list[bytes] = []
     held = 0
     while piece := f.read(READ_CHUNK):
-        held += len(piece)
-        if held > MAX_STREAM:
-            raise OSError(errno.EFBIG, f"the stream holds more than {MAX_STREAM:,} bytes (save it to a file)")
+        held = _bounded(held + len(piece))
         pieces.append(piece)
+        if held > SPOOL_BYTES:
+            with tempfile.TemporaryFile() as spool:
+                spool.writelines(pieces)
+                pieces.clear()
+                while piece := f.read(READ_CHUNK):
+                    held = _bounded(held + len(piece))
+                    spool.write(piece)
+                spool.flush()
+                return mmap.mmap(spool.fileno(), 0, access=mmap.ACCESS_READ)  # the mapping outlives the file
     return b"".join(pieces)
+
+
+def _bounded(held: int) -> int:
+    if held > MAX_STREAM:
+        raise OSError(errno.EFBIG, f"the stream holds more than {MAX_STREAM:,} bytes (save it to a file)")
+    return held
 
 
 class Entry(NamedTuple):
@@ -160,7 +182,7 @@ class SessionLog:
     path: str
     reading: Reading = DEFAULT_READING
     """How to read it: the mode (the reading's other options concern the judging of it)."""
-    data: bytes | None = None
+    data: Data | None = None
     """Bytes to read instead of opening `path` (stdin)."""
     progress: Callable[[int], None] | None = None
     """Called with the number of input bytes consumed, block by block."""
