@@ -293,3 +293,29 @@ def test_a_spooled_standard_input_is_judged_as_the_file_is(monkeypatch: pytest.M
     )
     assert from_stdin.exit_code == from_file.exit_code == 0
     assert json.loads(from_stdin.output)["active"] == json.loads(from_file.output)["active"]
+
+
+CENTURY = {
+    "name": "century",
+    "start": "2026-08-05T12:00:00.000Z",
+    "steps": [
+        {"at": "2026-08-05T12:00:00.000Z", "do": "start", "args": {}},
+        {"at": "2026-08-05T12:00:00.000Z", "do": "create", "args": {"prompt": "tick", "every_seconds": 300}},
+        {"at": "2126-08-05T12:00:00.000Z", "do": "advance", "args": {}},
+    ],
+}
+
+
+def test_a_century_of_reminders_stops_with_a_clear_message(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from replay.cli import main
+    from replay.cli.commands import MAX_SIMULATED_EVENTS
+
+    path = tmp_path / "century.json"
+    path.write_text(json.dumps(CENTURY))
+    done = CliRunner().invoke(main, ["simulate", str(path), "--max-events", "3000"])
+    assert done.exit_code == 2 and "appends more than 3,000 events" in done.output and "--max-events" in done.output
+    # the default keeps a run under 2 GB at the measured 2.5 KB an event, and the README says so
+    assert MAX_SIMULATED_EVENTS * 2_500 < 2 * 10**9
+    assert f"default {MAX_SIMULATED_EVENTS:,}" in (ROOT / "README.md").read_text()
