@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from .framing import BATCH_INSTRUCTION
-from .instant import parse_instant
+from .instant import MAX_MS, parse_instant
 from .profiles import AFTER_ONLY, CALENDAR, FIXED_RATE, Profile
 
 ALL = frozenset({CALENDAR.name, AFTER_ONLY.name, FIXED_RATE.name})
@@ -33,11 +33,13 @@ FIXED_RATE_BATCH = (
 )
 AFTER_ONLY_TOOL = "v1 accepts only a non-empty prompt and a positive safe-integer after_seconds delay"
 SELECTOR_TOOL = "Supply a non-empty prompt and exactly one selector"
-CLUE_TYPES = frozenset({"agent/inbox/spliced", "user/message", "request/header"})
+REQUEST_HEADER = "request/header"
+CLUE_TYPES = frozenset({"agent/inbox/spliced", "user/message", REQUEST_HEADER})
 """The event types that carry reminder messages (spliced into the inbox, or appended) and the
 model-visible tool descriptions."""
-NEEDLES = (b"SCHEDULE REMINDER", b"schedule")
-"""Bytes an event of CLUE_TYPES must hold to be worth reading for clues: most hold neither."""
+NEEDLES = (b"SCHEDULE REMINDER", b'"schedule"', b'"tool-schedule"', b"schedule_create")
+"""Bytes an event of CLUE_TYPES must hold to be worth reading for clues (a framing text, a
+message source, a schedule_create description): most hold none, and are never walked."""
 
 
 @dataclass(frozen=True)
@@ -93,17 +95,29 @@ def batch_clues(accepted_at: Iterable[str]) -> list[Clue]:
 def message_clues(event: Mapping[str, object]) -> list[Clue]:
     """Clues of a reminder message (its framing text and source) or a logged tool description,
     wherever an event carries them."""
+    return message_evidence(event)[0]
+
+
+def message_evidence(event: Mapping[str, object]) -> tuple[list[Clue], int]:
+    """(clues, reminders the Host delivered) of an event, in one walk of its data. A Host
+    reminder is a user message whose source kind is `schedule` (formats.md §6): the Host era's,
+    which leaves no schedule stream."""
     clues: list[Clue] = []
+    delivered = 0
     for value in _walk(event.get("data")):
-        if isinstance(value, Mapping) and value.get("kind") == "plugin":
-            plugin = value.get("plugin")
-            if plugin == "tool-schedule":
-                clues.append(Clue("reminders from the tool-schedule plugin", ALL - {FIXED_RATE.name}))
-            elif plugin == "schedule":
-                clues.append(Clue("reminders from the schedule plugin", frozenset({FIXED_RATE.name})))
-        elif isinstance(value, str):
+        if isinstance(value, str):
             clues.extend(_text_clues(value))
-    return clues
+        elif isinstance(value, Mapping):
+            kind = value.get("kind")
+            if kind == "plugin":
+                plugin = value.get("plugin")
+                if plugin == "tool-schedule":
+                    clues.append(Clue("reminders from the tool-schedule plugin", ALL - {FIXED_RATE.name}))
+                elif plugin == "schedule":
+                    clues.append(Clue("reminders from the schedule plugin", frozenset({FIXED_RATE.name})))
+            elif value.get("role") == "user" and isinstance(source := value.get("source"), Mapping):
+                delivered += source.get("kind") == "schedule"
+    return clues, delivered
 
 
 def _text_clues(text: str) -> list[Clue]:
@@ -138,21 +152,6 @@ def _walk(value: object, limit: int = 10_000) -> Iterable[object]:
             pending.extend(item)
 
 
-def host_reminders(event: Mapping[str, object]) -> int:
-    """How many user messages in an event the Host schedule service delivered (source kind
-    `schedule`, formats.md §6): the Host era's reminders, which leave no schedule stream."""
-    if event.get("type") not in CLUE_TYPES:
-        return 0
-    return sum(
-        1
-        for value in _walk(event.get("data"))
-        if isinstance(value, Mapping)
-        and value.get("role") == "user"
-        and isinstance(source := value.get("source"), Mapping)
-        and source.get("kind") == "schedule"
-    )
-
-
 def event_clues(event: Mapping[str, object]) -> list[Clue]:
     """The clues of one event: a schedule change's, or a message's or tool description's."""
     if event.get("type") == "schedule/change":
@@ -175,6 +174,16 @@ def detect(events: Iterable[Mapping[str, object]], version: int | None) -> Detec
         if event.get("type") == "schedule/change" and (at := accepted_at(event.get("data"))) is not None:
             batches.append(at)
     return choose([*clues, *era_clue(version), *batch_clues(batches)])
+
+
+def folds_may_differ(accepted: Iterable[str]) -> bool:
+    """Whether profiles the decisive evidence left possible may still fold a log differently:
+    only the recurring gate sets them apart then (batches closer than 300 s or out of order, or
+    the gate's exhaustion near the end of year 9999); every other difference is a decisive clue."""
+    batches = list(accepted)
+    return bool(batch_clues(batches)) or any(
+        ms is not None and ms > MAX_MS - GATE_MS for ms in map(parse_instant, batches)
+    )
 
 
 def era_clue(version: int | None) -> list[Clue]:

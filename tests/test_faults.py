@@ -319,3 +319,21 @@ def test_a_century_of_reminders_stops_with_a_clear_message(tmp_path: Path) -> No
     # the default keeps a run under 2 GB at the measured 2.5 KB an event, and the README says so
     assert MAX_SIMULATED_EVENTS * 2_500 < 2 * 10**9
     assert f"default {MAX_SIMULATED_EVENTS:,}" in (ROOT / "README.md").read_text()
+
+
+@pytest.mark.parametrize("size", [3 << 20, 9 << 20])
+@pytest.mark.parametrize("where", ["file", "stdin"])
+def test_records_longer_than_duckdbs_default_line_replay_whole(size: int, where: str, tmp_path: Path) -> None:
+    """The loader's line readers are sized by the longest staged line (DuckDB's default is 2 MB):
+    read from the log itself (a file) or from a staged copy (standard input)."""
+    big = {"type": "user/message", "seq": verify_path(str(VALID)).events, "time": 0, "data": {"text": "x" * size}}
+    log = tmp_path / "long.session.jsonl"
+    log.write_bytes(VALID.read_bytes() + json.dumps(big).encode() + b"\n")
+    db = tmp_path / "long.duckdb"
+    if where == "file":
+        done = _run("replay", str(log), "--db", str(db))
+    else:
+        done = _run("replay", "-", "--db", str(db), input=log.read_text())
+    assert done.returncode == 0, done.stderr
+    asked = _run("sql", str(db), "SELECT max(length(record)) AS n FROM records", "--format", "csv")
+    assert asked.stdout.split() == ["n", str(len(json.dumps(big)))]

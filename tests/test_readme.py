@@ -67,3 +67,16 @@ def test_the_layout_table_shows_every_room() -> None:
     rooms = sorted(f"replay/{p.parent.name}/" for p in (ROOT / "replay").glob("*/__init__.py"))
     assert rooms and all(room in listed for room in rooms), (rooms, listed)
     assert len(listed) == len(set(listed))  # one line each
+
+
+def test_every_reliability_promise_names_tests_that_exist() -> None:
+    section = README.split("### Reliability, and the test that holds each promise", 1)[1].split("\n## ", 1)[0]
+    spans = re.findall(r"`([^`]+)`", section)
+    named = [n for span in spans for n in re.findall(r"(?:^|::)(test_\w+)(?=$|::)", span)]
+    files = [f for span in spans for f in re.findall(r"^(test_\w+\.py)", span)]
+    assert len(named) >= 15
+    source = "\n".join(p.read_text() for p in (ROOT / "tests").glob("test_*.py"))
+    for name in named:
+        assert f"def {name}(" in source, name
+    for file in files:
+        assert (ROOT / "tests" / file).is_file(), file

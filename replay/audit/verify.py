@@ -15,7 +15,17 @@ from enum import StrEnum
 from typing import Any, Protocol
 
 from invariant import SCHEDULE_CHANGE, Folded, Folder, ScheduleLogError, Step
-from invariant.detect import Clue, Detection, accepted_at, batch_clues, choose, era_clue, event_clues, host_reminders
+from invariant.detect import (
+    Clue,
+    Detection,
+    accepted_at,
+    batch_clues,
+    change_clues,
+    choose,
+    era_clue,
+    folds_may_differ,
+    message_evidence,
+)
 from invariant.logshapes import file_version
 from invariant.profiles import Profile, get_profile
 from replay.audit.fanout import Group, group_bytes, grouped, in_processes
@@ -236,15 +246,17 @@ def verify_log(log: SessionLog, sink: SessionSink | None = None) -> SessionRepor
     for entry in log.entries(schedule_only=True, others=None if sink is None else sink.other_record):
         event = entry.event
         assert event is not None  # the rows and the other events went to the sink
-        clues.extend(event_clues(event))
         if event.get("type") == SCHEDULE_CHANGE:
+            clues.extend(change_clues(event.get("data")))
             changes.append(entry)
             if sink is not None:
                 sink.schedule_change(entry)
             if (at := accepted_at(event.get("data"))) is not None:
                 accepted.append(at)
         else:  # a marker that cuts the fork (v2+), or a record that bears clues
-            delivered += host_reminders(event)
+            found, host = message_evidence(event)
+            clues.extend(found)
+            delivered += host
             if sink is not None:
                 sink.other_record(entry.line, entry.event_index, event, entry.row, entry.raw)
     seed = log.reading.seed_for(log.seed_length)
@@ -257,7 +269,7 @@ def verify_log(log: SessionLog, sink: SessionSink | None = None) -> SessionRepor
         profile = log.reading.profile
     judgement = judge(changes, log.event_count, seed, profile, header_line)
     others: dict[str, Verdict] = {}
-    if detection is not None and not detection.decided and changes and not log.unreadable:
+    if detection is not None and not detection.decided and folds_may_differ(accepted) and not log.unreadable:
         for name in detection.candidates[1:]:  # would another possible profile answer differently?
             verdict = judge(changes, log.event_count, seed, get_profile(name), header_line).verdict
             if verdict is not judgement.verdict:

@@ -95,32 +95,49 @@ def _listed(files: Sequence[Path]) -> str:
     return ", ".join(f"'{_quoted(f)}'" for f in files)
 
 
-def _fields(files: Sequence[Path], columns: dict[str, str], *, lf_only: bool = False) -> str:
+MEMORY_LIMIT = "256MB"
+"""DuckDB's buffer pool while it loads (it spills to the staging directory beyond): its default,
+80% of the machine's memory, let a 1 GB log's replay hold 1.3 GB of anonymous memory."""
+MIN_LINE = 2 << 20
+"""DuckDB's own default longest line; readers are given the staged lines' longest when larger."""
+
+
+def _line_options(longest: int) -> str:
+    """A line reader's bounds sized by the longest line it will read: DuckDB sizes its buffers by
+    them (a 2 GiB bound made every reader ask for gigabytes, the whole log for one file)."""
+    line = max(MIN_LINE, longest + 1)
+    return f"max_line_size={line}, buffer_size={max(4 * MIN_LINE, 2 * line)}"
+
+
+def _fields(files: Sequence[Path], columns: dict[str, str], *, lf_only: bool = False, longest: int = 0) -> str:
     """Staged US-separated fields (see `staging.py`), read without quoting or escapes; with
     `lf_only`, a line ends at LF alone."""
     typed = ", ".join(f"'{k}': '{v}'" for k, v in columns.items())
     new_line = "new_line='\\n', " if lf_only else ""
     return (
         f"read_csv([{_listed(files)}], delim='\x1f', quote='', escape='', header=false, auto_detect=false, "
-        f"columns={{{typed}}}, {new_line}max_line_size=2147483647)"
+        f"columns={{{typed}}}, {new_line}{_line_options(longest)})"
     )
 
 
-def _log_lines(files: Sequence[Path]) -> str:
+def _log_lines(files: Sequence[Path], longest: int) -> str:
     """The lines of log files as written, each one field (no JSON text holds a raw US); direct
     staging has checked that DuckDB splits them so."""
-    return _fields(files, {"raw": "VARCHAR"}, lf_only=True)
+    return _fields(files, {"raw": "VARCHAR"}, lf_only=True, longest=longest)
 
 
 def insert_records(
-    copied: Sequence[Path], direct: Sequence[tuple[Path, Path]], owned_from: Mapping[int, int | None]
+    copied: Sequence[Path],
+    direct: Sequence[tuple[Path, Path]],
+    owned_from: Mapping[int, int | None],
+    longest: int = 0,
 ) -> str:
     """Append the committed records of staged sessions: one row per verbatim event or packed row.
 
     `copied` are staged files holding the records; `direct` pairs a log file with its staged
     line descriptions, one per line (a header's is skipped), joined by position. Each record's
     length guards the pairing: a log that changed since it was staged fails loudly. `owned_from`
-    gives each session's seedLength (see `staging.owned_from`).
+    gives each session's seedLength (see `staging.owned_from`); `longest` bounds every line read.
 
     A record is stored as the log wrote it, with the few fields the views need decoded beside it
     (by the stager, which has parsed the record already; DuckDB parses only a record whose type
@@ -131,10 +148,10 @@ def insert_records(
     described = ", ".join(_DESCRIPTION)
     parts = []
     if copied:
-        parts.append(f"SELECT {described}, raw FROM {_fields(copied, _COPIED_COLUMNS)}")
+        parts.append(f"SELECT {described}, raw FROM {_fields(copied, _COPIED_COLUMNS, longest=longest)}")
     if direct:
-        logs = _log_lines([log for log, _ in direct])
-        lines = _fields([lines for _, lines in direct], _LINE_COLUMNS)
+        logs = _log_lines([log for log, _ in direct], longest)
+        lines = _fields([lines for _, lines in direct], _LINE_COLUMNS, longest=longest)
         parts.append(
             f"SELECT {described}, CASE WHEN strlen(raw) = n THEN raw "
             "ELSE error('a session log changed while it was replayed') END AS raw "
@@ -190,18 +207,18 @@ FROM ev
 """Every event after chunk-row expansion, in the columns the README documents for `events`."""
 
 
-def _small(stage: Path, table: str) -> str:
+def _small(stage: Path, table: str, longest: int = 0) -> str:
     """The gathered rows of one of the small tables (sessions, schedules, ...), as a table function."""
     columns = ", ".join(f"'{k}': '{v}'" for k, v in _COLUMNS[table].items())
     return (
         f"read_json(['{_quoted(stage / staged_name(table, GATHERED))}'], columns={{{columns}}}, "
-        "format='newline_delimited', maximum_object_size=1073741824)"
+        f"format='newline_delimited', maximum_object_size={max(MIN_LINE, longest + 1)})"
     )
 
 
-def _changes(stage: Path) -> str:
+def _changes(stage: Path, longest: int) -> str:
     """The gathered `schedule/change` records, as a subquery."""
-    changes = _fields([stage / staged_name("changes", GATHERED)], _CHANGE_COLUMNS)
+    changes = _fields([stage / staged_name("changes", GATHERED)], _CHANGE_COLUMNS, longest=longest)
     return f"(SELECT s AS session_key, o AS seed_length, l AS line, i AS idx, raw AS record FROM {changes})"
 
 
@@ -222,9 +239,10 @@ _CHANGE_PATHS = (
 """The fields `schedule_changes` decodes, in the order its query indexes them (f[1] is time)."""
 
 
-def _finish(stage: Path) -> Iterator[str]:
-    """The tables derived from the small tables' rows gathered in `stage`, and the views."""
-    yield f"CREATE TABLE sessions AS SELECT * FROM {_small(stage, 'sessions')} ORDER BY session_key"
+def _finish(stage: Path, longest: int) -> Iterator[str]:
+    """The tables derived from the small tables' rows gathered in `stage` (none longer than
+    `longest` bytes), and the views."""
+    yield f"CREATE TABLE sessions AS SELECT * FROM {_small(stage, 'sessions', longest)} ORDER BY session_key"
     yield EVENTS_VIEW
     fields = ", ".join(f"'$.{path}'" for path in _CHANGE_PATHS)
     yield f"""
@@ -232,7 +250,7 @@ def _finish(stage: Path) -> Iterator[str]:
     WITH e AS (  -- one parse per record: every field in one json_extract
         SELECT session_key, idx, idx AS seq, line, idx >= seed_length AS owned,
                TRY_CAST(f[1] AS BIGINT) AS time_ms, f
-        FROM (SELECT *, json_extract(record, [{fields}]) AS f FROM {_changes(stage)})
+        FROM (SELECT *, json_extract(record, [{fields}]) AS f FROM {_changes(stage, longest)})
     )
     SELECT e.session_key, e.idx, e.seq, e.line, e.owned,
            CASE WHEN NOT coalesce(e.owned, false) THEN 'inherited'
@@ -262,17 +280,17 @@ def _finish(stage: Path) -> Iterator[str]:
            created_index, created_seq, created_line, {_ts("created_time_ms")} AS created_time,
            {_instant("first_target")} AS first_target, {_instant("current_target")} AS current_target,
            ended_index, ended_seq, end_reason, dispatch_count
-    FROM {_small(stage, "schedules")} ORDER BY session_key, created_index
+    FROM {_small(stage, "schedules", longest)} ORDER BY session_key, created_index
     """
     yield f"""
     CREATE TABLE dispatches AS
     SELECT session_key, idx, seq, line, id, kind, shape, {_instant("target")} AS target,
            {_instant("occurrence_at")} AS occurrence_at, {_instant("accepted_at")} AS accepted_at,
            {_instant("next_target")} AS next_target, batch, {_ts("time_ms")} AS time
-    FROM {_small(stage, "dispatches")} ORDER BY session_key, idx
+    FROM {_small(stage, "dispatches", longest)} ORDER BY session_key, idx
     """
     yield f"""CREATE TABLE violations AS
-    SELECT session_key, "index", seq, line, code, rule, pointer, message FROM {_small(stage, "violations")}
+    SELECT session_key, "index", seq, line, code, rule, pointer, message FROM {_small(stage, "violations", longest)}
     ORDER BY session_key"""
     yield "CREATE VIEW active_schedules AS SELECT * FROM schedules WHERE end_reason = 'active'"
     yield """
@@ -351,7 +369,10 @@ def _ingest(con: duckdb.DuckDBPyConnection, stage: Path, batch: Sequence[tuple[i
     copied = [stage / staged_name("records", k) for k, s in batch if s.source is None and s.records is None]
     direct = [(Path(s.source), stage / staged_name("lines", k)) for k, s in batch if s.source is not None]
     try:
-        con.execute(insert_records(([inline] if records else []) + copied, direct, {k: s.owned_from for k, s in batch}))
+        longest = max(s.longest for _, s in batch)
+        con.execute(
+            insert_records(([inline] if records else []) + copied, direct, {k: s.owned_from for k, s in batch}, longest)
+        )
     finally:
         inline.unlink(missing_ok=True)
     for key, _ in batch:
@@ -371,6 +392,8 @@ class _Gathered:
     def __init__(self, stage: Path) -> None:
         self.stack = ExitStack()
         self.files = {table: self._open(stage / staged_name(table, GATHERED)) for table in SMALL_TABLES}
+        self.longest = 0
+        """At least the longest line gathered (a session's small rows are bounded by their sum)."""
 
     def _open(self, path: Path) -> IO[bytes]:
         return self.stack.enter_context(open(path, "wb"))
@@ -378,6 +401,7 @@ class _Gathered:
     def add(self, session: StagedSession) -> None:
         for table, rows in session.small.items():
             self.files[table].write(rows)
+        self.longest = max(self.longest, session.longest, *map(len, session.small.values()))
 
     def close(self) -> None:
         self.stack.close()
@@ -565,6 +589,8 @@ def _load(
     reports: list[SessionReport] = []
     con = duckdb.connect()
     try:
+        con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")
+        con.execute(f"SET temp_directory = '{_quoted(stage / 'spill')}'")
         con.execute(f"ATTACH '{_quoted(tmp)}' AS replay (ROW_GROUP_SIZE {ROW_GROUP_SIZE})")
         con.execute("USE replay")
         for statement in _create():
@@ -588,7 +614,7 @@ def _load(
                 committed = loader.finish()
                 gathered.close()
                 # the derived tables need no records: built while the last batches load and commit
-                for statement in _finish(stage):
+                for statement in _finish(stage, gathered.longest):
                     con.execute(statement)
                 committed.result()
             finally:

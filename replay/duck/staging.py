@@ -87,6 +87,8 @@ class StagedSession(NamedTuple):
     """The session's rows of each of the SMALL_TABLES it has rows in, as they are staged in files."""
     records: bytes | None = None
     """The session's records staged inline (as a `records` file holds them), else None."""
+    longest: int = 0
+    """The longest line DuckDB reads for the session (a staged line, or a line of the log)."""
 
 
 INLINE_BYTES = 1 << 20
@@ -174,6 +176,8 @@ class SessionStager:
         self.described = self.inline if self.inline is not None else self._open(big, WRITE_BUFFER)
         """`lines` (direct: one description per line) or `records` (copied or inline: descriptions
         and records)."""
+        self.longest = 0
+        """The longest line staged or read directly so far (bytes, description fields included)."""
         self.small: dict[str, list[bytes]] = {}
         self.head = b"%d\x1f" % key
         """The fields every description starts with (the session)."""
@@ -240,12 +244,14 @@ class SessionStager:
                 raise NotDirect
             self.next_line = line + 1
             self.described.write(b"%s%s\x1f%d\n" % (self.head, fields, len(raw)))
+            self.longest = max(self.longest, len(raw), len(fields) + 64)
         else:
             if raw is None:  # not valid UTF-8 JSON as read
                 raw = _dumps(event if row is None else row.to_json())
             elif b"\r" in raw:  # DuckDB splits lines at CR; in valid JSON it is whitespace between tokens
                 raw = raw.replace(b"\r", b"")
             self.described.write(b"%s%s\x1f%s\n" % (self.head, fields, raw))
+            self.longest = max(self.longest, len(fields) + len(raw) + 64)
         return fields, raw
 
     def _step(self, entry: Entry, step: Step) -> None:
@@ -413,4 +419,5 @@ def _stage(
         stager.abort()
         raise
     records = None if stager.inline is None else stager.inline.getvalue()
-    return StagedSession(report, source, stager.owned_from, stager.small_rows(), records)
+    longest = max(stager.longest, log.header_size if source is not None else 0)
+    return StagedSession(report, source, stager.owned_from, stager.small_rows(), records, longest)

@@ -27,7 +27,7 @@ import orjson
 import zstandard
 
 from invariant import SCHEDULE_CHANGE
-from invariant.detect import CLUE_TYPES, NEEDLES
+from invariant.detect import CLUE_TYPES, NEEDLES, REQUEST_HEADER
 from invariant.jsvalue import MAX_SAFE_INTEGER, shown
 from invariant.logshapes import (
     CURRENT_FORMAT_VERSION,
@@ -152,12 +152,6 @@ def _listing_error(path: str) -> str:
     return "it was not listed when walked"
 
 
-def _bears_clues(raw: bytes | None) -> bool:
-    """Whether a record of CLUE_TYPES may bear profile clues (invariant.detect): its bytes hold a
-    needle, or it was re-encoded (its bytes are not kept; its event is read for clues)."""
-    return raw is None or any(needle in raw for needle in NEEDLES)
-
-
 class OtherRecords(Protocol):
     """Hears each committed record that `entries(schedule_only=True)` does not yield, in order
     with the yielded ones, with an Entry's fields passed one by one: no Entry is made for them
@@ -202,6 +196,8 @@ class SessionLog:
     """The format version the header gives (None: no header, or no readable version)."""
     unsupported: bool = False
     """The header names a format newer than this toolkit reads: the log cannot be judged."""
+    header_size: int = 0
+    """Bytes of a plain file's first line (its LF not counted)."""
     marker_cut: int | None = None
     """v2+: the index of the last committed `session/end-seed` marker with `inherited: true`."""
 
@@ -209,6 +205,7 @@ class SessionLog:
     _schedule_only: bool = False
     _others: OtherRecords | None = None
     _fatal: bool = False
+    _tools_read: bool = False
     _counts: dict[str, int] = field(default_factory=dict)
     _consumed: int = 0
 
@@ -301,6 +298,7 @@ class SessionLog:
         if first < 0:
             self._first_line_without_lf(bytes(raw))
             return
+        self.header_size = first
         line_no = self.lines = 1
         entry = self._first_line(bytes(raw[:first]))
         self._advance(first + 1)
@@ -507,7 +505,7 @@ class SessionLog:
                 self.event_count = index + 1
                 if tag == END_SEED and self._cuts(value, index):
                     return Entry(line_no, index, value, None, raw)
-                if tag in CLUE_TYPES and _bears_clues(raw):
+                if tag in CLUE_TYPES and self._bears_clues(tag, raw):
                     return Entry(line_no, index, value, None, raw)
                 if self._schedule_only and tag != SCHEDULE_CHANGE:
                     if self._others is not None:
@@ -515,6 +513,17 @@ class SessionLog:
                     return None
                 return Entry(line_no, index, value, None, raw)
         return self._record_value(line_no, raw, value)
+
+    def _bears_clues(self, tag: str, raw: bytes | None) -> bool:
+        """Whether an event of CLUE_TYPES may bear profile clues (invariant.detect): its bytes hold
+        a needle, or it was re-encoded (its bytes are not kept; its event is read for clues). Of
+        the tool descriptions (`request/header`, one per model request), the first is read: the
+        tools of a session are registered once."""
+        if tag == REQUEST_HEADER:
+            if self._tools_read:
+                return False
+            self._tools_read = True
+        return raw is None or any(needle in raw for needle in NEEDLES)
 
     def _cuts(self, event: dict[str, object], index: int) -> bool:
         """Whether a committed `session/end-seed` event cuts the fork here (v2+, `inherited: true`;
@@ -584,7 +593,7 @@ class SessionLog:
         hears it."""
         tag = None if event is None else event.get("type")
         if (type(tag) is str and event is not None) and (  # (a type of another kind is an envelope finding)
-            (tag == END_SEED and self._cuts(event, index)) or (tag in CLUE_TYPES and _bears_clues(raw))
+            (tag == END_SEED and self._cuts(event, index)) or (tag in CLUE_TYPES and self._bears_clues(tag, raw))
         ):
             return Entry(line_no, index, event, row, raw)
         if self._schedule_only and tag != SCHEDULE_CHANGE:
