@@ -197,7 +197,7 @@ def verify(paths: tuple[str, ...], fmt: Format, reading: Reading, jobs: int) -> 
         raise click.UsageError("no *.jsonl or *.jsonl.zstd file found under the given paths")
     with _progress(files, "reading") as progress:
         reports = list(verify_paths([p for p in files if p != STDIN], reading, jobs, stdin, progress))
-    emit([report_output.render(reports, fmt)])
+    emit([report_output.render(reports, fmt, terminal=to_terminal())])
     _exit(reports)
 
 
@@ -382,7 +382,8 @@ def replay(paths: tuple[str, ...], db: str, fmt: Format, reading: Reading, jobs:
         click.echo(printable(f"replay failed{kept}: {err}"), err=True)
         sys.exit(2)
     where = f"; database {db}" + (f", parquet {parquet}" if parquet else "")
-    emit([report_output.render(reports, fmt, summary=report_output.summary_line(reports) + where)])
+    summary = report_output.summary_line(reports) + where
+    emit([report_output.render(reports, fmt, summary=summary, terminal=to_terminal())])
     _exit(reports)
 
 

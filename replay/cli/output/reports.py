@@ -64,7 +64,7 @@ def summary_line(reports: Sequence[SessionReport]) -> str:
     return text + (f", {counts[Verdict.UNSUPPORTED]} unsupported" if counts[Verdict.UNSUPPORTED] else "")
 
 
-def render(reports: Sequence[SessionReport], fmt: Format, summary: str | None = None) -> str:
+def render(reports: Sequence[SessionReport], fmt: Format, summary: str | None = None, terminal: bool = False) -> str:
     """The reports in `fmt` (ends with a newline). Text ends with the summary line, or with
     `summary` when given (replay's, which names the database) in place of the per-session lines."""
     if fmt is Format.JSON:
@@ -72,7 +72,7 @@ def render(reports: Sequence[SessionReport], fmt: Format, summary: str | None = 
     if fmt is Format.JSONL:
         return "".join(json_line(r.to_json()) for r in reports)
     if fmt is Format.CSV:
-        return csv_table(reports)
+        return csv_table(reports, terminal)
     if fmt is Format.JUNIT:
         return junit(reports)
     if summary is not None:
@@ -89,7 +89,8 @@ CSV_COLUMNS = (
 the JSON array of the findings."""
 
 
-def csv_table(reports: Sequence[SessionReport]) -> str:
+def csv_table(reports: Sequence[SessionReport], terminal: bool = False) -> str:
+    """One row per session; on a terminal, control characters in values are escaped."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
@@ -99,7 +100,8 @@ def csv_table(reports: Sequence[SessionReport]) -> str:
         findings = json_text([f.to_json() for f in r.findings])
         seed = json_text(r.seed_length)
         row = [r.path, r.session or "", r.verdict, r.events, r.schedule_events, seed, *violation, findings]
-        writer.writerow(["" if value is None else value for value in row])
+        cells = ["" if value is None else value for value in row]
+        writer.writerow([printable(str(c)) for c in cells] if terminal else cells)
     return out.getvalue()
 
 
