@@ -194,3 +194,14 @@ def test_check_takes_candidates_against_a_v4_log(tmp_path: Path) -> None:
             "scheduledAt": "2026-08-06T09:00:00.000Z"}  # fmt: skip
     refused = check_log_candidate(log, json.dumps({"version": 1, "operation": "create", "schedule": cron}).encode())
     assert not refused.accepted and refused.rule == "decode.record.kind"  # the log is fixed-rate: no cron
+
+
+def test_check_folds_a_forked_v4_log_from_its_inherited_marker(tmp_path: Path) -> None:
+    from replay.audit.candidate import check_log_candidate
+
+    log = str(FORMATS / "fork" / "inherited-marker" / "session.v4.jsonl")
+    delete = json.dumps({"version": 1, "operation": "delete", "id": "schedule-1"}).encode()
+    verdict = check_log_candidate(log, delete)  # cut at the marker: the parent's create of the id is inherited
+    assert verdict.accepted, verdict.message
+    unmarked = check_log_candidate(str(FORMATS / "fork" / "no-marker" / "session.v4.jsonl"), delete)
+    assert not unmarked.accepted and unmarked.stage == "load"  # isSeeded without a marker: not loadable

@@ -503,16 +503,18 @@ class SessionLog:
                 )
             ):
                 self.event_count = index + 1
-                if tag == END_SEED and self._cuts(value, index):
-                    return Entry(line_no, index, value, None, raw)
-                if tag in CLUE_TYPES and self._bears_clues(tag, raw):
-                    return Entry(line_no, index, value, None, raw)
-                if self._schedule_only and tag != SCHEDULE_CHANGE:
+                telling = (tag == END_SEED or tag in CLUE_TYPES) and self._telling(tag, value, index, raw)
+                if self._schedule_only and tag != SCHEDULE_CHANGE and not telling:
                     if self._others is not None:
                         self._others(line_no, index, value, None, raw)
                     return None
                 return Entry(line_no, index, value, None, raw)
         return self._record_value(line_no, raw, value)
+
+    def _telling(self, tag: str, event: dict[str, object], index: int, raw: bytes | None) -> bool:
+        """Whether an event that is no schedule change is yielded all the same: a marker that cuts
+        the fork (v2+), or an event that may bear profile clues. (Its cut is noted either way.)"""
+        return (tag == END_SEED and self._cuts(event, index)) or (tag in CLUE_TYPES and self._bears_clues(tag, raw))
 
     def _bears_clues(self, tag: str, raw: bytes | None) -> bool:
         """Whether an event of CLUE_TYPES may bear profile clues (invariant.detect): its bytes hold
@@ -592,11 +594,8 @@ class SessionLog:
         (a row, or an event that is no `schedule/change` nor a cutting marker): then `others`
         hears it."""
         tag = None if event is None else event.get("type")
-        if (type(tag) is str and event is not None) and (  # (a type of another kind is an envelope finding)
-            (tag == END_SEED and self._cuts(event, index)) or (tag in CLUE_TYPES and self._bears_clues(tag, raw))
-        ):
-            return Entry(line_no, index, event, row, raw)
-        if self._schedule_only and tag != SCHEDULE_CHANGE:
+        telling = type(tag) is str and event is not None and self._telling(tag, event, index, raw)
+        if self._schedule_only and tag != SCHEDULE_CHANGE and not telling:
             if self._others is not None:
                 self._others(line_no, index, event, row, raw)
             return None
