@@ -3,7 +3,7 @@
 The names most callers need, re-exported from their rooms (see the README's Layout).
 """
 
-from replay.audit.verify import SessionReport, Verdict, verify_path, verify_paths
+from replay.audit.verify import SessionReport, Verdict, verify_bytes, verify_path, verify_paths
 from replay.reading import Mode, Reading
 from replay.sim.simulator import Scenario, ScenarioError, SimulationResult, TooManyEvents, simulate
 
@@ -17,6 +17,7 @@ __all__ = [
     "TooManyEvents",
     "Verdict",
     "simulate",
+    "verify_bytes",
     "verify_path",
     "verify_paths",
 ]

@@ -311,6 +311,13 @@ def verify_path(
     return verify_log(SessionLog(path, reading, data, progress))
 
 
+def verify_bytes(name: str, data: bytes, reading: Reading = DEFAULT_READING) -> SessionReport:
+    """Verify one log given as bytes (plain or zstd), reported under `name`: no file system
+    access, for engines that read their inputs themselves (object storage, an archive). The
+    report is the one `verify_path` gives for the same bytes in a file of that name."""
+    return verify_log(SessionLog(name, reading, data))
+
+
 VerifyTask = tuple[Group, Reading]
 """Consecutive files verified by one worker call, and how to read them."""
 

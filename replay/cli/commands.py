@@ -32,7 +32,7 @@ from replay.cli.output import verdicts as verdict_output
 from replay.duck.build import TargetError
 from replay.duck.build import replay as replay_logs
 from replay.duck.query import QueryError, inspect_db, query_rows
-from replay.logs.discover import STDIN, discover
+from replay.logs.discover import STDIN, discover, in_shard, read_path_list
 from replay.logs.logfile import Data, read_stream
 from replay.reading import AUTO, Mode, Reading
 from replay.schemafiles import stale_schemas, write_schemas
@@ -83,6 +83,52 @@ IDEAL = click.option(
     "--ideal", is_flag=True, help="Use the intended calendar rule instead of the reference's decisions."
 )
 JOBS = click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, help="Worker processes.")
+
+
+NO_LOGS = "no *.jsonl or *.jsonl.zstd file found under the given paths"
+
+
+def _shard(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, int] | None:
+    if value is None:
+        return None
+    index, _, count = value.partition("/")
+    if not (index.isdigit() and count.isdigit() and 1 <= int(index) <= int(count)):
+        raise click.BadParameter(f"{value!r} is not I/N with 1 <= I <= N", param_hint="--shard")
+    return int(index), int(count)
+
+
+def selection_options(command: F) -> F:
+    """PATHS, `--files-from LIST` (one path per line, `-` for standard input) and `--shard I/N`
+    (a stable split by path), handed to the command as its `paths`."""
+
+    @functools.wraps(command)
+    def with_selection(*args: Any, **kwargs: Any) -> Any:
+        paths = list(kwargs.pop("paths"))
+        listed = kwargs.pop("files_from")
+        if listed is not None:
+            if listed == STDIN and STDIN in paths:
+                raise click.UsageError("standard input cannot hold both the list of paths and a log")
+            text = _read_input(listed)
+            paths += read_path_list(bytes(text).decode("utf-8", "surrogateescape"))
+        if not paths:
+            raise click.UsageError("name the logs: PATHS, or --files-from LIST")
+        shard = kwargs.pop("shard")
+        if shard is not None:  # by each file's path as discovered, so that a directory is split too
+            index, count = shard
+            paths = [p for p in discover(paths) if p == STDIN or in_shard(p, index, count)]  # may be none
+        return command(*args, paths=tuple(paths), **kwargs)
+
+    options = (
+        click.option(
+            "--files-from", "files_from", default=None, help="Read the paths, one per line, from a file (or -)."
+        ),
+        click.option(
+            "--shard", default=None, callback=_shard, help="Judge only shard I of N (a stable split by path)."
+        ),
+    )
+    for option in reversed(options):
+        with_selection = option(with_selection)
+    return cast(F, with_selection)
 
 
 def reading_options(*, logs: bool = True, ideal: bool = False) -> Callable[[F], F]:
@@ -182,10 +228,11 @@ def _escape_unencodable_output() -> None:
 
 
 @main.command()
-@click.argument("paths", nargs=-1, required=True)
+@click.argument("paths", nargs=-1)
 @format_option(*report_output.OFFERED)
 @reading_options()
 @JOBS
+@selection_options
 def verify(paths: tuple[str, ...], fmt: Format, reading: Reading, jobs: int) -> None:
     """Check session logs (files, directories, or - for stdin) against the schedule protocol.
 
@@ -193,8 +240,8 @@ def verify(paths: tuple[str, ...], fmt: Format, reading: Reading, jobs: int) -> 
     """
     files = list(discover(paths))
     stdin = _stdin() if STDIN in paths else None
-    if not files:
-        raise click.UsageError("no *.jsonl or *.jsonl.zstd file found under the given paths")
+    if not files and paths:  # (no paths at all: a shard that holds none of the logs, judged as such)
+        raise click.UsageError(NO_LOGS)
     with _progress(files, "reading") as progress:
         reports = list(verify_paths([p for p in files if p != STDIN], reading, jobs, stdin, progress))
     emit([report_output.render(reports, fmt, terminal=to_terminal())])
@@ -342,12 +389,13 @@ def _terminate_cleanly() -> None:
 
 
 @main.command()
-@click.argument("paths", nargs=-1, required=True)
+@click.argument("paths", nargs=-1)
 @click.option("--db", "db", type=click.Path(dir_okay=False), required=True, help="The DuckDB file to (re)create.")
 @format_option(*report_output.OFFERED)
 @reading_options()
 @JOBS
 @click.option("--parquet", type=click.Path(file_okay=False), default=None, help="Also write every table as Parquet.")
+@selection_options
 def replay(paths: tuple[str, ...], db: str, fmt: Format, reading: Reading, jobs: int, parquet: str | None) -> None:
     """Replay session logs into a DuckDB database for inspection (written atomically).
 
@@ -358,7 +406,7 @@ def replay(paths: tuple[str, ...], db: str, fmt: Format, reading: Reading, jobs:
     _terminate_cleanly()
     files = list(discover(paths))
     if not files:
-        raise click.UsageError("no *.jsonl or *.jsonl.zstd file found under the given paths")
+        raise click.UsageError(NO_LOGS)
     stdin = _stdin() if STDIN in paths else None
     try:
         with _progress(files, "replaying") as progress:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+import zlib
 from collections.abc import Iterable, Iterator
 
 from invariant.logshapes import file_version
@@ -45,6 +46,19 @@ def discover(paths: Iterable[str]) -> Iterator[str]:
             if identity not in seen:
                 seen.add(identity)
                 yield name
+
+
+def in_shard(path: str, index: int, count: int) -> bool:
+    """Whether `path` belongs to shard `index` of `count` (1-based): a stable split by the path's
+    own bytes (CRC-32), the same on every machine and run, so a fleet can be cut into jobs by
+    any scheduler and each log is judged by exactly one of them."""
+    return zlib.crc32(path.encode("utf-8", "surrogateescape")) % count == index - 1
+
+
+def read_path_list(text: str) -> list[str]:
+    """The paths of a list file (`--files-from`): one per line, blank lines skipped, each line
+    taken as written but for its line end (a path may hold spaces)."""
+    return [line for line in text.split("\n") if line.strip()]
 
 
 def _walk(top: str) -> tuple[list[str], list[str]]:

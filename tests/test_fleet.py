@@ -1,0 +1,70 @@
+"""Fleets (issue 20, first part): a bytes-in verdict-out entry point, path lists and stable shards."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
+
+from replay import verify_bytes
+from replay.cli import main
+from replay.logs.discover import discover, in_shard, read_path_list
+
+from .conftest import REAL_LOGS, ROOT
+
+LOGS = sorted(discover([str(ROOT / "fixtures" / "sessions"), str(ROOT / "fixtures" / "formats")]))
+REAL = sorted(discover([str(REAL_LOGS)])) if REAL_LOGS.is_dir() else []
+
+
+@pytest.mark.parametrize("path", LOGS + REAL, ids=lambda p: Path(p).name)
+def test_verify_bytes_equals_verify_json(path: str) -> None:
+    (expected,) = json.loads(CliRunner().invoke(main, ["verify", "--format", "json", path]).output)
+    got = verify_bytes(path, Path(path).read_bytes()).to_json()
+    if got["formatFindings"] != expected["formatFindings"]:  # a file's generations are read from its directory
+        expected["formatFindings"] = [f for f in expected["formatFindings"] if f["code"] != "format.generations"]
+    assert json.loads(json.dumps(got)) == expected
+
+
+@given(st.lists(st.text(min_size=1, max_size=30), max_size=40), st.integers(1, 6))
+def test_shards_cover_every_path_exactly_once(paths: list[str], count: int) -> None:
+    shards = [[p for p in paths if in_shard(p, index, count)] for index in range(1, count + 1)]
+    assert sorted(p for shard in shards for p in shard) == sorted(paths)
+    assert all(in_shard(p, index, count) == in_shard(p, index, count) for p in paths for index in range(1, count + 1))
+
+
+def test_three_shards_judge_the_fleet_once(tmp_path: Path) -> None:
+    every = CliRunner().invoke(main, ["verify", "--format", "jsonl", str(ROOT / "fixtures")])
+    parts = [
+        CliRunner().invoke(main, ["verify", "--format", "jsonl", "--shard", f"{i}/3", str(ROOT / "fixtures")])
+        for i in (1, 2, 3)
+    ]
+    judged = sorted(json.loads(line)["path"] for part in parts for line in part.output.splitlines())
+    assert judged == sorted(json.loads(line)["path"] for line in every.output.splitlines())
+    assert all(part.exception is None or isinstance(part.exception, SystemExit) for part in parts)
+
+
+def test_files_from_a_list_or_standard_input(tmp_path: Path) -> None:
+    listing = tmp_path / "paths.txt"
+    listing.write_text("\n".join(LOGS[:3]) + "\n\n")
+    assert read_path_list(listing.read_text()) == LOGS[:3]
+    from_file = CliRunner().invoke(main, ["verify", "--format", "jsonl", "--files-from", str(listing)])
+    from_stdin = CliRunner().invoke(
+        main, ["verify", "--format", "jsonl", "--files-from", "-"], input=listing.read_text()
+    )
+    assert [json.loads(line)["path"] for line in from_file.output.splitlines()] == LOGS[:3]
+    assert from_stdin.output == from_file.output
+    nothing = CliRunner().invoke(main, ["verify"])
+    assert nothing.exit_code == 2 and "name the logs" in nothing.output
+
+
+def test_a_shard_holding_no_log_is_an_empty_audit() -> None:
+    one = str(ROOT / "fixtures" / "sessions" / "valid" / "fork-child.session.jsonl")
+    empty = next(f"{i}/5" for i in range(1, 6) if not in_shard(one, i, 5))
+    done = CliRunner().invoke(main, ["verify", "--shard", empty, one])
+    assert done.exit_code == 0 and "0 session(s)" in done.output
+    bad = CliRunner().invoke(main, ["verify", "--shard", "4/3", one])
+    assert bad.exit_code == 2 and "I/N" in bad.output
