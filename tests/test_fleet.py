@@ -68,3 +68,30 @@ def test_a_shard_holding_no_log_is_an_empty_audit() -> None:
     assert done.exit_code == 0 and "0 session(s)" in done.output
     bad = CliRunner().invoke(main, ["verify", "--shard", "4/3", one])
     assert bad.exit_code == 2 and "I/N" in bad.output
+
+
+def test_parquet_verdicts_from_shards_count_as_verify_does(tmp_path: Path) -> None:
+    import duckdb
+
+    fleet = str(ROOT / "fixtures")
+    for i in (1, 2, 3):
+        done = CliRunner().invoke(
+            main, ["verify", fleet, "--shard", f"{i}/3", "--format", "parquet", "--output", str(tmp_path)]
+        )
+        assert done.exception is None or isinstance(done.exception, SystemExit)
+        assert "verdicts " in done.output
+    every = [
+        json.loads(line)
+        for line in CliRunner().invoke(main, ["verify", fleet, "--format", "jsonl"]).output.splitlines()
+    ]
+    with duckdb.connect() as con:
+        rows = con.execute(
+            f"SELECT path, verdict, profile FROM read_parquet('{tmp_path}/**/*.parquet') ORDER BY path"
+        ).fetchall()
+    assert rows == sorted((r["path"], r["verdict"], r.get("profile")) for r in every)
+    assert not list(tmp_path.glob(".*.tmp"))  # parts are renamed into place whole
+
+
+def test_parquet_needs_an_output_directory() -> None:
+    done = CliRunner().invoke(main, ["verify", str(ROOT / "fixtures" / "sessions"), "--format", "parquet"])
+    assert done.exit_code == 2 and "--output" in done.output

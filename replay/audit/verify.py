@@ -26,6 +26,7 @@ from invariant.detect import (
     folds_may_differ,
     message_evidence,
 )
+from invariant.jsvalue import safe_integer
 from invariant.logshapes import file_version
 from invariant.profiles import Profile, get_profile
 from replay.audit.fanout import Group, group_bytes, grouped, in_processes
@@ -67,6 +68,16 @@ class Violation:
             "pointer": self.pointer,
             "message": self.message,
         }
+
+
+VERDICT_COLUMNS = {
+    "path": "VARCHAR", "session_id": "VARCHAR", "verdict": "VARCHAR", "event_count": "BIGINT",
+    "schedule_event_count": "BIGINT", "seed_length": "BIGINT", "violation_rule": "VARCHAR",
+    "violation_index": "BIGINT", "violation_line": "BIGINT", "violation_pointer": "VARCHAR",
+    "violation_message": "VARCHAR", "format_findings": "JSON", "active_count": "BIGINT", "format_version": "BIGINT",
+    "generation": "BIGINT", "profile": "VARCHAR", "profile_source": "VARCHAR", "profile_evidence": "JSON",
+}  # fmt: skip
+"""The columns of a fleet's verdict rows (`SessionReport.row`), with their DuckDB types."""
 
 
 @dataclass(frozen=True)
@@ -136,6 +147,31 @@ class SessionReport:
             "formatVersion": self.format_version,
             "generation": self.generation,
             **(self.profile.to_json() if self.profile is not None else {}),
+        }
+
+    def row(self) -> dict[str, object]:
+        """The report as one flat record, its columns named as the replay database's `sessions`
+        (VERDICT_COLUMNS): what a fleet's verdict table holds."""
+        v, p = self.violation, self.profile
+        return {
+            "path": self.path,
+            "session_id": self.session,
+            "verdict": self.verdict.value,
+            "event_count": self.events,
+            "schedule_event_count": self.schedule_events,
+            "seed_length": safe_integer(self.seed_length),
+            "violation_rule": None if v is None else v.rule,
+            "violation_index": None if v is None else v.index,
+            "violation_line": None if v is None else v.line,
+            "violation_pointer": None if v is None else v.pointer,
+            "violation_message": None if v is None else v.message,
+            "format_findings": [f.to_json() for f in self.findings],
+            "active_count": 0 if self.folded is None else len(self.folded.active),
+            "format_version": self.format_version,
+            "generation": self.generation,
+            "profile": None if p is None else p.name,
+            "profile_source": None if p is None else p.source,
+            "profile_evidence": [] if p is None else list(p.evidence),
         }
 
     def __reduce__(self) -> tuple[object, ...]:

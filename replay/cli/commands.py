@@ -32,6 +32,7 @@ from replay.cli.output import verdicts as verdict_output
 from replay.duck.build import TargetError
 from replay.duck.build import replay as replay_logs
 from replay.duck.query import QueryError, inspect_db, query_rows
+from replay.duck.verdicts import write_verdicts
 from replay.logs.discover import STDIN, discover, in_shard, read_path_list
 from replay.logs.logfile import Data, read_stream
 from replay.reading import AUTO, Mode, Reading
@@ -229,22 +230,35 @@ def _escape_unencodable_output() -> None:
 
 @main.command()
 @click.argument("paths", nargs=-1)
-@format_option(*report_output.OFFERED)
+@format_option(*report_output.OFFERED, Format.PARQUET)
+@click.option(
+    "--output",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="With --format parquet: the directory the verdict part file is written into.",
+)
 @reading_options()
 @JOBS
 @selection_options
-def verify(paths: tuple[str, ...], fmt: Format, reading: Reading, jobs: int) -> None:
+def verify(paths: tuple[str, ...], fmt: Format, output: str | None, reading: Reading, jobs: int) -> None:
     """Check session logs (files, directories, or - for stdin) against the schedule protocol.
 
     Exit 0 when every session is ok, 1 when any is corrupt, 2 on usage errors or unreadable input.
     """
+    if (fmt is Format.PARQUET) != (output is not None):
+        raise click.UsageError("--format parquet and --output DIR go together")
     files = list(discover(paths))
     stdin = _stdin() if STDIN in paths else None
     if not files and paths:  # (no paths at all: a shard that holds none of the logs, judged as such)
         raise click.UsageError(NO_LOGS)
     with _progress(files, "reading") as progress:
         reports = list(verify_paths([p for p in files if p != STDIN], reading, jobs, stdin, progress))
-    emit([report_output.render(reports, fmt, terminal=to_terminal())])
+    if output is not None:
+        with _writing(Path(output)):
+            part = write_verdicts(reports, Path(output))
+        click.echo(printable(f"{report_output.summary_line(reports)}; verdicts {part}"))
+    else:
+        emit([report_output.render(reports, fmt, terminal=to_terminal())])
     _exit(reports)
 
 

@@ -33,6 +33,8 @@ class Format(StrEnum):
     """A header row, then one row per result."""
     JUNIT = "junit"
     """JUnit XML: one testcase per session."""
+    PARQUET = "parquet"
+    """Verdict rows as a Parquet part file in --output DIR (fleets: many runs write side by side)."""
 
 
 def to_terminal() -> bool:

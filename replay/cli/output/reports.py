@@ -13,6 +13,7 @@ from replay.cli.output import Format, json_document, json_line, json_text
 from replay.terminal import printable
 
 OFFERED = (Format.TEXT, Format.JSON, Format.JSONL, Format.CSV, Format.JUNIT)
+"""What the session reports of `replay` are offered in (`verify` offers Parquet too)."""
 
 
 def _location(r: SessionReport) -> str:
