@@ -72,7 +72,8 @@ ROOMS = {
     "replay.duck": 3,
     "replay.sim": 3,
     "replay.schemafiles": 3,
-    "replay.cli": 4,
+    "replay.fleet": 4,
+    "replay.cli": 5,
 }
 """Each room of `replay/` with its layer: a module may import from its own room and from lower
 layers, never from a higher one or a sibling room of its layer (the package `replay` itself

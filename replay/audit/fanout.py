@@ -29,7 +29,7 @@ Group = tuple[tuple[str, int], ...]
 """Consecutive files, each with its size in bytes, handed to one worker call."""
 
 
-def grouped(paths: Sequence[str]) -> Iterator[Group]:
+def grouped(paths: Sequence[str], files: int | None = None, nbytes: int | None = None) -> Iterator[Group]:
     """Consecutive files with their sizes, in groups of up to GROUP_FILES files and GROUP_BYTES
     bytes (a larger file goes alone), each for one worker call.
 
@@ -42,7 +42,7 @@ def grouped(paths: Sequence[str]) -> Iterator[Group]:
     total = 0
     for path in paths:
         size = file_size(path)
-        if group and (total + size > GROUP_BYTES or len(group) == GROUP_FILES):
+        if group and (total + size > (nbytes or GROUP_BYTES) or len(group) == (files or GROUP_FILES)):
             yield tuple(group)
             group, total = [], 0
         group.append((path, size))

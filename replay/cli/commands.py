@@ -481,6 +481,28 @@ def inspect(db: str, fmt: Format) -> None:
         raise InputError(str(err)) from None
 
 
+@main.command()
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--output", type=click.Path(file_okay=False), required=True, help="The directory of Parquet parts.")
+@click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True, help="Local worker processes.")
+@click.option("--scheduler", default=None, help="The address of a running Dask scheduler (instead of a local one).")
+@reading_options()
+def fleet(paths: tuple[str, ...], output: str, workers: int, scheduler: str | None, reading: Reading) -> None:
+    """Verify a fleet of logs (paths, directories, globs or fsspec URLs such as s3://bucket/logs/)
+    on a Dask cluster; each task writes a Parquet part of verdict rows into OUTPUT, read them
+    with read_parquet('OUTPUT/**/*.parquet'). Needs schedlog[dask]."""
+    try:
+        from replay.fleet.engine import expand, run_fleet
+    except ImportError as err:  # the engine is an extra
+        raise InputError(f"schedlog fleet needs the dask extra (pip install 'schedlog[dask]'): {err}") from None
+    found = expand(paths)
+    if not found:
+        raise click.UsageError(NO_LOGS)
+    with _writing(Path(output)):
+        judged = run_fleet(found, Path(output), reading, workers=workers, scheduler=scheduler)
+    click.echo(printable(f"{judged} session(s) judged; verdicts in {output}"))
+
+
 MAX_SIMULATED_EVENTS = 600_000
 """`simulate`'s default bound on appended events: a run holds its whole log and trace in memory,
 about 2.5 KB an event (measured: 200,000 events of one `every` record peaked at 0.53 GB RSS), so

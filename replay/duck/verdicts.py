@@ -4,7 +4,6 @@ write into one directory side by side and DuckDB (or any engine) reads them all 
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 import uuid
@@ -15,13 +14,6 @@ import duckdb
 
 from replay.audit.verify import VERDICT_COLUMNS, SessionReport
 from replay.logs import deepjson
-
-
-def _json(value: object) -> str:
-    try:
-        return json.dumps(value, ensure_ascii=False)
-    except RecursionError:
-        return deepjson.dumps(value)
 
 
 def write_verdicts(reports: Sequence[SessionReport], out: Path, name: str | None = None) -> Path:
@@ -35,20 +27,22 @@ def write_verdicts(reports: Sequence[SessionReport], out: Path, name: str | None
     fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=out)
     os.close(fd)
     tmp = Path(tmp_name)
-    columns = list(VERDICT_COLUMNS)
-    placeholders = ", ".join(f"CAST(? AS {kind})" for kind in VERDICT_COLUMNS.values())
+    rows = tmp.with_suffix(".rows")
     try:
+        lines = [deepjson.dumps(report.row()) for report in reports]  # text DuckDB holds (no lone surrogate)
+        with open(rows, "w", encoding="utf-8") as f:  # DuckDB reads rows in bulk from JSON lines
+            f.writelines(line + "\n" for line in lines)
+        longest = max(map(len, lines), default=0) * 4 + 1  # bytes, at most 4 a character
+        typed = ", ".join(f"'{c}': '{t}'" for c, t in VERDICT_COLUMNS.items())
+        source = str(rows).replace("'", "''")
+        path = str(tmp).replace("'", "''")
         with duckdb.connect() as con:
-            con.execute(f"CREATE TABLE v ({', '.join(f'{c} {t}' for c, t in VERDICT_COLUMNS.items())})")
-            rows = []
-            for report in reports:
-                row = report.row()
-                rows.append([_json(row[c]) if VERDICT_COLUMNS[c] == "JSON" else row[c] for c in columns])
-            if rows:
-                con.executemany(f"INSERT INTO v VALUES ({placeholders})", rows)
-            path = str(tmp).replace("'", "''")
-            con.execute(f"COPY v TO '{path}' (FORMAT parquet)")
+            con.execute(
+                f"COPY (SELECT * FROM read_json('{source}', columns={{{typed}}}, format='newline_delimited', "
+                f"maximum_object_size={max(1 << 21, longest)})) TO '{path}' (FORMAT parquet)"
+            )
         os.replace(tmp, target)
     finally:
         tmp.unlink(missing_ok=True)
+        rows.unlink(missing_ok=True)
     return target

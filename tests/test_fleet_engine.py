@@ -1,0 +1,78 @@
+"""`schedlog fleet` on a real local Dask cluster: the rows `verify --format parquet` gives, and a
+worker killed in the middle of a run loses and duplicates no verdict (the engine's retry)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+from click.testing import CliRunner
+
+from replay.cli import main
+
+from .conftest import ROOT
+
+pytest.importorskip("distributed", reason="the dask extra (schedlog[dask]) is not installed")
+
+from replay.fleet.engine import expand, run_fleet
+
+FIELDS = "path, verdict, event_count, schedule_event_count, violation_rule, format_version, profile, format_findings"
+
+
+def _rows(directory: Path) -> list[tuple[object, ...]]:
+    with duckdb.connect() as con:
+        return con.execute(f"SELECT {FIELDS} FROM read_parquet('{directory}/**/*.parquet') ORDER BY path").fetchall()
+
+
+@pytest.fixture(scope="module")
+def fleet_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bundled sessions and format fixtures (zstd among them), and an unreadable log."""
+    root = tmp_path_factory.mktemp("fleet")
+    shutil.copytree(ROOT / "fixtures" / "sessions", root / "sessions")
+    shutil.copytree(ROOT / "fixtures" / "formats", root / "formats")
+    (root / "garbage.session.jsonl").write_bytes(b"\x00\x01 not a log")
+    return root
+
+
+@pytest.mark.slow
+def test_the_fleet_gives_the_rows_verify_gives(fleet_logs: Path, tmp_path: Path) -> None:
+    by_verify, by_fleet = tmp_path / "verify", tmp_path / "fleet"
+    CliRunner().invoke(main, ["verify", str(fleet_logs), "--format", "parquet", "--output", str(by_verify)])
+    done = CliRunner().invoke(main, ["fleet", str(fleet_logs), "--output", str(by_fleet), "--workers", "2"])
+    assert done.exit_code == 0, done.output
+    rows = _rows(by_fleet)
+    assert rows == _rows(by_verify)
+    verdicts = {row[1] for row in rows}
+    assert {"ok", "corrupt", "unreadable", "unsupported"} <= verdicts
+    assert any(str(row[0]).endswith(".zstd") for row in rows)
+
+
+@pytest.mark.slow
+def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(fleet_logs: Path, tmp_path: Path) -> None:
+    paths = expand([str(fleet_logs)])
+    killed: list[int] = []
+
+    def kill_one_worker(client: Any) -> None:
+        def kill() -> None:
+            deadline = time.monotonic() + 30
+            while not list(tmp_path.glob("part-*.parquet")) and time.monotonic() < deadline:
+                time.sleep(0.05)  # the run is under way: some tasks have finished
+            pids = client.run(os.getpid)
+            victim = sorted(pids.values())[0]
+            os.kill(victim, signal.SIGKILL)
+            killed.append(victim)
+
+        threading.Thread(target=kill, daemon=True).start()
+
+    judged = run_fleet(paths, tmp_path, workers=2, group=1, delay=0.15, started=kill_one_worker)
+    assert killed, "a worker was killed during the run"
+    rows = _rows(tmp_path)
+    assert judged == len(paths) == len(rows)
+    assert sorted(str(row[0]) for row in rows) == sorted(paths)  # each verdict once
