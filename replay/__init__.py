@@ -3,7 +3,14 @@
 The names most callers need, re-exported from their rooms (see the README's Layout).
 """
 
-from replay.audit.verify import SessionReport, Verdict, verify_bytes, verify_path, verify_paths
+from replay.audit.verify import (
+    SessionReport,
+    Verdict,
+    verify_bytes,
+    verify_bytes_with_changes,
+    verify_path,
+    verify_paths,
+)
 from replay.reading import Mode, Reading
 from replay.sim.simulator import Scenario, ScenarioError, SimulationResult, TooManyEvents, simulate
 
@@ -18,6 +25,7 @@ __all__ = [
     "Verdict",
     "simulate",
     "verify_bytes",
+    "verify_bytes_with_changes",
     "verify_path",
     "verify_paths",
 ]

@@ -95,3 +95,29 @@ def test_parquet_verdicts_from_shards_count_as_verify_does(tmp_path: Path) -> No
 def test_parquet_needs_an_output_directory() -> None:
     done = CliRunner().invoke(main, ["verify", str(ROOT / "fixtures" / "sessions"), "--format", "parquet"])
     assert done.exit_code == 2 and "--output" in done.output
+
+
+def test_verify_bytes_gives_the_schedule_changes_rows_replay_stores(tmp_path: Path) -> None:
+    import duckdb
+
+    from replay import verify_bytes_with_changes
+
+    db = tmp_path / "f.duckdb"
+    CliRunner().invoke(main, ["replay", str(ROOT / "fixtures" / "sessions"), "--db", str(db)])
+    sessions = [p for p in LOGS if p.startswith(str(ROOT / "fixtures" / "sessions"))]
+    assert len(sessions) == 8
+    compared = 0
+    for path in sessions:
+        report, rows = verify_bytes_with_changes(path, Path(path).read_bytes())
+        assert report.to_json() == verify_bytes(path, Path(path).read_bytes()).to_json()
+        with duckdb.connect(str(db), read_only=True) as con:
+            stored = con.execute(
+                "SELECT c.idx, c.seq, c.line, c.owned, c.status, c.operation, c.id FROM schedule_changes c "
+                "JOIN sessions s USING (session_key) WHERE s.path = ? ORDER BY c.idx",
+                [path],
+            ).fetchall()
+        assert [
+            tuple(r[k] for k in ("idx", "seq", "line", "owned", "status", "operation", "id")) for r in rows
+        ] == stored
+        compared += len(stored)
+    assert compared > 20  # (the corrupt fixtures give violation and unchecked rows, the fork inherited ones)

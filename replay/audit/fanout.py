@@ -30,8 +30,8 @@ Group = tuple[tuple[str, int], ...]
 
 
 def grouped(paths: Sequence[str], files: int | None = None, nbytes: int | None = None) -> Iterator[Group]:
-    """Consecutive files with their sizes, in groups of up to GROUP_FILES files and GROUP_BYTES
-    bytes (a larger file goes alone), each for one worker call.
+    """Consecutive files with their sizes, in groups of up to `files` (GROUP_FILES) files and
+    `nbytes` (GROUP_BYTES) bytes (a larger file goes alone), each for one worker call.
 
     Handing a task to a worker process and its result back costs a round trip between threads
     and processes (a pool hands a worker one task at a time), which for small session logs (most

@@ -350,8 +350,70 @@ def verify_path(
 def verify_bytes(name: str, data: bytes, reading: Reading = DEFAULT_READING) -> SessionReport:
     """Verify one log given as bytes (plain or zstd), reported under `name`: no file system
     access, for engines that read their inputs themselves (object storage, an archive). The
-    report is the one `verify_path` gives for the same bytes in a file of that name."""
+    report is the one `verify_path` gives for the same bytes in a file of that name;
+    `report.row()` is its flat verdict record."""
     return verify_log(SessionLog(name, reading, data))
+
+
+def verify_bytes_with_changes(
+    name: str, data: bytes, reading: Reading = DEFAULT_READING
+) -> tuple[SessionReport, list[dict[str, object]]]:
+    """`verify_bytes`, and the session's `schedule_changes` rows as the replay database holds
+    them: index, seq, line, owned, status (applied, violation, unchecked after it, inherited),
+    operation, id and the payload."""
+    changes = _ChangeRows()
+    report = verify_log(SessionLog(name, reading, data), changes)
+    violation = None if report.violation is None else report.violation.index
+    return report, changes.rows(violation)
+
+
+class _ChangeRows:
+    """A SessionSink that keeps the schedule changes and their fold steps (other records pass)."""
+
+    def __init__(self) -> None:
+        self.seed: int | None = None
+        self.steps: Sequence[tuple[Entry, Step | None]] = ()
+
+    def other_record(
+        self, line: int, index: int, event: dict[str, object] | None, row: ChunkRow | None, raw: bytes | None
+    ) -> object:
+        return None
+
+    def schedule_change(self, entry: Entry) -> None:
+        pass
+
+    def judged(self, seed: object, steps: Sequence[tuple[Entry, Step | None]]) -> None:
+        self.seed = safe_integer(seed)
+        self.steps = steps
+
+    def rows(self, violation: int | None) -> list[dict[str, object]]:
+        out = []
+        for entry, _ in self.steps:
+            index, event = entry.event_index, entry.event or {}
+            data = event.get("data")
+            owned = None if self.seed is None else index >= self.seed
+            if not owned:
+                status = "inherited"
+            elif violation is None or index < violation:
+                status = "applied"
+            else:
+                status = "violation" if index == violation else "unchecked"
+            payload = data if isinstance(data, dict) else {}
+            schedule = payload.get("schedule")
+            record_id = schedule.get("id") if isinstance(schedule, dict) else payload.get("id")
+            out.append(
+                {
+                    "idx": index,
+                    "seq": index,
+                    "line": entry.line,
+                    "owned": owned,
+                    "status": status,
+                    "operation": payload.get("operation"),
+                    "id": record_id,
+                    "data": data,
+                }
+            )
+        return out
 
 
 VerifyTask = tuple[Group, Reading]
