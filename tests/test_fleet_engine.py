@@ -76,3 +76,16 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(fleet_logs: Path, 
     rows = _rows(tmp_path)
     assert judged == len(paths) == len(rows)
     assert sorted(str(row[0]) for row in rows) == sorted(paths)  # each verdict once
+
+
+def test_an_unreachable_scheduler_is_an_error_not_a_traceback(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    schedlog = Path(sys.executable).with_name("schedlog")
+    env = {**os.environ, "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "1s"}
+    args = [str(schedlog), "fleet", str(ROOT / "fixtures" / "sessions"), "--output", str(tmp_path / "v")]
+    done = subprocess.run([*args, "--scheduler", "tcp://127.0.0.1:9"], capture_output=True, text=True, env=env)
+    assert done.returncode == 2 and "the fleet run failed" in done.stderr and "Traceback" not in done.stderr
+    stdin = subprocess.run([*args[:2], "-", *args[3:]], capture_output=True, text=True)
+    assert stdin.returncode == 2 and "not from standard input" in stdin.stderr

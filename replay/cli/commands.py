@@ -495,11 +495,17 @@ def fleet(paths: tuple[str, ...], output: str, workers: int, scheduler: str | No
         from replay.fleet.engine import expand, run_fleet
     except ImportError as err:  # the engine is an extra
         raise InputError(f"schedlog fleet needs the dask extra (pip install 'schedlog[dask]'): {err}") from None
+    if STDIN in paths:
+        raise click.UsageError("a fleet is read from paths and URLs, not from standard input")
     found = expand(paths)
     if not found:
         raise click.UsageError(NO_LOGS)
     with _writing(Path(output)):
+        Path(output).mkdir(parents=True, exist_ok=True)
+    try:
         judged = run_fleet(found, Path(output), reading, workers=workers, scheduler=scheduler)
+    except (OSError, TimeoutError) as err:  # a scheduler that cannot be reached, a part that cannot be written
+        raise InputError(f"the fleet run failed: {err}") from None
     click.echo(printable(f"{judged} session(s) judged; verdicts in {output}"))
 
 
