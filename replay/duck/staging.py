@@ -67,6 +67,10 @@ class NotDirect(Exception):
     DuckDB may read line by line; `stage_session` then stages it again by copying."""
 
 
+NOT_SESSION_COLUMNS = ("violation_pointer", "active_count")
+"""Columns of a verdict record (`SessionReport.row`) the `sessions` table leaves to others: the
+pointer is in `violations`, the active records in `schedules`."""
+
 SMALL_TABLES = ("sessions", "schedules", "dispatches", "violations", "changes")
 
 
@@ -337,38 +341,25 @@ class SessionStager:
                 schedule.row["end_reason"] = reason
             self._write("schedules", _dumps(schedule.row) + b"\n")
         header = log.header or {}
-        v = report.violation
+        verdict = report.row()  # the verdict record a fleet gets, less what other tables hold
+        for column in NOT_SESSION_COLUMNS:
+            del verdict[column]
         session = {
             "session_key": self.key,
-            "path": report.path,
-            "session_id": report.session,
+            **verdict,
             "header": log.header,
             "headerless": log.headerless,
             "created_at_ms": safe_integer(header.get("createdAt")),
             "cwd": header.get("cwd") if isinstance(header.get("cwd"), str) else None,
             "parent_session": header.get("parentSession") if isinstance(header.get("parentSession"), str) else None,
-            "seed_length": safe_integer(report.seed_length),
             "origin": header.get("origin") if isinstance(header.get("origin"), str) else None,
             "delegation_depth": safe_integer(header.get("delegationDepth")),
-            "event_count": report.events,
-            "schedule_event_count": report.schedule_events,
-            "verdict": report.verdict,
-            "format_findings": [f.to_json() for f in report.findings],
-            "violation_rule": None if v is None else v.rule,
-            "violation_index": None if v is None else v.index,
-            "violation_line": None if v is None else v.line,
-            "violation_message": None if v is None else v.message,
-            "profile": None if report.profile is None else report.profile.name,
             "mode": log.reading.mode.value,
-            "format_version": report.format_version,
-            "profile_source": None if report.profile is None else report.profile.source,
-            "profile_evidence": [] if report.profile is None else list(report.profile.evidence),
             "profile_disagreement": {} if report.profile is None else dict(report.profile.disagreement),
-            "generation": report.generation,
         }
         self._write("sessions", _dumps(session) + b"\n")
-        if v is not None:
-            violation = {"session_key": self.key, **v.to_json()}
+        if report.violation is not None:
+            violation = {"session_key": self.key, **report.violation.to_json()}
             self._write("violations", _dumps(violation) + b"\n")
         self.stack.close()
 
