@@ -37,7 +37,8 @@ from replay.reading import DEFAULT_READING, Reading
 
 
 class Verdict(StrEnum):
-    """A session's verdict (the exit status follows the worst: 0 ok, 1 corrupt, 2 unreadable)."""
+    """A session's verdict (the exit status: 2 any unreadable, else 1 any corrupt, else 3 any
+    unsupported, else 0)."""
 
     OK = "ok"
     CORRUPT = "corrupt"

@@ -48,9 +48,9 @@ from replay.reading import DEFAULT_READING, Mode, Reading
 
 READ_CHUNK = 8 << 20
 MAX_STREAM = MAX_FRAME_TEXT
-"""The most bytes read from a stream that has no size to map (a pipe, stdin, a device): it is
-held whole, and the reference reads a log into one Node Buffer, whose bound a frame's text has
-too."""
+"""The most bytes read from a stream that has no size to map (a pipe, stdin, a device; past
+SPOOL_BYTES it is spooled to a temporary file): the reference reads a log into one Node Buffer,
+whose bound a frame's text has too."""
 TURN_END = "turn/end"
 _PLAIN_KEYS = frozenset({"type", "seq", "time", "data"})
 _APPEND_KEYS = _PLAIN_KEYS | {"surfaceOp"}
@@ -72,7 +72,8 @@ class Finding:
     """A problem with the log file itself (not the schedule protocol).
 
     `severity` is `error` when the reference's reader in the chosen mode would refuse the log,
-    `warning` when it tolerates it (a dropped crash tail, a placeholder cwd, ...).
+    `warning` when it tolerates it (a dropped crash tail, a placeholder cwd, ...), `info` for
+    what is no defect.
     """
 
     code: str
