@@ -21,10 +21,13 @@ import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
+from itertools import accumulate, compress
+from operator import attrgetter
 from typing import BinaryIO, NamedTuple, Protocol
 
-import orjson
+import msgspec
 import zstandard
+from msgspec import UNSET
 
 from invariant import SCHEDULE_CHANGE
 from invariant.detect import CLUE_TYPES, NEEDLES, REQUEST_HEADER
@@ -42,6 +45,7 @@ from invariant.logshapes import (
 from invariant.shapes import object_problems
 from replay.logs.chunks import ROW_TAGS, ChunkRow, RowError, decode_row
 from replay.logs.discover import generations_beside
+from replay.logs.envelope import GAP_BOUND, REGISTRY, ROW_CLASSES, Event, Record, TextRow, ToolRow, decode_lines
 from replay.logs.jsonline import JsonLineError, parse_header_line, parse_json_line
 from replay.logs.zstdframes import MAX_FRAME_TEXT, FrameError, decompress_frame, decompress_torn, scan_frames
 from replay.reading import DEFAULT_READING, Mode, Reading
@@ -56,6 +60,7 @@ _PLAIN_KEYS = frozenset({"type", "seq", "time", "data"})
 _APPEND_KEYS = _PLAIN_KEYS | {"surfaceOp"}
 _PLACEHOLDER = re.compile(r"\{\{[^{}]*\}\}")
 _FINDINGS_PER_CODE = 20
+_decode = msgspec.json.Decoder().decode
 
 
 class Severity(StrEnum):
@@ -153,6 +158,45 @@ def _listing_error(path: str) -> str:
     return "it was not listed when walked"
 
 
+_ROW_CLASSES = frozenset(ROW_CLASSES)
+_SEQ = attrgetter("seq")
+_SEQ_TIME = attrgetter("time")
+_DATA = attrgetter("data")
+_MEMBERS = attrgetter("members")
+_DT = attrgetter("dt")
+
+
+def _bears_needle(line: bytes) -> bool:
+    """Whether `line` holds one of the clue NEEDLES: each holds `schedule` or `SCHEDULE`, which
+    most lines lack (this runs for every message)."""
+    return (b"schedule" in line or b"SCHEDULE" in line) and any(needle in line for needle in NEEDLES)
+
+
+assert all(b"schedule" in needle or b"SCHEDULE" in needle for needle in NEEDLES)
+
+
+def _row_sizes(records: list[Record], rows: list[int], sizes: list[int]) -> bool:
+    """Set the member counts of the rows at `rows` in `sizes`, checked for the whole run in
+    C: each dt one gap shorter, every running time surely safe. False when any row is not
+    (then each is sized alone, and a row out of shape stops the fast path at it)."""
+    found = [records[i] for i in rows]
+    data = list(map(_DATA, found))
+    members = list(map(len, map(_MEMBERS, data)))
+    if list(map(len, map(_DT, data))) != [n - 1 for n in members]:
+        return False
+    if max(map(abs, map(_SEQ_TIME, found))) + max(members) * GAP_BOUND > MAX_SAFE_INTEGER:
+        return False
+    for i, n in zip(rows, members, strict=True):
+        sizes[i] = n
+    return True
+
+
+def _row_size(row: TextRow | ToolRow) -> int:
+    """A row's member count, or -1 (read exactly) when its dt or running times are out of line."""
+    members, dt = len(row.data.members), len(row.data.dt)
+    return members if dt == members - 1 and abs(row.time) + members * GAP_BOUND <= MAX_SAFE_INTEGER else -1
+
+
 class OtherRecords(Protocol):
     """Hears each committed record that `entries(schedule_only=True)` does not yield, in order
     with the yielded ones, with an Entry's fields passed one by one: no Entry is made for them
@@ -181,6 +225,9 @@ class SessionLog:
     """Bytes to read instead of opening `path` (stdin)."""
     progress: Callable[[int], None] | None = None
     """Called with the number of input bytes consumed, block by block."""
+    fast: bool = True
+    """Decode runs of records fast where the entries allow it (envelope.py); False reads every
+    line the exact way (the fast path's tests compare the two)."""
 
     header: dict[str, object] | None = None
     headerless: bool = False
@@ -290,8 +337,8 @@ class SessionLog:
             status = os.fstat(f.fileno())
             if not stat.S_ISREG(status.st_mode):  # a pipe (`verify <(zstdcat ...)`) has no size to map
                 return read_stream(f)
-            if status.st_size == 0:
-                return b""
+            if status.st_size <= READ_CHUNK:  # one block: read whole, split without a copy
+                return f.read()
             return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
 
     def _plain(self, raw: bytes | mmap.mmap) -> Iterator[Entry]:
@@ -309,7 +356,6 @@ class SessionLog:
             return
         pos = first + 1
         size = len(raw)
-        record = self._record
         while pos < size:
             # split a large block in C; the block's unterminated tail starts the next block
             block_end = raw.rfind(b"\n", pos, min(size, pos + READ_CHUNK))
@@ -318,12 +364,13 @@ class SessionLog:
                 if block_end < 0:
                     self._torn(line_no + 1, size - pos)
                     break
-            for line in raw[pos:block_end].split(b"\n"):
-                line_no += 1
-                self.lines = line_no
-                entry = record(line_no, line)
-                if entry is not None:
-                    yield entry
+            if pos == first + 1 and block_end == size - 1 and type(raw) is bytes:  # the whole file
+                lines = raw.split(b"\n")[1:-1]
+            else:
+                lines = raw[pos:block_end].split(b"\n")
+            yield from self._run(lines, line_no)
+            line_no += len(lines)
+            self.lines = line_no
             self._advance(block_end + 1 - pos)
             pos = block_end + 1
 
@@ -370,11 +417,9 @@ class SessionLog:
                 )
             lines = text.split(b"\n")
             tail = lines.pop()
-            for line in lines:
-                line_no += 1
-                entry = self._record(line_no, line)
-                if entry is not None:
-                    yield entry
+            if lines:
+                yield from self._run(lines, line_no)
+                line_no += len(lines)
             if frame.complete and (tail or self._defect is not None):
                 self._find(
                     "format.zstd",
@@ -469,8 +514,8 @@ class SessionLog:
 
     def _record(self, line_no: int, raw: bytes) -> Entry | None:
         try:
-            value = orjson.loads(raw)
-        except orjson.JSONDecodeError:
+            value = _decode(raw)
+        except (msgspec.MsgspecError, RecursionError):
             return self._record_slow(line_no, raw)
         # fast paths: a well-formed row or event in the committed region
         if type(value) is dict and self._defect is None:
@@ -511,6 +556,116 @@ class SessionLog:
                     return None
                 return Entry(line_no, index, value, None, raw)
         return self._record_value(line_no, raw, value)
+
+    # --- runs of complete lines ------------------------------------------------------------------
+
+    def _run(self, lines: list[bytes], before: int) -> Iterator[Entry]:
+        """The entries of complete `lines`, the first being line `before + 1`. Where only
+        schedule changes are asked for and nobody hears the other records, the lines are
+        decoded fast (envelope.py), and what the fast decoder refuses is read exactly; else
+        line by line."""
+        if self.fast and self._schedule_only and self._others is None:
+            yield from self._fast(lines, before)
+        else:
+            yield from self._exact(lines, before)
+
+    def _exact(self, lines: list[bytes], before: int) -> Iterator[Entry]:
+        """The entries of `lines`, each read exactly (`_record`)."""
+        for line in lines:
+            before += 1
+            entry = self._record(before, line)
+            if entry is not None:
+                yield entry
+
+    def _fast(self, lines: list[bytes], before: int) -> Iterator[Entry]:
+        """The entries of `lines`, decoded fast where the decoder takes every line; where it
+        refuses one, the lines are halved until the refused line is read exactly alone."""
+        if self._defect is not None:  # past a defect every line goes the exact way
+            yield from self._exact(lines, before)
+            return
+        try:
+            records = decode_lines(lines)
+        except (msgspec.MsgspecError, RecursionError):
+            if len(lines) == 1:
+                self._learn(lines[0])
+                yield from self._exact(lines, before)
+                return
+            half = len(lines) // 2
+            yield from self._fast(lines[:half], before)
+            yield from self._fast(lines[half:], before + half)
+            return
+        yield from self._records(records, lines, before)
+
+    @staticmethod
+    def _learn(line: bytes) -> None:
+        """Make the event class of the type of `line` when the decoder does not know it yet
+        (most refusals are no unknown type: a new type is met once per process)."""
+        try:
+            value = parse_json_line(line)
+        except JsonLineError:
+            return
+        tag = value.get("type") if isinstance(value, dict) else None
+        if type(tag) is str:
+            REGISTRY.event_class(tag)
+
+    def _records(self, records: list[Record], lines: list[bytes], before: int) -> Iterator[Entry]:
+        """The entries of decoded `records` (line `before + 1` on): seq contiguity checked for
+        the whole run at once; a record out of line is read exactly, and the rest go on."""
+        kinds = list(map(type, records))
+        sizes = [1] * len(records)
+        rows = list(compress(range(len(kinds)), map(_ROW_CLASSES.__contains__, kinds)))
+        if rows and not _row_sizes(records, rows, sizes):
+            sizes = [_row_size(r) if type(r) in _ROW_CLASSES else 1 for r in records]  # type: ignore[arg-type]
+        starts = list(accumulate(sizes, initial=self.event_count))
+        stop = len(records)
+        if list(map(_SEQ, records)) != starts[:-1] or min(sizes) < 0:
+            out_of_line = zip(map(_SEQ, records), starts, sizes, strict=False)
+            stop = next(i for i, (seq, at, n) in enumerate(out_of_line) if seq != at or n < 0)
+        if self.marks_cut and rows:  # no rows in a v2+ log: the exact path makes the first one a defect
+            stop = min(stop, rows[0])
+        for i in self._telling_records(records, kinds, starts, stop, lines):
+            self.event_count = starts[i] + 1
+            yield Entry(before + i + 1, starts[i], self._event(records[i]), None, lines[i])
+        self.event_count = starts[stop]
+        if stop < len(records):
+            yield from self._exact(lines[stop : stop + 1], before + stop)
+            yield from self._fast(lines[stop + 1 :], before + stop + 1)
+
+    def _telling_records(
+        self, records: list[Record], kinds: list[type], starts: list[int], stop: int, lines: list[bytes]
+    ) -> list[int]:
+        """Which of `records[:stop]` the reader yields: the schedule changes, and those the
+        exact path finds telling (`_telling`): a v2+ marker that cuts the fork, an event of
+        CLUE_TYPES whose line holds a needle (of the request headers only the log's first)."""
+        classes = REGISTRY.classes
+        change, marker, header = classes.get(SCHEDULE_CHANGE), classes.get(END_SEED), classes.get(REQUEST_HEADER)
+        wanted = {classes.get(tag) for tag in CLUE_TYPES} | {change, marker if self.marks_cut else None}
+        found = []
+        for i in compress(range(stop), map(wanted.__contains__, kinds)):
+            kind = kinds[i]
+            if kind is change:
+                found.append(i)
+            elif kind is marker:
+                if self._cuts(self._event(records[i]), starts[i]):
+                    found.append(i)
+            elif kind is header:
+                if not self._tools_read:
+                    self._tools_read = True
+                    if _bears_needle(lines[i]):
+                        found.append(i)
+            elif _bears_needle(lines[i]):
+                found.append(i)
+        return found
+
+    @staticmethod
+    def _event(record: Record) -> dict[str, object]:
+        """The event of a fast-decoded record, its data decoded exactly."""
+        assert isinstance(record, Event)
+        tag = record.__struct_config__.tag
+        event = {"type": tag, "seq": record.seq, "time": record.time, "data": parse_json_line(bytes(record.data))}
+        if record.surfaceOp is not UNSET:
+            event["surfaceOp"] = record.surfaceOp
+        return event
 
     def _telling(self, tag: str, event: dict[str, object], index: int, raw: bytes | None) -> bool:
         """Whether an event that is no schedule change is yielded all the same: a marker that cuts

@@ -1,0 +1,128 @@
+"""The fast decoding of a run of committed JSONL records: typed envelopes, no payload objects.
+
+The lines of a run are decoded in one pass of msgspec calls driven from C (`decode_lines`)
+into records typed by their `type` tag: a packed row (session-log.md §6.2) has its data decoded and checked by the
+row shape in the same pass, and an event keeps its `data` as the raw bytes msgspec checked
+(valid JSON, never built into objects). Most records of a log are no schedule change, so most
+payloads are never materialised; the reader decodes a payload exactly only where it needs it.
+
+This decoder is an accelerator, never a judge: it accepts a record only when the reader's
+exact path would accept it with the same envelope, and refuses the rest (the exact path then
+reads the line): an unknown key, a float where an integer is written (`1.0`), a time outside
+the safe integers, a row gap beyond ±2^31 (its running times are then checked exactly), a
+value nested deeper than msgspec reads, a lone surrogate escape (found by a byte scan first:
+msgspec refuses it without saying where). The property test in tests/test_fastpath.py holds
+the fast and exact paths to the same entries, findings and verdicts.
+
+Event classes are made per `type` as tags are met (msgspec dispatches on a tag, and the event
+vocabulary is open), up to MAX_EVENT_TYPES per process; past that an unknown type's line is
+read exactly.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, Union
+
+import msgspec
+from msgspec import UNSET, Meta, Raw, UnsetType, field
+
+from invariant.jsvalue import MAX_SAFE_INTEGER
+from invariant.logshapes import ROW_TAGS
+
+MAX_EVENT_TYPES = 512
+GAP_BOUND = 2**31
+"""The largest row gap the fast path takes: with it, a row's running times stay safe whenever
+|time0| + members * GAP_BOUND does (anything else is summed exactly)."""
+
+SafeInt = Annotated[int, Meta(ge=-MAX_SAFE_INTEGER, le=MAX_SAFE_INTEGER)]
+Gap = Annotated[int, Meta(ge=-GAP_BOUND, le=GAP_BOUND)]
+Members = Annotated[list[str], Meta(min_length=1)]
+
+
+class TextRowData(msgspec.Struct, forbid_unknown_fields=True):
+    """A text or reasoning row's data: exactly turn, step, index, dt and texts."""
+
+    turn: int | float
+    step: int | float
+    index: int | float
+    dt: list[Gap]
+    members: Members = field(name="texts")
+
+
+class ToolRowData(msgspec.Struct, forbid_unknown_fields=True):
+    """A tool-call row's data: exactly turn, step, index, id, [name,] dt and args."""
+
+    turn: int | float
+    step: int | float
+    index: int | float
+    id: str
+    dt: list[Gap]
+    members: Members = field(name="args")
+    name: str | UnsetType = UNSET
+
+
+class Record(msgspec.Struct, tag_field="type", forbid_unknown_fields=True):
+    """A record as the fast path reads it; `seq` and `time` name a row's seq0 and time0."""
+
+    seq: int
+    time: int
+
+
+class Event(Record):
+    """A verbatim event: type, seq, time, data and (only as `append`) surfaceOp."""
+
+    seq: int
+    time: SafeInt
+    data: Raw
+    surfaceOp: Literal["append"] | UnsetType = UNSET
+
+
+class TextRow(Record, tag="text-chunks"):
+    seq: Annotated[int, Meta(ge=0, le=MAX_SAFE_INTEGER)] = field(name="seq0")
+    time: SafeInt = field(name="time0")
+    data: TextRowData
+
+
+class ReasoningRow(TextRow, tag="reasoning-chunks"):
+    pass
+
+
+class ToolRow(Record, tag="tool-call-chunks"):
+    seq: Annotated[int, Meta(ge=0, le=MAX_SAFE_INTEGER)] = field(name="seq0")
+    time: SafeInt = field(name="time0")
+    data: ToolRowData
+
+
+ROW_CLASSES = (TextRow, ReasoningRow, ToolRow)
+assert tuple(c.__struct_config__.tag for c in ROW_CLASSES) == ROW_TAGS
+
+
+class _Registry:
+    """The event classes made so far, by tag, and the decoder of their union with the rows."""
+
+    def __init__(self) -> None:
+        self.classes: dict[str, type[Event]] = {}
+        self.decoder = self._decoder()
+
+    def _decoder(self) -> msgspec.json.Decoder[Record]:
+        members = (*ROW_CLASSES, *self.classes.values())
+        return msgspec.json.Decoder(Union[members])  # noqa: UP007
+
+    def event_class(self, tag: str) -> type[Event] | None:
+        """The class of events tagged `tag` (made now if new), None past MAX_EVENT_TYPES."""
+        known = self.classes.get(tag)
+        if known is not None or tag in ROW_TAGS or len(self.classes) >= MAX_EVENT_TYPES:
+            return known
+        made: type[Event] = msgspec.defstruct(f"Event{len(self.classes)}", [], bases=(Event,), tag=tag)  # type: ignore[assignment]
+        self.classes[tag] = made
+        self.decoder = self._decoder()
+        return made
+
+
+REGISTRY = _Registry()
+
+
+def decode_lines(lines: list[bytes]) -> list[Record]:
+    """The records of `lines`, each line decoded on its own (so each is exactly one value), or
+    msgspec.MsgspecError / RecursionError for the first line the decoder refuses."""
+    return list(map(REGISTRY.decoder.decode, lines))
