@@ -176,7 +176,7 @@ def build_uniform(
 SHAPE = 3
 """The real-shaped generator's revision, in the stamp of a built corpus: a change rebuilds it."""
 LONE_SURROGATE = "\ud83d"
-"""Half of a surrogate pair: `JSON.parse` keeps it, orjson and msgspec refuse it (exact path)."""
+"""Half of a surrogate pair: `JSON.parse` keeps it, msgspec refuses it (the exact path reads it)."""
 
 
 class _Writer:

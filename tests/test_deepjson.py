@@ -90,7 +90,7 @@ def test_parse_has_no_depth_limit() -> None:
 
 def test_deep_records_are_read_as_javascript_reads_them() -> None:
     """JSON.parse has no nesting limit (Node 20: a million levels); the reader falls back to
-    `deepjson` where orjson (1,024 levels) and the standard library stop."""
+    `deepjson` where msgspec (about 1,000 levels) and the standard library stop."""
     deep = b'{"type":"x","seq":0,"data":' + b"[" * 5000 + b"]" * 5000 + b"}"
     value = parse_json_line(deep)
     assert isinstance(value, dict) and value["type"] == "x"

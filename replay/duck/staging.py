@@ -34,7 +34,7 @@ from itertools import accumulate
 from pathlib import Path
 from typing import IO, Any, NamedTuple
 
-import orjson
+import msgspec
 
 from invariant import CreateChange, DeleteChange, DispatchChange, Step
 from invariant.changes import ONE_SHOT_KINDS
@@ -124,15 +124,18 @@ def _split_like_duckdb(path: str, log: SessionLog, records_to: int) -> bool:
 
 
 def _dumps(value: object) -> bytes:
-    """Compact JSON for DuckDB to read, of a value read from a log or derived from one.
+    """Compact JSON for DuckDB to read, of a row derived from a log (safe integers only).
 
-    Where orjson cannot write the value (a lone surrogate, an integer beyond 64 bits, -0 as a
-    float subclass, nesting deeper than 255), `deepjson.dumps` writes it as JavaScript holds it.
+    Where msgspec cannot write the value (a lone surrogate, -0 as a float subclass, nesting
+    deeper than it goes), `deepjson.dumps` writes it as JavaScript holds it.
     """
     try:
-        return orjson.dumps(value)
-    except TypeError:
+        return _encode(value)
+    except (TypeError, UnicodeEncodeError, RecursionError):
         return deepjson.dumps(value).encode("utf-8")
+
+
+_encode = msgspec.json.Encoder().encode
 
 
 _BIGINT_MIN, _BIGINT_MAX = -(1 << 63), (1 << 63) - 1
@@ -237,7 +240,7 @@ class SessionStager:
             else:
                 fields = b"%d\x1f%d\x1f0\x1f\x1f\x1f" % (line, index)
         else:
-            offsets = orjson.dumps(list(accumulate(row.dt, initial=0)))  # safe integers only
+            offsets = _encode(list(accumulate(row.dt, initial=0)))  # safe integers only
             fields = b"%d\x1f%d\x1f1\x1f%s\x1f%d\x1f%s" % (line, index, row.tag.encode(), row.time0, offsets)
         if self.source is not None:
             if line != self.next_line:
@@ -251,7 +254,7 @@ class SessionStager:
             self.longest = max(self.longest, len(raw), len(fields) + 64)
         else:
             if raw is None:  # not valid UTF-8 JSON as read
-                raw = _dumps(event if row is None else row.to_json())
+                raw = deepjson.dumps(event if row is None else row.to_json()).encode("utf-8")  # as JavaScript holds it
             elif b"\r" in raw:  # DuckDB splits lines at CR; in valid JSON it is whitespace between tokens
                 raw = raw.replace(b"\r", b"")
             self.described.write(b"%s%s\x1f%s\n" % (self.head, fields, raw))

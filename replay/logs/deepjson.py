@@ -1,7 +1,7 @@
 """JSON of any nesting depth: a parser and a writer that keep their own stack.
 
-The reference parses records with `JSON.parse`, which has no nesting limit, while orjson stops
-at 1,024 levels (255 when writing) and the standard library at Python's recursion limit. These
+The reference parses records with `JSON.parse`, which has no nesting limit, while msgspec stops
+near Python's recursion limit (reading and writing) and the standard library at it. These
 are the fallbacks for the (rare) records nested deeper; they accept and give exactly what
 `json.loads` does, and write what JavaScript holds.
 """

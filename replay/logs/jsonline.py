@@ -1,8 +1,9 @@
 """Parse one JSONL record the way the reference's `JSON.parse` does.
 
-orjson is the fast path. Where it is stricter than JavaScript (invalid UTF-8, which the
-reference replaces with U+FFFD; lone surrogate escapes, which JavaScript keeps) the record is
-re-parsed with the standard library, with `NaN`/`Infinity` refused as JavaScript refuses them,
+msgspec is the fast path. Where it is stricter than JavaScript (invalid UTF-8, which the
+reference replaces with U+FFFD; lone surrogate escapes, which JavaScript keeps; a number
+beyond the doubles, which JavaScript reads as Infinity) the record is re-parsed with the
+standard library, with `NaN`/`Infinity` refused as JavaScript refuses them,
 and a record nested deeper than the standard library goes by `deepjson` (JSON.parse has no
 nesting limit).
 """
@@ -11,10 +12,13 @@ from __future__ import annotations
 
 import json
 
-import orjson
+import msgspec
 
 from invariant.jsvalue import NegativeZero
 from replay.logs import deepjson
+
+decode_json = msgspec.json.Decoder().decode
+"""msgspec's reading of one JSON value (MsgspecError where it is stricter than JSON.parse)."""
 
 
 class JsonLineError(ValueError):
@@ -28,8 +32,8 @@ def _no_constants(name: str) -> object:
 def parse_json_line(raw: bytes) -> object:
     """The JSON value of one record's bytes, or JsonLineError."""
     try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:
+        return decode_json(raw)
+    except (msgspec.MsgspecError, RecursionError):
         pass
     text = raw.decode("utf-8", "replace")
     try:

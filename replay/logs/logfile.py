@@ -46,7 +46,7 @@ from invariant.shapes import object_problems
 from replay.logs.chunks import ROW_TAGS, ChunkRow, RowError, decode_row
 from replay.logs.discover import generations_beside
 from replay.logs.envelope import GAP_BOUND, REGISTRY, ROW_CLASSES, Event, Record, TextRow, ToolRow, decode_lines
-from replay.logs.jsonline import JsonLineError, parse_header_line, parse_json_line
+from replay.logs.jsonline import JsonLineError, decode_json, parse_header_line, parse_json_line
 from replay.logs.zstdframes import MAX_FRAME_TEXT, FrameError, decompress_frame, decompress_torn, scan_frames
 from replay.reading import DEFAULT_READING, Mode, Reading
 
@@ -60,7 +60,6 @@ _PLAIN_KEYS = frozenset({"type", "seq", "time", "data"})
 _APPEND_KEYS = _PLAIN_KEYS | {"surfaceOp"}
 _PLACEHOLDER = re.compile(r"\{\{[^{}]*\}\}")
 _FINDINGS_PER_CODE = 20
-_decode = msgspec.json.Decoder().decode
 
 
 class Severity(StrEnum):
@@ -167,9 +166,24 @@ _DT = attrgetter("dt")
 
 
 def _bears_needle(line: bytes) -> bool:
-    """Whether `line` holds one of the clue NEEDLES: each holds `schedule` or `SCHEDULE`, which
-    most lines lack (this runs for every message)."""
-    return (b"schedule" in line or b"SCHEDULE" in line) and any(needle in line for needle in NEEDLES)
+    """Whether the event of `line` may bear clues, as `_bears_clues` decides: its bytes hold one
+    of the NEEDLES (each holds `schedule` or `SCHEDULE`, which most lines lack: this runs for
+    every message), or they are no valid UTF-8 (the exact path keeps no bytes of such a line,
+    and reads its event)."""
+    if (b"schedule" in line or b"SCHEDULE" in line) and any(needle in line for needle in NEEDLES):
+        return True
+    return _utf8(line) is None
+
+
+def _utf8(line: bytes) -> bytes | None:
+    """`line` when it is valid UTF-8 (an Entry's `raw`), else None."""
+    if line.isascii():
+        return line
+    try:
+        line.decode()
+    except UnicodeDecodeError:
+        return None
+    return line
 
 
 assert all(b"schedule" in needle or b"SCHEDULE" in needle for needle in NEEDLES)
@@ -514,7 +528,7 @@ class SessionLog:
 
     def _record(self, line_no: int, raw: bytes) -> Entry | None:
         try:
-            value = _decode(raw)
+            value = decode_json(raw)
         except (msgspec.MsgspecError, RecursionError):
             return self._record_slow(line_no, raw)
         # fast paths: a well-formed row or event in the committed region
@@ -625,7 +639,7 @@ class SessionLog:
             stop = min(stop, rows[0])
         for i in self._telling_records(records, kinds, starts, stop, lines):
             self.event_count = starts[i] + 1
-            yield Entry(before + i + 1, starts[i], self._event(records[i]), None, lines[i])
+            yield Entry(before + i + 1, starts[i], self._event(records[i]), None, _utf8(lines[i]))
         self.event_count = starts[stop]
         if stop < len(records):
             yield from self._exact(lines[stop : stop + 1], before + stop)

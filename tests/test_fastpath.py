@@ -1,0 +1,285 @@
+"""The reader's fast path (replay/logs/envelope.py) against its exact path: the same entries,
+findings, verdicts and fold results, on generated, mutated, fixture and real logs.
+
+The fast path decodes a run of lines with msgspec and reads exactly only what msgspec refuses;
+whatever it accepts must be what the exact path would make of the line. These tests read
+every log both ways (`SessionLog(fast=False)` reads every line exactly) and compare.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from replay.audit.verify import verify_log
+from replay.logs import envelope
+from replay.logs.logfile import SessionLog
+from replay.reading import Mode, Reading
+from tests.logmodel import valid_logs
+
+ROOT = Path(__file__).resolve().parent.parent
+REAL_LOGS = ROOT.parent / "shared" / "real-logs"
+READINGS = (Reading(), Reading(mode=Mode.LENIENT))
+
+
+def both_ways(name: str, data: bytes, reading: Reading) -> tuple[Any, Any]:
+    """(fast, exact) of one log: its schedule entries and findings, and its verdict report."""
+    out = []
+    for fast in (True, False):
+        log = SessionLog(name, reading, data, fast=fast)
+        entries = [(e.line, e.event_index, e.event, e.raw) for e in log.entries(schedule_only=True)]
+        seen = (entries, [f.to_json() for f in log.findings], log.event_count, log.marker_cut, log.rejected)
+        report = verify_log(SessionLog(name, reading, data, fast=fast)).to_json()
+        out.append((seen, report))
+    return out[0], out[1]
+
+
+def assert_same(name: str, data: bytes) -> None:
+    for reading in READINGS:
+        fast, exact = both_ways(name, data, reading)
+        assert fast == exact, (name, reading.mode)
+
+
+# --- generated logs, written in every way the fast decoder must refuse or take -------------------
+
+HEADER = {"type": "session", "version": 0, "id": "s", "createdAt": 1, "cwd": "/w", "delegationDepth": 0}
+TWISTS = (
+    "none",
+    "float-seq",  # 3.0: JavaScript's 3, msgspec's float
+    "unsafe-time",
+    "extra-key",
+    "surface-append",
+    "surface-other",
+    "spaces",  # whitespace inside and around the value
+    "keys-reordered",
+    "lone-surrogate",
+    "invalid-utf8",
+    "big-int",  # beyond 64 bits
+    "deep",  # deeper than msgspec reads
+    "duplicate-key",
+    "seq-gap",
+    "blank-line",
+    "two-values",
+    "split-value",
+    "string-data",
+    "row",
+    "row-bad-dt",
+    "row-float-gap",
+    "row-big-gap",
+    "row-extra-key",
+    "row-empty",
+    "row-number-member",
+    "tool-row",
+    "tool-row-bad-name",
+    "crlf",
+    "bom",
+    "unknown-type",
+    "marker-inherited",
+)
+
+
+def _row(seq: int, tag: str = "text-chunks", n: int = 3, **data: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {"turn": 1, "step": 1, "index": 0, "dt": [1] * (n - 1), "texts": ["a"] * n}
+    if tag == "tool-call-chunks":
+        body = {"turn": 1, "step": 1, "index": 0, "id": "c", "name": "bash", "dt": [1] * (n - 1), "args": ["{"] * n}
+    return {"type": tag, "seq0": seq, "time0": 5, "data": body | data}
+
+
+def _line(event: dict[str, Any], twist: str, rng: random.Random) -> tuple[list[bytes], int]:
+    """The line(s) of one event twisted as `twist`, and how many events they stand for."""
+    seq = event["seq"]
+    n = 1
+    value: Any = dict(event)
+    text = None
+    if twist == "float-seq":
+        text = json.dumps(value).replace(f'"seq": {seq},', f'"seq": {seq}.0,')
+    elif twist == "unsafe-time":
+        value["time"] = 2**53 + rng.choice([0, 1, 10])
+    elif twist == "extra-key":
+        value["sourceEventSeqs"] = [0] if seq else []
+    elif twist == "surface-append":
+        value["surfaceOp"] = "append"
+    elif twist == "surface-other":
+        value["surfaceOp"] = rng.choice(["replace", 1, None])
+    elif twist == "spaces":
+        text = " " + json.dumps(value, indent=None, separators=(" , ", " : ")) + " \t"
+    elif twist == "keys-reordered":
+        value = dict(reversed(list(value.items())))
+    elif twist == "lone-surrogate":
+        value["data"] = {"text": rng.choice(["\ud83d", "a\udc00b", "\ud83d\ude00"])}
+    elif twist == "invalid-utf8":
+        return [json.dumps(value).encode()[:-1] + b', "x": "\xff\xfe"}'], 1
+    elif twist == "big-int":
+        value["data"] = {"n": 2**70, "m": -(2**65)}
+    elif twist == "deep":
+        envelope_only = json.dumps({k: v for k, v in value.items() if k != "data"})
+        text = envelope_only[:-1] + ', "data": {"d": ' + "[" * 1100 + "]" * 1100 + "}}"
+    elif twist == "duplicate-key":
+        text = json.dumps(value)[:-1] + f', "seq": {seq + rng.choice([0, 1])}}}'
+    elif twist == "seq-gap":
+        value["seq"] = seq + rng.choice([1, -1, 5])
+    elif twist == "blank-line":
+        return [rng.choice([b"", b"  ", b"\r"]), json.dumps(value).encode()], 1
+    elif twist == "two-values":
+        return [
+            json.dumps(value).encode() + rng.choice([b" ", b",", b""]) + b'{"type":"x","seq":0,"time":0,"data":{}}'
+        ], 1
+    elif twist == "split-value":
+        whole = json.dumps(value)
+        cut = whole.index('"time"')
+        return [whole[:cut].encode(), whole[cut:].encode()], 1
+    elif twist == "string-data":
+        value["data"] = rng.choice(["text", 5, None, [1, 2]])
+    elif twist.startswith("row") or twist.startswith("tool-row"):
+        n = rng.randint(1, 4)
+        tag = "tool-call-chunks" if twist.startswith("tool") else rng.choice(["text-chunks", "reasoning-chunks"])
+        value = _row(seq, tag, n)
+        if twist == "row-bad-dt":
+            value["data"]["dt"] = [1] * n
+        elif twist == "row-float-gap" and n > 1:
+            text = json.dumps(value).replace('"dt": [1', '"dt": [1.0')
+        elif twist == "row-big-gap" and n > 1:
+            value["data"]["dt"][0] = rng.choice([2**31 + 1, 2**53 - 1, 2**53])
+        elif twist == "row-extra-key":
+            value["data"]["more"] = 1
+        elif twist == "row-empty":
+            value["data"]["texts" if "texts" in value["data"] else "args"] = []
+            value["data"]["dt"] = []
+            n = 0
+        elif twist == "row-number-member":
+            value["data"]["texts" if "texts" in value["data"] else "args"][0] = 1
+        elif twist == "tool-row-bad-name":
+            value["data"]["name"] = 7
+    elif twist == "crlf":
+        text = json.dumps(value) + "\r"
+    elif twist == "bom":
+        text = "\ufeff" + json.dumps(value)
+    elif twist == "unknown-type":
+        value["type"] = rng.choice(["brand/new", "x" * 300, "", "schedule/Change", "schedule\\/change"])
+        if value["type"] == "schedule\\/change":
+            text = json.dumps(value).replace("schedule\\\\/change", "schedule\\/change")
+    elif twist == "marker-inherited":
+        value = {"type": "session/end-seed", "seq": seq, "time": event["time"], "data": {"inherited": True}}
+    line = (text if text is not None else json.dumps(value, ensure_ascii=rng.random() < 0.5)).encode(
+        "utf-8", "surrogatepass"
+    )
+    return [line], n
+
+
+def render(events: list[dict[str, Any]], seed: int, twists: list[tuple[int, str]], version: int) -> bytes:
+    """The log's bytes: header, then each event (renumbered as rows add members), twisted where drawn."""
+    rng = random.Random(seed)
+    header = dict(HEADER)
+    if version >= 2:
+        header = {k: v for k, v in header.items()} | {"version": version, "isSeeded": False}
+    twisted = dict(twists)
+    lines = [json.dumps(header).encode()]
+    seq = 0
+    for k, event in enumerate(events):
+        event = {**event, "seq": seq}
+        out, n = _line(event, twisted.get(k, "none"), rng)
+        lines.extend(out)
+        seq += n
+    return b"\n".join(lines) + b"\n"
+
+
+@st.composite
+def twisted_logs(draw: Any) -> tuple[str, bytes]:
+    log = draw(valid_logs(fork=False))
+    events = log.events or [{"type": "turn/start", "seq": 0, "time": 1, "data": {}}]
+    count = draw(st.integers(0, 4))
+    twists = [(draw(st.integers(0, len(events) - 1)), draw(st.sampled_from(TWISTS))) for _ in range(count)]
+    version = draw(st.sampled_from([0, 0, 4]))
+    name = "session.v4.jsonl" if version == 4 else "session.jsonl"
+    return name, render(events, draw(st.integers(0, 2**16)), twists, version)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(twisted_logs())
+def test_the_fast_and_exact_paths_read_twisted_logs_alike(case: tuple[str, bytes]) -> None:
+    name, data = case
+    assert_same(name, data)
+
+
+def test_every_twist_is_refused_or_taken_alike() -> None:
+    """Each twist alone, at the start, middle and end of a log, in both modes."""
+    events = [{"type": t, "seq": i, "time": 100 + i, "data": {"turn": 1}} for i, t in enumerate(["turn/start"] * 6)]
+    for twist in TWISTS:
+        for at in (0, 3, 5):
+            for seed in range(4):
+                for version in (0, 4):
+                    assert_same(
+                        "session.jsonl" if version == 0 else "session.v4.jsonl",
+                        render(events, seed, [(at, twist)], version),
+                    )
+
+
+# --- mutated real-shaped, fixture and real logs ----------------------------------------------------
+
+
+def _mutate(data: bytes, rng: random.Random) -> bytes:
+    out = bytearray(data)
+    for _ in range(rng.randint(1, 4)):
+        at = rng.randrange(len(out) + 1)
+        choice = rng.randrange(5)
+        if choice == 0 and out:
+            out[min(at, len(out) - 1)] = rng.randrange(256)
+        elif choice == 1:
+            out[at:at] = rng.choice([b"[", b"}", b'"', b",", b"\n", b"\\ud800", b"-0", b"1.0", b"\xff", b" "])
+        elif choice == 2:
+            del out[at : at + rng.randint(1, 20)]
+        elif choice == 3:
+            start = rng.randrange(len(out) + 1)
+            out[at:at] = out[start : start + rng.randint(1, 200)]
+        else:
+            out[at:at] = b"[" * 1100 + b"]" * 1100
+    return bytes(out)
+
+
+def _sources() -> list[tuple[str, bytes]]:
+    fixtures = sorted((ROOT / "fixtures").rglob("*.jsonl*"))
+    fixtures = [p for p in fixtures if "conformance" not in p.parts]
+    real = sorted(REAL_LOGS.glob("*.jsonl")) if REAL_LOGS.is_dir() else []
+    return [(p.name, p.read_bytes()) for p in [*fixtures, *real]]
+
+
+def _real_shaped() -> list[tuple[str, bytes]]:
+    sys.path.insert(0, str(ROOT))
+    from bench.corpus import real_shaped
+
+    return [
+        (f"{sid}.session.jsonl", ("\n".join(lines) + "\n").encode())
+        for sid, lines in real_shaped(random.Random(3), 600_000)
+    ]
+
+
+def test_fixtures_real_logs_and_a_real_shaped_corpus_read_alike() -> None:
+    for name, data in [*_sources(), *_real_shaped()]:
+        assert_same(name, data)
+
+
+@pytest.mark.slow
+def test_mutated_logs_read_alike() -> None:
+    rng = random.Random(17)
+    sources = [*_sources(), *_real_shaped()[:20]]
+    for _ in range(400):
+        name, data = rng.choice(sources)
+        assert_same(name, _mutate(data, rng))
+
+
+def test_an_event_type_met_for_the_first_time_is_learned() -> None:
+    """An unknown type costs one exact read; the next run decodes it fast."""
+    tag = "brand/new-in-this-test"
+    assert tag not in envelope.REGISTRY.classes
+    line = json.dumps({"type": tag, "seq": 0, "time": 1, "data": {}}).encode()
+    data = json.dumps(HEADER).encode() + b"\n" + line + b"\n"
+    assert_same("session.jsonl", data)
+    assert tag in envelope.REGISTRY.classes
+    assert envelope.decode_lines([line])[0].seq == 0
