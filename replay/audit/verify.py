@@ -430,6 +430,11 @@ def _verify_size(task: VerifyTask) -> int:
     return group_bytes(task[0])
 
 
+VERIFY_BUDGET = 32 << 20
+"""Input bytes of the groups in flight beyond one per worker: a report is small, so more groups
+queued keep both workers busy behind a large log the results wait for (in input order)."""
+
+
 def verify_paths(
     paths: Sequence[str],
     reading: Reading = DEFAULT_READING,
@@ -445,7 +450,7 @@ def verify_paths(
     if jobs > 1:  # grouped only then: grouping reads every file's size
         tasks = [(group, reading) for group in grouped(paths)]
         if len(tasks) > 1:
-            with in_processes(_verify_group, tasks, jobs, progress, size=_verify_size) as results:
+            with in_processes(_verify_group, tasks, jobs, progress, VERIFY_BUDGET, _verify_size) as results:
                 for _, reports in results:
                     yield from reports
             return

@@ -126,3 +126,8 @@ def decode_lines(lines: list[bytes]) -> list[Record]:
     """The records of `lines`, each line decoded on its own (so each is exactly one value), or
     msgspec.MsgspecError / RecursionError for the first line the decoder refuses."""
     return list(map(REGISTRY.decoder.decode, lines))
+
+
+def decode_line(line: bytes) -> Record:
+    """The record of one line, or msgspec.MsgspecError / RecursionError."""
+    return REGISTRY.decoder.decode(line)

@@ -18,7 +18,7 @@ import os
 import re
 import stat
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 from itertools import accumulate, compress
@@ -45,7 +45,17 @@ from invariant.logshapes import (
 from invariant.shapes import object_problems
 from replay.logs.chunks import ROW_TAGS, ChunkRow, RowError, decode_row
 from replay.logs.discover import generations_beside
-from replay.logs.envelope import GAP_BOUND, REGISTRY, ROW_CLASSES, Event, Record, TextRow, ToolRow, decode_lines
+from replay.logs.envelope import (
+    GAP_BOUND,
+    REGISTRY,
+    ROW_CLASSES,
+    Event,
+    Record,
+    TextRow,
+    ToolRow,
+    decode_line,
+    decode_lines,
+)
 from replay.logs.jsonline import JsonLineError, decode_json, parse_header_line, parse_json_line
 from replay.logs.zstdframes import MAX_FRAME_TEXT, FrameError, decompress_frame, decompress_torn, scan_frames
 from replay.reading import DEFAULT_READING, Mode, Reading
@@ -163,6 +173,18 @@ _SEQ_TIME = attrgetter("time")
 _DATA = attrgetter("data")
 _MEMBERS = attrgetter("members")
 _DT = attrgetter("dt")
+
+
+_DECODED_TOGETHER = 256
+"""Lines decoded in one pass: a refused line costs its part a second pass, line by line."""
+
+
+def _decoded(line: bytes) -> Record | None:
+    """The record of one line, or None where the fast decoder refuses it."""
+    try:
+        return decode_line(line)
+    except (msgspec.MsgspecError, RecursionError):
+        return None
 
 
 def _bears_needle(line: bytes) -> bool:
@@ -592,23 +614,33 @@ class SessionLog:
                 yield entry
 
     def _fast(self, lines: list[bytes], before: int) -> Iterator[Entry]:
-        """The entries of `lines`, decoded fast where the decoder takes every line; where it
-        refuses one, the lines are halved until the refused line is read exactly alone."""
-        if self._defect is not None:  # past a defect every line goes the exact way
-            yield from self._exact(lines, before)
-            return
-        try:
-            records = decode_lines(lines)
-        except (msgspec.MsgspecError, RecursionError):
-            if len(lines) == 1:
-                self._learn(lines[0])
-                yield from self._exact(lines, before)
+        """The entries of `lines`, decoded fast (a part of lines in one pass where the decoder
+        takes them all, else line by line); each line it refuses, or whose record is out of line, is
+        read exactly, and the records between go on fast. Past a defect every line goes the
+        exact way."""
+        records: list[Record | None] = []
+        for k in range(0, len(lines), _DECODED_TOGETHER):
+            part = lines[k : k + _DECODED_TOGETHER]
+            try:
+                records += decode_lines(part)
+            except (msgspec.MsgspecError, RecursionError):
+                records += map(_decoded, part)
+        at, count = 0, len(records)
+        while at < count:
+            if self._defect is not None:
+                yield from self._exact(lines[at:], before + at)
                 return
-            half = len(lines) // 2
-            yield from self._fast(lines[:half], before)
-            yield from self._fast(lines[half:], before + half)
-            return
-        yield from self._records(records, lines, before)
+            try:
+                end = records.index(None, at)
+            except ValueError:
+                end = count
+            stop = yield from self._window(records[at:end], lines[at:end], before + at)  # type: ignore[arg-type]
+            at += stop
+            if at < count:
+                if records[at] is None:
+                    self._learn(lines[at])
+                yield from self._exact(lines[at : at + 1], before + at)
+                at += 1
 
     @staticmethod
     def _learn(line: bytes) -> None:
@@ -622,9 +654,10 @@ class SessionLog:
         if type(tag) is str:
             REGISTRY.event_class(tag)
 
-    def _records(self, records: list[Record], lines: list[bytes], before: int) -> Iterator[Entry]:
-        """The entries of decoded `records` (line `before + 1` on): seq contiguity checked for
-        the whole run at once; a record out of line is read exactly, and the rest go on."""
+    def _window(self, records: list[Record], lines: list[bytes], before: int) -> Generator[Entry, None, int]:
+        """The entries of decoded `records` (line `before + 1` on), seq contiguity and row sizes
+        checked for all at once, up to the first record out of line; returns how many were
+        taken (the next is read exactly)."""
         kinds = list(map(type, records))
         sizes = [1] * len(records)
         rows = list(compress(range(len(kinds)), map(_ROW_CLASSES.__contains__, kinds)))
@@ -632,7 +665,7 @@ class SessionLog:
             sizes = [_row_size(r) if type(r) in _ROW_CLASSES else 1 for r in records]  # type: ignore[arg-type]
         starts = list(accumulate(sizes, initial=self.event_count))
         stop = len(records)
-        if list(map(_SEQ, records)) != starts[:-1] or min(sizes) < 0:
+        if list(map(_SEQ, records)) != starts[:-1] or (sizes and min(sizes) < 0):
             out_of_line = zip(map(_SEQ, records), starts, sizes, strict=False)
             stop = next(i for i, (seq, at, n) in enumerate(out_of_line) if seq != at or n < 0)
         if self.marks_cut and rows:  # no rows in a v2+ log: the exact path makes the first one a defect
@@ -641,9 +674,7 @@ class SessionLog:
             self.event_count = starts[i] + 1
             yield Entry(before + i + 1, starts[i], self._event(records[i]), None, _utf8(lines[i]))
         self.event_count = starts[stop]
-        if stop < len(records):
-            yield from self._exact(lines[stop : stop + 1], before + stop)
-            yield from self._fast(lines[stop + 1 :], before + stop + 1)
+        return stop
 
     def _telling_records(
         self, records: list[Record], kinds: list[type], starts: list[int], stop: int, lines: list[bytes]
