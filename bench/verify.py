@@ -1,10 +1,14 @@
 """Verify throughput against a json.loads-every-line baseline, both measured in this run.
 
-    python bench/verify.py [--mb 200] [--sessions 50] [--framing v0|v4]
+    python bench/verify.py [--mb 200] [--sessions 50] [--runs 5] [--framing v0|v4]
 
-Goal (issue 2): verify >= 1.0x the baseline while checking every line. With `--framing v4`, the
-corpus is rewritten as format v4 logs (fixtures/upgrade.py) and, beside them, the same events
-under a v0 header; the goal (issue 16) is v4 within 10% of v0: time(v0) / time(v4) >= 0.9.
+Two corpora (bench/corpus.py): the real-shaped one (many small sessions, the default case) and
+`--sessions` sessions of equal size (4 MB each at the defaults). For each: CPU seconds, best of
+`--runs` runs alternating baseline and verify; then, on the real-shaped corpus, the wall clock
+of `verify_paths` with one job and with two. Goals: issue 2, verify >= 1.0x the baseline while
+checking every line; issue 17, >= 4.0x on both corpora, and two jobs >= 1.7x one. With
+`--framing v4`, the uniform corpus is rewritten as format v4 logs (fixtures/upgrade.py) and,
+beside them, the same events under a v0 header; the goal (issue 16) is v4 within 10% of v0.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.corpus import build
-from replay.audit.verify import verify_path
+from replay.audit.verify import verify_path, verify_paths
 
 
 def baseline(paths: list[Path]) -> tuple[float, int]:
@@ -47,7 +51,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--mb", type=int, default=200)
     ap.add_argument("--sessions", type=int, default=50)
-    ap.add_argument("--runs", type=int, default=3, help="best of N runs for each side")
+    ap.add_argument("--runs", type=int, default=5, help="best of N alternating runs for each side")
     ap.add_argument("--framing", choices=["v0", "v4"], default="v0")
     args = ap.parse_args()
     if min(args.mb, args.sessions, args.runs) < 1:
@@ -64,9 +68,25 @@ def main() -> None:
         print(f"  v0 framing: {v0_s:.2f} s   v4 framing: {v4_s:.2f} s")
         print(f"  ratio v0/v4: {v0_s / v4_s:.2f}x (goal >= 0.9x: v4 within 10% of v0)")
         return
-    measure("real-shaped", build(out / "corpus", args.mb, args.sessions), args.runs, goal=True)
-    heavy = build(out / "heavy", max(1, args.mb // 4), max(1, args.sessions // 4), schedule_share=0.5)
-    measure("schedule-heavy (for information)", heavy, args.runs, goal=False)
+    real = build(out / "real", args.mb)
+    measure("real-shaped", real, args.runs)
+    uniform = build(out / "corpus", args.mb, args.sessions)
+    measure(f"{args.sessions} sessions of {args.mb / args.sessions:.0f} MB", uniform, args.runs)
+    jobs(real, args.runs)
+
+
+def jobs(paths: list[Path], runs: int) -> None:
+    """Wall clock of verify_paths with one job and with two (best of `runs`, alternating)."""
+    names = [str(p) for p in paths]
+    best = {1: float("inf"), 2: float("inf")}
+    for _ in range(runs):
+        for n in best:
+            start = time.perf_counter()
+            for _report in verify_paths(names, jobs=n):
+                pass
+            best[n] = min(best[n], time.perf_counter() - start)
+    print(f"\nreal-shaped, wall clock: one job {best[1]:.2f} s, two jobs {best[2]:.2f} s")
+    print(f"  ratio two jobs/one job: {best[1] / best[2]:.2f}x (goal >= 1.7x)")
 
 
 def framed(paths: list[Path], out: Path) -> tuple[list[Path], list[Path]]:
@@ -93,16 +113,21 @@ def framed(paths: list[Path], out: Path) -> tuple[list[Path], list[Path]]:
     return as_v4, as_v0
 
 
-def measure(name: str, paths: list[Path], runs: int, goal: bool) -> None:
+def measure(name: str, paths: list[Path], runs: int) -> None:
     size = sum(p.stat().st_size for p in paths) / 1e6
-    base_s, lines = min(baseline(paths) for _ in range(runs))
-    ver_s, events, schedule = min(verify(paths) for _ in range(runs))
+    verify(paths)  # once unmeasured: the event classes of the corpus's types are made on first sight
+    base_s = ver_s = float("inf")
+    for _ in range(runs):
+        took, lines = baseline(paths)
+        base_s = min(base_s, took)
+        took, events, schedule = verify(paths)
+        ver_s = min(ver_s, took)
     share = schedule / lines * 100
     print(f"\n{name}: {len(paths)} sessions, {size:.0f} MB, {lines} lines, {events} events after expansion,")
     print(f"  {schedule} schedule events ({share:.1f}% of lines)")
     print(f"  baseline json.loads : {size / base_s:8.1f} MB/s  {lines / base_s:10.0f} lines/s   ({base_s:.2f} s)")
     print(f"  schedlog verify     : {size / ver_s:8.1f} MB/s  {events / ver_s:10.0f} events/s  ({ver_s:.2f} s)")
-    print(f"  ratio verify/baseline: {base_s / ver_s:.2f}x" + (" (goal >= 1.0x)" if goal else ""))
+    print(f"  ratio verify/baseline: {base_s / ver_s:.2f}x (goal >= 4.0x)")
 
 
 if __name__ == "__main__":
