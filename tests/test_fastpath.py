@@ -23,6 +23,7 @@ from replay.logs import envelope
 from replay.logs.logfile import SessionLog
 from replay.reading import Mode, Reading
 from tests.logmodel import valid_logs
+from tests.test_hostile_values import _mutate
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL_LOGS = ROOT.parent / "shared" / "real-logs"
@@ -221,26 +222,7 @@ def test_every_twist_is_refused_or_taken_alike() -> None:
                     )
 
 
-# --- mutated real-shaped, fixture and real logs ----------------------------------------------------
-
-
-def _mutate(data: bytes, rng: random.Random) -> bytes:
-    out = bytearray(data)
-    for _ in range(rng.randint(1, 4)):
-        at = rng.randrange(len(out) + 1)
-        choice = rng.randrange(5)
-        if choice == 0 and out:
-            out[min(at, len(out) - 1)] = rng.randrange(256)
-        elif choice == 1:
-            out[at:at] = rng.choice([b"[", b"}", b'"', b",", b"\n", b"\\ud800", b"-0", b"1.0", b"\xff", b" "])
-        elif choice == 2:
-            del out[at : at + rng.randint(1, 20)]
-        elif choice == 3:
-            start = rng.randrange(len(out) + 1)
-            out[at:at] = out[start : start + rng.randint(1, 200)]
-        else:
-            out[at:at] = b"[" * 1100 + b"]" * 1100
-    return bytes(out)
+# --- mutated real-shaped, fixture and real logs (mutations as the bounded fuzz makes them) ----------
 
 
 def _sources() -> list[tuple[str, bytes]]:
