@@ -1,18 +1,19 @@
 """The fast decoding of a run of committed JSONL records: typed envelopes, no payload objects.
 
-The lines of a run are decoded in one pass of msgspec calls driven from C (`decode_lines`)
-into records typed by their `type` tag: a packed row (session-log.md §6.2) has its data decoded and checked by the
-row shape in the same pass, and an event keeps its `data` as the raw bytes msgspec checked
-(valid JSON, never built into objects). Most records of a log are no schedule change, so most
-payloads are never materialised; the reader decodes a payload exactly only where it needs it.
+The lines of a run are decoded by msgspec calls driven from C (`decode_lines`) into records
+typed by their `type` tag: a packed row (session-log.md §6.2) has its data decoded and checked
+by the row shape in the same pass, and an event keeps its `data` as the raw bytes msgspec
+checked (valid JSON, never built into objects). Most records of a log are no schedule change,
+so most payloads are never materialised; the reader decodes a payload exactly only where it
+needs it. Each line is decoded alone, so a line holds exactly one value, as for `JSON.parse`.
 
 This decoder is an accelerator, never a judge: it accepts a record only when the reader's
 exact path would accept it with the same envelope, and refuses the rest (the exact path then
 reads the line): an unknown key, a float where an integer is written (`1.0`), a time outside
 the safe integers, a row gap beyond ±2^31 (its running times are then checked exactly), a
-value nested deeper than msgspec reads, a lone surrogate escape (found by a byte scan first:
-msgspec refuses it without saying where). The property test in tests/test_fastpath.py holds
-the fast and exact paths to the same entries, findings and verdicts.
+value nested deeper than msgspec reads, a lone surrogate escape, invalid UTF-8 in a decoded
+string. The property tests in tests/test_fastpath.py hold the fast and exact paths to the same
+entries, findings and verdicts.
 
 Event classes are made per `type` as tags are met (msgspec dispatches on a tag, and the event
 vocabulary is open), up to MAX_EVENT_TYPES per process; past that an unknown type's line is
