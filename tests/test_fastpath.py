@@ -265,3 +265,13 @@ def test_an_event_type_met_for_the_first_time_is_learned() -> None:
     assert_same("session.jsonl", data)
     assert tag in envelope.REGISTRY.classes
     assert envelope.decode_lines([line])[0].seq == 0
+
+
+def test_past_the_type_limit_an_unknown_type_is_read_exactly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A log of endless new types (hostile, or a new vocabulary) makes no more event classes
+    than MAX_EVENT_TYPES: their lines go the exact way, and read alike."""
+    monkeypatch.setattr(envelope, "MAX_EVENT_TYPES", len(envelope.REGISTRY.classes))
+    lines = [json.dumps({"type": f"never-seen/{n}", "seq": n, "time": 1, "data": {}}).encode() for n in range(50)]
+    data = json.dumps(HEADER).encode() + b"\n" + b"\n".join(lines) + b"\n"
+    assert_same("session.jsonl", data)
+    assert not any(tag.startswith("never-seen/") for tag in envelope.REGISTRY.classes)
