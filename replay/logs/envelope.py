@@ -72,7 +72,6 @@ class Record(msgspec.Struct, tag_field="type", forbid_unknown_fields=True):
 class Event(Record):
     """A verbatim event: type, seq, time, data and (only as `append`) surfaceOp."""
 
-    seq: int
     time: SafeInt
     data: Raw
     surfaceOp: Literal["append"] | UnsetType = UNSET

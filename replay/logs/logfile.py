@@ -159,15 +159,19 @@ class Entry(NamedTuple):
 
 
 _CAN_RELEASE = hasattr(mmap, "MADV_DONTNEED")  # not on Windows
+# `SessionLog._bears_clues` scans for `schedule`/`SCHEDULE` before the needles themselves
+assert all(b"schedule" in needle or b"SCHEDULE" in needle for needle in NEEDLES)
 
 
-def _release(mapped: mmap.mmap, upto: int) -> None:
-    """Drop the mapped pages before `upto` from this process's resident set: a block once read
-    is not read again, and a 1 GB log would otherwise count 1 GB resident (`time -v`) by its
-    end. The pages stay in the page cache; the mapping stays valid."""
+def _release(mapped: mmap.mmap, start: int, upto: int) -> int:
+    """Drop the mapped pages from `start` (page-aligned: what the last call returned) to before
+    `upto` from this process's resident set, and return where the next call starts: a block
+    once read is not read again, and a 1 GB log would otherwise count 1 GB resident (`time -v`)
+    by its end. The pages stay in the page cache; the mapping stays valid."""
     whole = upto // mmap.PAGESIZE * mmap.PAGESIZE
-    if whole:
-        mapped.madvise(mmap.MADV_DONTNEED, 0, whole)
+    if whole > start:
+        mapped.madvise(mmap.MADV_DONTNEED, start, whole - start)
+    return max(start, whole)
 
 
 def _listing_error(path: str) -> str:
@@ -181,7 +185,7 @@ def _listing_error(path: str) -> str:
 
 _ROW_CLASSES = frozenset(ROW_CLASSES)
 _SEQ = attrgetter("seq")
-_SEQ_TIME = attrgetter("time")
+_TIME = attrgetter("time")
 _DATA = attrgetter("data")
 _MEMBERS = attrgetter("members")
 _DT = attrgetter("dt")
@@ -199,16 +203,6 @@ def _decoded(line: bytes) -> Record | None:
         return None
 
 
-def _bears_needle(line: bytes) -> bool:
-    """Whether the event of `line` may bear clues, as `_bears_clues` decides: its bytes hold one
-    of the NEEDLES (each holds `schedule` or `SCHEDULE`, which most lines lack: this runs for
-    every message), or they are no valid UTF-8 (the exact path keeps no bytes of such a line,
-    and reads its event)."""
-    if (b"schedule" in line or b"SCHEDULE" in line) and any(needle in line for needle in NEEDLES):
-        return True
-    return _utf8(line) is None
-
-
 def _utf8(line: bytes) -> bytes | None:
     """`line` when it is valid UTF-8 (an Entry's `raw`), else None."""
     if line.isascii():
@@ -220,23 +214,18 @@ def _utf8(line: bytes) -> bytes | None:
     return line
 
 
-assert all(b"schedule" in needle or b"SCHEDULE" in needle for needle in NEEDLES)
-
-
-def _row_sizes(records: list[Record], rows: list[int], sizes: list[int]) -> bool:
-    """Set the member counts of the rows at `rows` in `sizes`, checked for the whole run in
-    C: each dt one gap shorter, every running time surely safe. False when any row is not
-    (then each is sized alone, and a row out of shape stops the fast path at it)."""
+def _row_sizes(records: list[Record], rows: list[int], sizes: list[int]) -> None:
+    """Set the member counts of the rows at `rows` in `sizes`: checked for all at once in C
+    (each dt one gap shorter, every running time surely safe), else row by row (`_row_size`),
+    where a row out of line gets -1 and stops the fast path at it."""
     found = [records[i] for i in rows]
     data = list(map(_DATA, found))
     members = list(map(len, map(_MEMBERS, data)))
-    if list(map(len, map(_DT, data))) != [n - 1 for n in members]:
-        return False
-    if max(map(abs, map(_SEQ_TIME, found))) + max(members) * GAP_BOUND > MAX_SAFE_INTEGER:
-        return False
+    in_line = list(map(len, map(_DT, data))) == [n - 1 for n in members]
+    if not in_line or max(map(abs, map(_TIME, found))) + max(members) * GAP_BOUND > MAX_SAFE_INTEGER:
+        members = [_row_size(row) for row in found]  # type: ignore[arg-type]
     for i, n in zip(rows, members, strict=True):
         sizes[i] = n
-    return True
 
 
 def _row_size(row: TextRow | ToolRow) -> int:
@@ -404,6 +393,7 @@ class SessionLog:
             return
         pos = first + 1
         size = len(raw)
+        released = 0
         while pos < size:
             # split a large block in C; the block's unterminated tail starts the next block
             block_end = raw.rfind(b"\n", pos, min(size, pos + READ_CHUNK))
@@ -422,7 +412,7 @@ class SessionLog:
             self._advance(block_end + 1 - pos)
             pos = block_end + 1
             if isinstance(raw, mmap.mmap) and _CAN_RELEASE:
-                _release(raw, pos)
+                released = _release(raw, released, pos)
 
     def _zstd(self, raw: bytes | mmap.mmap) -> Iterator[Entry]:
         try:
@@ -675,8 +665,8 @@ class SessionLog:
         kinds = list(map(type, records))
         sizes = [1] * len(records)
         rows = list(compress(range(len(kinds)), map(_ROW_CLASSES.__contains__, kinds)))
-        if rows and not _row_sizes(records, rows, sizes):
-            sizes = [_row_size(r) if type(r) in _ROW_CLASSES else 1 for r in records]  # type: ignore[arg-type]
+        if rows:
+            _row_sizes(records, rows, sizes)
         starts = list(accumulate(sizes, initial=self.event_count))
         stop = len(records)
         if list(map(_SEQ, records)) != starts[:-1] or (sizes and min(sizes) < 0):
@@ -697,7 +687,7 @@ class SessionLog:
         exact path finds telling (`_telling`): a v2+ marker that cuts the fork, an event of
         CLUE_TYPES whose line holds a needle (of the request headers only the log's first)."""
         classes = REGISTRY.classes
-        change, marker, header = classes.get(SCHEDULE_CHANGE), classes.get(END_SEED), classes.get(REQUEST_HEADER)
+        change, marker = classes.get(SCHEDULE_CHANGE), classes.get(END_SEED)
         wanted = {classes.get(tag) for tag in CLUE_TYPES} | {change, marker if self.marks_cut else None}
         found = []
         for i in compress(range(stop), map(wanted.__contains__, kinds)):
@@ -707,12 +697,7 @@ class SessionLog:
             elif kind is marker:
                 if self._cuts(self._event(records[i]), starts[i]):
                     found.append(i)
-            elif kind is header:
-                if not self._tools_read:
-                    self._tools_read = True
-                    if _bears_needle(lines[i]):
-                        found.append(i)
-            elif _bears_needle(lines[i]):
+            elif self._bears_clues(kind.__struct_config__.tag, _utf8(lines[i])):  # type: ignore[attr-defined]
                 found.append(i)
         return found
 
@@ -740,7 +725,10 @@ class SessionLog:
             if self._tools_read:
                 return False
             self._tools_read = True
-        return raw is None or any(needle in raw for needle in NEEDLES)
+        if raw is None:
+            return True
+        # each needle holds `schedule` or `SCHEDULE`, which most messages lack: two scans, not four
+        return (b"schedule" in raw or b"SCHEDULE" in raw) and any(needle in raw for needle in NEEDLES)
 
     def _cuts(self, event: dict[str, object], index: int) -> bool:
         """Whether a committed `session/end-seed` event cuts the fork here (v2+, `inherited: true`;
