@@ -17,6 +17,7 @@ from .errors import ScheduleInputError
 from .instant import MAX_MS, MIN_MS, format_instant
 from .jsvalue import MAX_SAFE_INTEGER, js_trim, safe_integer
 from .occurrences import DAY_MS, next_occurrence, wall_ms
+from .profiles import Profile, get_profile
 from .zones import canonical_zone, zone_rules
 
 MIN_RECURRING_SECONDS = 300
@@ -200,6 +201,23 @@ def select_kind(args: Mapping[str, object]) -> str:
             "schedule_create accepts exactly one of after_seconds, at, every_seconds, or cron with time_zone.",
         )
     return "cron" if cron_pair else {"after_seconds": "after", "at": "at", "every_seconds": "every"}[present[0]]
+
+
+AFTER_ONLY_SELECTOR = "schedule_create accepts exactly the after_seconds selector in this version."
+
+
+def select_profile_kind(args: Mapping[str, object], profile: str | Profile = "calendar") -> str:
+    """The kind the arguments select under `profile`: after-only takes exactly prompt and
+    after_seconds; the others select as `select_kind` does, among the profile's own kinds."""
+    prof = get_profile(profile)
+    if prof.name == "after-only":
+        if set(args) != {"prompt", "after_seconds"}:
+            raise ScheduleInputError("invalid_selector", AFTER_ONLY_SELECTOR)
+        return "after"
+    kind = select_kind(args)
+    if kind not in prof.record_kinds:
+        raise ScheduleInputError("invalid_selector", f"profile {prof.name} has no {kind} records")
+    return kind
 
 
 def check_prompt(prompt: object) -> str:

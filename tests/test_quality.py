@@ -69,6 +69,7 @@ ROOMS = {
     "replay.reading": 0,
     "replay.logs": 1,
     "replay.audit": 2,
+    "replay.conform": 2,
     "replay.duck": 3,
     "replay.sim": 3,
     "replay.schemafiles": 3,

@@ -18,7 +18,13 @@ from invariant import (
     create_record,
     schedule_view,
 )
-from invariant.create import check_after_seconds, check_every_seconds, check_prompt, select_kind
+from invariant.create import (
+    AFTER_ONLY_SELECTOR,
+    check_after_seconds,
+    check_every_seconds,
+    check_prompt,
+    select_profile_kind,
+)
 from invariant.instant import gate_instant
 from invariant.jsvalue import is_trimmed_nonempty
 from invariant.profiles import Profile
@@ -37,7 +43,7 @@ MESSAGES = {
 }
 SELECTOR_MESSAGES = {
     "calendar": "schedule_create accepts exactly one of after_seconds, at, every_seconds, or cron with time_zone.",
-    "after-only": "schedule_create accepts exactly the after_seconds selector in this version.",
+    "after-only": AFTER_ONLY_SELECTOR,
 }
 ABORTED: dict[str, Any] = {"$aborted": True}
 UNAVAILABLE: dict[str, Any] = {"$unavailable": True}
@@ -156,12 +162,7 @@ class Tools:
         if object_problems(args, CREATE_ARGS):
             return INVALID_ARGUMENTS
         try:
-            if self.profile.name == "after-only":
-                if set(args) != {"prompt", "after_seconds"}:
-                    return error("invalid_selector", SELECTOR_MESSAGES["after-only"])
-                kind = "after"
-            else:
-                kind = select_kind(args)
+            kind = select_profile_kind(args, self.profile)
             check_prompt(args.get("prompt"))
             if kind == "after":
                 check_after_seconds(args["after_seconds"])
