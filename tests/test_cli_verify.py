@@ -116,7 +116,7 @@ def test_log_content_reaches_people_as_data(tmp_path: Path, fmt: str) -> None:
     assert code == 1
     assert not any(c in out for c in "\x1b\x07\r\x9b\u202e\x7f")
     if fmt == "junit":
-        assert ET.fromstring(out).find("testcase/failure") is not None
+        assert ET.fromstring(out).find("testsuite/testcase/failure") is not None
     else:
         assert len(out.splitlines()) == 2  # the session (its file name, and its id twice), the summary
         assert out.count("x\\x1b]0;title") == 3

@@ -8,6 +8,7 @@ import io
 import json
 import os
 import sys
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -31,6 +32,7 @@ from replay.cli.output import conform as conform_output
 from replay.cli.output import reports as report_output
 from replay.cli.output import rows as row_output
 from replay.cli.output import verdicts as verdict_output
+from replay.cli.output.ci import step_summary
 from replay.conform.cases import all_cases
 from replay.conform.runner import run as run_conformance
 from replay.conform.transport import Implementation, ProtocolError
@@ -161,13 +163,15 @@ def reading_options(*, logs: bool = True, ideal: bool = False) -> Callable[[F], 
     return decorate
 
 
-def _versions() -> str:
-    def v(name: str) -> str:
-        try:
-            return version(name)
-        except PackageNotFoundError:
-            return "unknown"
+def _version(name: str) -> str:
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return "unknown"
 
+
+def _versions() -> str:
+    v = _version
     return f"schedlog {v('schedlog')} (tzdata {v('tzdata')}; zone names as ICU {icu_version()})"
 
 
@@ -257,15 +261,27 @@ def verify(paths: tuple[str, ...], fmt: Format, output: str | None, reading: Rea
     stdin = _stdin() if STDIN in paths else None
     if not files and paths:  # (no paths at all: a shard that holds none of the logs, judged as such)
         raise click.UsageError(NO_LOGS)
+    started, clock = datetime.now(UTC), time.perf_counter()
     with _progress(files, "reading") as progress:
         reports = list(verify_paths([p for p in files if p != STDIN], reading, jobs, stdin, progress))
+    run = report_output.Run(started, time.perf_counter() - clock, _version("schedlog"))
     if output is not None:
         with _writing(Path(output)):
             part = write_verdicts(reports, Path(output))
         click.echo(printable(f"{report_output.summary_line(reports)}; verdicts {part}"))
     else:
-        emit([report_output.render(reports, fmt, terminal=to_terminal())])
+        _report(reports, fmt, run)
     _exit(reports)
+
+
+def _report(reports: Sequence[SessionReport], fmt: Format, run: report_output.Run, summary: str | None = None) -> None:
+    """Write the reports in `fmt`; with --format github under GitHub Actions, also append the
+    Markdown summary to the file $GITHUB_STEP_SUMMARY names."""
+    emit([report_output.render(reports, fmt, summary=summary, terminal=to_terminal(), run=run)])
+    target = os.environ.get("GITHUB_STEP_SUMMARY")
+    if fmt is Format.GITHUB and target:
+        with _writing(Path(target)), open(target, "a", encoding="utf-8", errors="backslashreplace") as f:
+            f.write(step_summary(reports))
 
 
 @contextmanager
@@ -424,6 +440,7 @@ def replay(paths: tuple[str, ...], db: str, fmt: Format, reading: Reading, jobs:
     each session's report, as verify does.
     """
     _terminate_cleanly()
+    started, clock = datetime.now(UTC), time.perf_counter()
     files = list(discover(paths))
     if not files:
         raise click.UsageError(NO_LOGS)
@@ -451,7 +468,7 @@ def replay(paths: tuple[str, ...], db: str, fmt: Format, reading: Reading, jobs:
         sys.exit(2)
     where = f"; database {db}" + (f", parquet {parquet}" if parquet else "")
     summary = report_output.summary_line(reports) + where
-    emit([report_output.render(reports, fmt, summary=summary, terminal=to_terminal())])
+    _report(reports, fmt, report_output.Run(started, time.perf_counter() - clock, _version("schedlog")), summary)
     _exit(reports)
 
 

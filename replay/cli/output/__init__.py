@@ -33,6 +33,10 @@ class Format(StrEnum):
     """A header row, then one row per result."""
     JUNIT = "junit"
     """JUnit XML: one testcase per session."""
+    GITHUB = "github"
+    """GitHub Actions workflow annotations, one per problem, and a Markdown step summary."""
+    SARIF = "sarif"
+    """One SARIF 2.1.0 log (code scanning): a result per problem, rules from the rule table."""
     PARQUET = "parquet"
     """Verdict rows as a Parquet part file in --output DIR (fleets: many runs write side by side)."""
 

@@ -1,18 +1,22 @@
-"""Session reports (`verify`, `replay`): text for people, JSON / JSONL / CSV / JUnit for machines."""
+"""Session reports (`verify`, `replay`): text for people, JSON / JSONL / CSV / JUnit for machines
+(GitHub annotations and SARIF: `ci`)."""
 
 from __future__ import annotations
 
 import csv
 import io
 from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from xml.sax.saxutils import escape, quoteattr
 
 from invariant.jsvalue import shown
 from replay.audit.verify import SessionReport, Verdict
-from replay.cli.output import Format, json_document, json_line, json_text
+from replay.cli.output import Format, ci, json_document, json_line, json_text
+from replay.logs.logfile import Severity
 from replay.terminal import printable
 
-OFFERED = (Format.TEXT, Format.JSON, Format.JSONL, Format.CSV, Format.JUNIT)
+OFFERED = (Format.TEXT, Format.JSON, Format.JSONL, Format.CSV, Format.JUNIT, Format.GITHUB, Format.SARIF)
 """What the session reports of `replay` are offered in (`verify` offers Parquet too)."""
 
 
@@ -65,9 +69,33 @@ def summary_line(reports: Sequence[SessionReport]) -> str:
     return text + (f", {counts[Verdict.UNSUPPORTED]} unsupported" if counts[Verdict.UNSUPPORTED] else "")
 
 
-def render(reports: Sequence[SessionReport], fmt: Format, summary: str | None = None, terminal: bool = False) -> str:
+@dataclass(frozen=True)
+class Run:
+    """When and how long the run that judged the reports ran, and which schedlog ran it."""
+
+    started: datetime
+    seconds: float
+    version: str
+
+    @classmethod
+    def unknown(cls) -> Run:
+        return cls(datetime.fromtimestamp(0, UTC), 0.0, "unknown")
+
+
+def render(
+    reports: Sequence[SessionReport],
+    fmt: Format,
+    summary: str | None = None,
+    terminal: bool = False,
+    run: Run | None = None,
+) -> str:
     """The reports in `fmt` (ends with a newline). Text ends with the summary line, or with
     `summary` when given (replay's, which names the database) in place of the per-session lines."""
+    run = run or Run.unknown()
+    if fmt is Format.GITHUB:
+        return ci.github(reports, summary or summary_line(reports))
+    if fmt is Format.SARIF:
+        return ci.sarif(reports, run.version)
     if fmt is Format.JSON:
         return json_document([r.to_json() for r in reports])
     if fmt is Format.JSONL:
@@ -75,7 +103,7 @@ def render(reports: Sequence[SessionReport], fmt: Format, summary: str | None = 
     if fmt is Format.CSV:
         return csv_table(reports, terminal)
     if fmt is Format.JUNIT:
-        return junit(reports)
+        return junit(reports, run)
     if summary is not None:
         return printable(summary) + "\n"
     body = "".join(text_line(r) + "\n" for r in reports)
@@ -120,22 +148,39 @@ def _properties(r: SessionReport) -> list[str]:
     return ["    <properties>", *lines, "    </properties>"] if lines else []
 
 
-def junit(reports: Sequence[SessionReport]) -> str:
-    """JUnit XML: one testcase per session; corrupt is a failure, unreadable an error, a log
-    too new to judge a skipped test."""
+def _line(r: SessionReport) -> int | None:
+    """The line a session's testcase points at: its violation's, else its first finding's."""
+    if r.violation is not None and r.violation.line is not None:
+        return r.violation.line
+    return next((f.line for f in r.findings if f.line is not None), None)
+
+
+def junit(reports: Sequence[SessionReport], run: Run) -> str:
+    """JUnit XML: a <testsuites> root, one testsuite, one testcase per session (with its file and
+    line); corrupt is a failure, unreadable an error, a log too new to judge a skipped test."""
     failures = sum(1 for r in reports if r.verdict is Verdict.CORRUPT)
     errors = sum(1 for r in reports if r.verdict is Verdict.UNREADABLE)
+    skipped = sum(1 for r in reports if r.verdict is Verdict.UNSUPPORTED)
+    counts = f'tests="{len(reports)}" failures="{failures}" errors="{errors}" skipped="{skipped}"'
+    when = run.started.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="seconds")
     out = [
         '<?xml version="1.0" encoding="UTF-8"?>',
-        f'<testsuite name="schedlog verify" tests="{len(reports)}" failures="{failures}" errors="{errors}">',
+        f'<testsuites name="schedlog" {counts} time="{run.seconds:.3f}">',
+        f'<testsuite name="schedlog verify" {counts} time="{run.seconds:.3f}" timestamp="{when}">',
     ]
     for r in reports:
         name = quoteattr(printable(r.path))
-        out.append(f'  <testcase classname="schedlog.verify" name={name}>')
+        line = _line(r)
+        where = f" file={name}" + ("" if line is None else f' line="{line}"')
+        out.append(f'  <testcase classname="schedlog.verify" name={name}{where}>')
         out.extend(_properties(r))
         detail = escape(text_line(r))
         if r.verdict is Verdict.CORRUPT:
-            rule = r.violation.rule if r.violation else "format"
+            rule = (
+                r.violation.rule
+                if r.violation
+                else next((f.code for f in r.findings if f.severity is Severity.ERROR), "format")
+            )
             message = quoteattr(text_line(r).splitlines()[0])
             out.append(f"    <failure type={quoteattr(rule)} message={message}>{detail}</failure>")
         elif r.verdict is Verdict.UNREADABLE:
@@ -143,5 +188,5 @@ def junit(reports: Sequence[SessionReport]) -> str:
         elif r.verdict is Verdict.UNSUPPORTED:
             out.append(f"    <skipped message={quoteattr(text_line(r))}/>")
         out.append("  </testcase>")
-    out.append("</testsuite>")
+    out += ["</testsuite>", "</testsuites>"]
     return "\n".join(out) + "\n"

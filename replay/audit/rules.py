@@ -1,0 +1,130 @@
+"""The rule table: what each rule id means, for annotation titles and SARIF rule descriptors.
+
+`PROTOCOL` and `LIVE` are the README's two rule tables, row for row (a test holds them equal);
+`FORMAT` names the findings of the log reader. A finer rule than a table names (a kind's
+`decode.after.afterSeconds`, say) is described by its row; `describe` finds it.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Rule(NamedTuple):
+    """One row: the rule ids it covers and what breaking them means."""
+
+    ids: tuple[str, ...]
+    text: str
+
+
+PROTOCOL = (
+    Rule(("decode.payload",), "the payload is not an object"),
+    Rule(("decode.version",), '`version` is missing or not the number 1 (`1.0` is 1; `true` and `"1"` are not)'),
+    Rule(("decode.operation",), "`operation` is not `create`, `delete` or `dispatch`"),
+    Rule(
+        ("decode.create.keys", "decode.delete.keys", "decode.record.keys"),
+        "an object's key set is not exactly its shape's",
+    ),
+    Rule(
+        ("decode.create.schedule", "decode.record.kind"),
+        "`schedule` is not an object; `kind` unknown (or not in the profile)",
+    ),
+    Rule(
+        ("decode.dispatch.shape",),
+        "a dispatch's key set is none of the four shapes (a `null` optional key is present, not absent)",
+    ),
+    Rule(
+        ("decode.id", "decode.prompt", "decode.prompt.js-whitespace"),
+        "empty or untrimmed (JavaScript `trim()`; the last names Unicode-only whitespace such as NBSP or BOM)",
+    ),
+    Rule(
+        ("decode.title", "decode.title.js-whitespace", "decode.title.length"),
+        "(fixed-rate) a record's optional `title` is empty, untrimmed, or longer than 120 UTF-16 code units",
+    ),
+    Rule(("decode.after.afterSeconds", "decode.every.everySeconds"), "not a safe integer in range"),
+    Rule(("decode.instant",), "not a canonical `YYYY-MM-DDTHH:MM:SS.mmmZ` instant of years 0001-9999"),
+    Rule(
+        (
+            "decode.cron.types",
+            "decode.cron.grammar",
+            "decode.cron.canonical",
+            "decode.cron.zone-shape",
+            "decode.cron.whole-minute",
+        ),
+        "cron record fields",
+    ),
+    Rule(("fold.seed.bounds",), "seedLength is not a safe integer within 0..event count"),
+    Rule(("fold.create.reuse",), "an id created twice in the owned log"),
+    Rule(("fold.delete.inactive", "fold.dispatch.inactive"), "a transition on an id that is not active"),
+    Rule(("fold.dispatch.kind-shape",), "the dispatch shape does not fit the record kind"),
+    Rule(
+        ("fold.every.arith", "fold.cron.progression"),
+        "recurring progression (acceptedAt before target; occurrence/next out of order)",
+    ),
+    Rule(("fold.gate",), "two distinct recurring batches less than 300 s apart, or a batch earlier than the last"),
+)
+"""The protocol rules a log breaks (README, "Rule ids")."""
+
+LIVE = (
+    Rule(
+        ("live.cron.create.frequency", "live.cron.dispatch.frequency"),
+        "two nominal local matches can be < 5 min apart (400-year cycle, cross-midnight seams)",
+    ),
+    Rule(
+        ("live.cron.create.zone-unknown", "live.cron.dispatch.zone-unknown"),
+        "the zone is unknown to the reference's zone data",
+    ),
+    Rule(
+        ("live.cron.create.no-matching-date", "live.cron.dispatch.no-matching-date"),
+        "no calendar date matches (`0 0 31 2 *`)",
+    ),
+    Rule(("live.cron.create.zone-alias",), "a create stores a link (`US/Eastern`) instead of the canonical name"),
+    Rule(
+        ("live.cron.create.target",),
+        "`scheduledAt` is not an occurrence (DST gap, second pass of an overlap, not a match)",
+    ),
+    Rule(
+        ("live.cron.dispatch.occurrence", "live.cron.dispatch.next"),
+        "the dispatch differs from the current calendar decision",
+    ),
+)
+"""The live rules a candidate event breaks (README, `schedlog check`)."""
+
+FORMAT = (
+    Rule(("format.unreadable",), "the file cannot be read, or holds no session log"),
+    Rule(("format.header",), "the header line is missing, malformed or not terminated"),
+    Rule(("format.headerless",), "no session header: the file holds bare events"),
+    Rule(
+        ("format.header.cwd", "format.header.placeholder"),
+        "the header's cwd is not an absolute path, or a fixture placeholder",
+    ),
+    Rule(("format.name-version",), "the file name's format version disagrees with the header's"),
+    Rule(("format.version.newer",), "a format version newer than schedlog knows: the log cannot be judged"),
+    Rule(("format.is-seeded",), "the header's isSeeded contradicts the log's inherited session/end-seed marker"),
+    Rule(("format.blank-line", "format.unparsable"), "a line is blank, or not one JSON value"),
+    Rule(("format.envelope",), "an event's envelope (type, seq, time, data) breaks its shape"),
+    Rule(("format.malformed-row",), "a packed chunk row breaks its shape"),
+    Rule(("format.seq-gap",), "event seqs are not contiguous from 0"),
+    Rule(("format.torn-tail", "format.torn-frame"), "the last line or zstd frame is torn (a crash tail)"),
+    Rule(("format.zstd",), "the Zstandard container is corrupt"),
+    Rule(("format.generations",), "other format generations of the session lie beside the file"),
+)
+"""The findings of the log reader."""
+
+TABLE = {rule_id: row for row in (*PROTOCOL, *LIVE, *FORMAT) for rule_id in row.ids}
+
+
+def row_of(rule_id: str) -> Rule | None:
+    """The row covering `rule_id`: its own, else the row of its longest dotted prefix."""
+    parts = rule_id.split(".")
+    for n in range(len(parts), 0, -1):
+        found = TABLE.get(".".join(parts[:n]))
+        if found is not None:
+            return found
+    return None
+
+
+def describe(rule_id: str) -> str:
+    """What breaking `rule_id` means (the rule id itself when no row covers it)."""
+    row = row_of(rule_id)
+    return rule_id if row is None else row.text
