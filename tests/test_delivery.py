@@ -7,8 +7,7 @@ from hypothesis import strategies as st
 
 from invariant import Folder, fold, parse_instant
 from invariant.delivery import Agenda, BatchDue, OneShotDue, Wait, decide
-
-from .logmodel import GeneratedLog, valid_logs
+from replay.testing.strategies import GeneratedLog, valid_logs
 
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

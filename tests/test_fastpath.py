@@ -22,7 +22,7 @@ from replay.audit.verify import verify_log
 from replay.logs import envelope
 from replay.logs.logfile import SessionLog
 from replay.reading import Mode, Reading
-from tests.logmodel import valid_logs
+from replay.testing.strategies import valid_logs
 from tests.test_hostile_values import _mutate
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -15,8 +15,7 @@ from invariant.changes import DispatchChange, decode_change
 from invariant.instant import gate_instant
 from invariant.live import candidate_event, check_candidate, resolve_cron, validate_live
 from invariant.shapes import DISPATCH_SHAPES
-
-from .logmodel import GeneratedLog, valid_logs
+from replay.testing.strategies import GeneratedLog, valid_logs
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
