@@ -23,7 +23,7 @@ from .changes import (
     decode_change,
     with_target,
 )
-from .errors import ScheduleLogError
+from .errors import Related, ScheduleLogError
 from .instant import GATE_MS, MAX_MS, format_instant, is_whole_minute, parse_instant
 from .jsvalue import safe_integer, shown
 from .profiles import Profile, get_profile
@@ -120,6 +120,10 @@ class Folder:
         self.last: str | None = None
         self.last_ms = 0
         self.count = 0
+        self.target_at: dict[str, Related] = {}
+        """Where each active record's current target was set: its create, or its last dispatch."""
+        self.batch_at: int | None = None
+        """The first dispatch of the last recurring batch."""
 
     def feed(self, event: object) -> Step | None:
         """Apply the next event of the log; return what it did (None when skipped)."""
@@ -157,6 +161,13 @@ class Folder:
         for event in events:
             self.feed(event)
 
+    def _history(self, schedule_id: str) -> tuple[Related, ...]:
+        """The create of an id that is no longer active, and the event that ended it."""
+        if schedule_id not in self.ended:
+            return ()
+        created = Related("create", self.seen[schedule_id], "/data/schedule/id")
+        return (created, Related("ended", self.ended[schedule_id][0], "/data/operation"))
+
     def _why_inactive(self, schedule_id: str) -> str:
         if schedule_id in self.ended:
             at, how = self.ended[schedule_id]
@@ -171,9 +182,11 @@ class Folder:
                     "fold.create.reuse",
                     f"id {record.id!r} was already created at event {self.seen[record.id]}",
                     pointer="/schedule/id",
+                    related=(Related("first-create", self.seen[record.id], "/data/schedule/id"),),
                 )
             self.seen[record.id] = index
             self.active[record.id] = record
+            self.target_at[record.id] = Related("target", index, "/data/schedule/scheduledAt")
             return Step(index, change, None, record)
         current = self.active.get(change.id)
         if current is None:
@@ -182,6 +195,7 @@ class Folder:
                 rule,
                 f"{change.operation} of id {change.id!r}, which is not active ({self._why_inactive(change.id)})",
                 pointer="/id",
+                related=self._history(change.id),
             )
         if isinstance(change, DeleteChange):
             del self.active[change.id]
@@ -194,6 +208,7 @@ class Folder:
             raise ScheduleLogError(
                 "fold.dispatch.kind-shape",
                 f"a {change.shape} dispatch cannot apply to {record.kind} record {record.id!r}",
+                related=(Related("create", self.seen[record.id], "/data/schedule/kind"),),
             )
         if record.kind in ONE_SHOT_KINDS:
             del self.active[record.id]
@@ -203,30 +218,39 @@ class Folder:
         assert accepted is not None
         accepted_ms = parse_instant(accepted)
         assert accepted_ms is not None
-        if isinstance(record, EveryRecord):
-            occurrence, next_ms = every_progression(record, accepted_ms)
-        else:
-            assert isinstance(record, CronRecord)
-            occurrence, next_ms = cron_progression(record, change, accepted_ms)
+        try:
+            if isinstance(record, EveryRecord):
+                occurrence, next_ms = every_progression(record, accepted_ms)
+            else:
+                assert isinstance(record, CronRecord)
+                occurrence, next_ms = cron_progression(record, change, accepted_ms)
+        except ScheduleLogError as err:
+            raise err.with_related(self.target_at[record.id]) from None
         if self.profile.recurring_gate:
-            self._gate(accepted, accepted_ms)
+            self._gate(index, accepted, accepted_ms)
         if next_ms is None:
             del self.active[record.id]
             self.ended[record.id] = (index, "finished (no next target)")
             return Step(index, change, record, None, occurrence)
         moved = with_target(record, format_instant(next_ms))
         self.active[record.id] = moved
+        where = "/data/acceptedAt" if isinstance(record, EveryRecord) else "/data/nextScheduledAt"
+        self.target_at[record.id] = Related("target", index, where)
         return Step(index, change, record, moved, occurrence)
 
-    def _gate(self, accepted: str, accepted_ms: int) -> None:
+    def _gate(self, index: int, accepted: str, accepted_ms: int) -> None:
         if self.last is not None and accepted != self.last and accepted_ms - self.last_ms < GATE_MS:
             gap = accepted_ms - self.last_ms
+            assert self.batch_at is not None
             raise ScheduleLogError(
                 "fold.gate",
                 f"recurring batch accepted at {accepted} is {gap} ms after the batch at "
                 f"{self.last}; distinct batches must be >= {GATE_MS} ms apart",
                 pointer="/acceptedAt",
+                related=(Related("previous-batch", self.batch_at, "/data/acceptedAt"),),
             )
+        if accepted != self.last:
+            self.batch_at = index
         self.last = accepted
         self.last_ms = accepted_ms
 
@@ -242,9 +266,14 @@ class Folder:
             records = [r for r in records if r.kind in ONE_SHOT_KINDS]
         return Folded(tuple(records), tuple(self.seen), self.last)
 
-    def check_bound(self) -> None:
-        """seedLength must not exceed the events fed so far (the end-of-log check)."""
-        check_seed_bound(self.seed_length, self.count)
+    def check_bound(self, count: int | None = None) -> None:
+        """seedLength must not exceed the events fed so far, or `count` (the end-of-log check);
+        the log's last event is related to the violation."""
+        count = self.count if count is None else count
+        try:
+            check_seed_bound(self.seed_length, count)
+        except ScheduleLogError as err:
+            raise err.with_related(*([Related("last-event", count - 1)] if count else [])) from None
 
     def finish(self) -> Folded:
         """Close the fold: check seedLength against the event count and return the result."""
@@ -305,6 +334,6 @@ def cron_progression(record: CronRecord, change: DispatchChange, accepted_ms: in
 def fold(events: Sequence[object], seed_length: object = 0, profile: str | Profile = "calendar") -> Folded:
     """Replay `events[seed_length:]` under `profile`; raise ScheduleLogError on corruption."""
     folder = Folder(seed_length, profile)
-    check_seed_bound(folder.seed_length, len(events))
+    folder.check_bound(len(events))
     folder.feed_all(events)
     return folder.finish()

@@ -53,8 +53,9 @@ def hostile(tmp_path: Path) -> Path:
 def test_github_annotates_each_violation_with_file_line_and_rule() -> None:
     code, out = run("verify", "--format", "github", str(SESSIONS))
     assert code == 1
-    annotations = [line for line in out.splitlines() if line.startswith("::")]
+    annotations = [line for line in out.splitlines() if line.startswith("::error")]
     assert len(annotations) == len(CORRUPT)
+    assert sum(1 for line in out.splitlines() if line.startswith("::notice")) == 2  # related: gate, reuse
     for name, e in CORRUPT.items():
         expected = f"::error file={SESSIONS / name},line={e['line']},title={e['rule']}::"
         assert any(a.startswith(expected) for a in annotations), expected
@@ -63,7 +64,7 @@ def test_github_annotates_each_violation_with_file_line_and_rule() -> None:
 
 def test_github_escapes_what_the_command_grammar_reads(hostile: Path) -> None:
     _, out = run("verify", "--format", "github", str(hostile))
-    (annotation,) = [line for line in out.splitlines() if line.startswith("::")]
+    (annotation,) = [line for line in out.splitlines() if line.startswith("::error")]
     head, message = annotation.split("::", 2)[1:]
     assert "a%2Cb%3Ac%25d.session.jsonl" in head and ",line=3,title=fold.create.reuse" in head
     assert "%250A" in message  # the id's own "%0A" is not read back as a line break

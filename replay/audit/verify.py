@@ -48,8 +48,48 @@ class Verdict(StrEnum):
 
 
 @dataclass(frozen=True)
+class RelatedLocation:
+    """An earlier event a violation's rule compared against, located in the file."""
+
+    role: str
+    """`first-create`, `create`, `ended`, `target`, `previous-batch`, `last-event`, `header`."""
+    index: int | None
+    seq: int | None
+    line: int | None
+    pointer: str
+
+    def to_json(self) -> dict[str, object]:
+        return {"role": self.role, "index": self.index, "seq": self.seq, "line": self.line, "pointer": self.pointer}
+
+    @property
+    def meaning(self) -> str:
+        """The role in words."""
+        return ROLES.get(self.role, self.role)
+
+    def where(self) -> str:
+        """`line 7 (event 9, /data/schedule/id)`, as much of it as is known."""
+        inner = ", ".join(x for x in (None if self.index is None else f"event {self.index}", self.pointer) if x)
+        if self.line is None:
+            return inner or "the log"
+        return f"line {self.line}" + (f" ({inner})" if inner else "")
+
+
+ROLES = {
+    "first-create": "the first create of this id",
+    "create": "the create of this id",
+    "ended": "the event that ended it",
+    "target": "the event that set the record's current target",
+    "previous-batch": "the previous recurring batch",
+    "last-event": "the log's last event",
+    "header": "the header's seedLength",
+}
+"""What each related event is to the violation."""
+
+
+@dataclass(frozen=True)
 class Violation:
-    """The first schedule-protocol violation of a session, located in the file."""
+    """The first schedule-protocol violation of a session, located in the file, with the
+    earlier events its rule compared against."""
 
     code: str
     rule: str
@@ -58,6 +98,7 @@ class Violation:
     line: int | None
     pointer: str
     message: str
+    related: tuple[RelatedLocation, ...] = ()
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -68,6 +109,7 @@ class Violation:
             "line": self.line,
             "pointer": self.pointer,
             "message": self.message,
+            "related": [r.to_json() for r in self.related],
         }
 
 
@@ -190,8 +232,16 @@ def _with_seed_text(path: str, session: str | None, seed_text: str, *rest: Any) 
     return SessionReport(path, session, deepjson.parse(seed_text), *rest)
 
 
-def _violation(err: ScheduleLogError, line: int | None) -> Violation:
-    return Violation(err.code, err.rule, err.index, err.index, line, err.pointer, err.message)
+def _violation(
+    err: ScheduleLogError, line: int | None, changes: Sequence[Entry] = (), header_line: int | None = None
+) -> Violation:
+    """The violation located: its line, and each related event's (an event's seq is its index).
+    A seedLength out of bounds also points at the header that holds it."""
+    lines = {e.event_index: e.line for e in changes} if err.related else {}
+    related = [RelatedLocation(r.role, r.index, r.index, lines.get(r.index), r.pointer) for r in err.related]
+    if err.rule == "fold.seed.bounds" and header_line is not None:
+        related.insert(0, RelatedLocation("header", None, None, header_line, "/seedLength"))
+    return Violation(err.code, err.rule, err.index, err.index, line, err.pointer, err.message, tuple(related))
 
 
 class SessionSink(Protocol):
@@ -239,7 +289,7 @@ def judge(
     try:
         folder = Folder(seed, profile)
     except ScheduleLogError as err:
-        return Judgement(None, _violation(err, header_line), tuple((entry, None) for entry in changes))
+        return Judgement(None, _violation(err, header_line, changes, header_line), tuple((e, None) for e in changes))
     steps: list[tuple[Entry, Step | None]] = []
     violation = None
     for entry in changes:
@@ -250,7 +300,7 @@ def judge(
         try:
             steps.append((entry, folder.feed(entry.event)))
         except ScheduleLogError as err:
-            violation = _violation(err, entry.line)
+            violation = _violation(err, entry.line, changes)
             steps.append((entry, None))
     if violation is not None:
         return Judgement(None, violation, tuple(steps))
@@ -258,7 +308,7 @@ def judge(
     try:
         return Judgement(folder.finish(), None, tuple(steps))
     except ScheduleLogError as err:
-        return Judgement(None, _violation(err, header_line), tuple(steps))
+        return Judgement(None, _violation(err, header_line, changes, header_line), tuple(steps))
 
 
 def _host_era(delivered: int, changes: int) -> list[Finding]:

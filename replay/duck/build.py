@@ -56,6 +56,10 @@ _COLUMNS = {
         "session_key": "BIGINT", "code": "VARCHAR", "rule": "VARCHAR", "index": "BIGINT", "seq": "BIGINT",
         "line": "BIGINT", "pointer": "VARCHAR", "message": "VARCHAR",
     },
+    "violation_related": {
+        "session_key": "BIGINT", "role": "VARCHAR", "index": "BIGINT", "seq": "BIGINT", "line": "BIGINT",
+        "pointer": "VARCHAR",
+    },
 }  # fmt: skip
 
 # epoch milliseconds DuckDB can hold as TIMESTAMP
@@ -292,6 +296,9 @@ def _finish(stage: Path, longest: int) -> Iterator[str]:
     yield f"""CREATE TABLE violations AS
     SELECT session_key, "index", seq, line, code, rule, pointer, message FROM {_small(stage, "violations", longest)}
     ORDER BY session_key"""
+    yield f"""CREATE TABLE violation_related AS
+    SELECT session_key, role, "index", seq, line, pointer FROM {_small(stage, "violation_related", longest)}
+    ORDER BY session_key, line NULLS FIRST"""
     yield "CREATE VIEW active_schedules AS SELECT * FROM schedules WHERE end_reason = 'active'"
     yield """
     CREATE VIEW timeline AS
@@ -310,7 +317,7 @@ def _finish(stage: Path, longest: int) -> Iterator[str]:
     """
 
 
-TABLES = ("sessions", "events", "schedule_changes", "schedules", "dispatches", "violations")
+TABLES = ("sessions", "events", "schedule_changes", "schedules", "dispatches", "violations", "violation_related")
 PARTITIONED = ("events", "schedule_changes", "schedules", "dispatches")
 
 

@@ -71,7 +71,7 @@ NOT_SESSION_COLUMNS = ("violation_pointer", "active_count")
 """Columns of a verdict record (`SessionReport.row`) the `sessions` table leaves to others: the
 pointer is in `violations`, the active records in `schedules`."""
 
-SMALL_TABLES = ("sessions", "schedules", "dispatches", "violations", "changes")
+SMALL_TABLES = ("sessions", "schedules", "dispatches", "violations", "violation_related", "changes")
 
 
 def owned_from(seed: object) -> int | None:
@@ -363,7 +363,10 @@ class SessionStager:
         self._write("sessions", _dumps(session) + b"\n")
         if report.violation is not None:
             violation = {"session_key": self.key, **report.violation.to_json()}
+            del violation["related"]  # rows of their own
             self._write("violations", _dumps(violation) + b"\n")
+            for r in report.violation.related:
+                self._write("violation_related", _dumps({"session_key": self.key, **r.to_json()}) + b"\n")
         self.stack.close()
 
     def abort(self) -> None:

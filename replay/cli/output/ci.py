@@ -16,7 +16,7 @@ from pathlib import PurePosixPath
 from urllib.parse import quote
 
 from replay.audit.rules import describe
-from replay.audit.verify import SessionReport, Verdict
+from replay.audit.verify import RelatedLocation, SessionReport, Verdict
 from replay.cli.output import json_document
 from replay.logs.logfile import Severity
 from replay.terminal import printable
@@ -39,6 +39,7 @@ class Problem:
     seq: int | None = None
     index: int | None = None
     pointer: str = ""
+    related: tuple[RelatedLocation, ...] = ()
 
     def fingerprint(self) -> str:
         parts = (self.rule, self.report.path, self.report.session or "", str(self.seq), self.pointer, str(self.line))
@@ -53,7 +54,7 @@ def problems(reports: Sequence[SessionReport]) -> Iterator[Problem]:
     for r in reports:
         v = r.violation
         if v is not None:
-            yield Problem(r, v.rule, "error", v.message, v.line, v.seq, v.index, v.pointer)
+            yield Problem(r, v.rule, "error", v.message, v.line, v.seq, v.index, v.pointer, v.related)
         for f in r.findings:
             yield Problem(r, f.code, _LEVELS[f.severity], f.message, f.line)
 
@@ -80,8 +81,17 @@ def github(reports: Sequence[SessionReport], summary: str) -> str:
         if p.line is not None:
             where.append(f"line={p.line}")
         where.append(f"title={_property(p.rule)}")
-        lines.append(f"::{command} {','.join(where)}::{_data(printable(p.message))}")
+        lines.append(f"::{command} {','.join(where)}::{_data(printable(p.message + _see(p)))}")
+        for x in p.related:  # each related event annotated where it is, pointing back
+            if x.line is not None:
+                place = f"file={_property(printable(p.report.path))},line={x.line},title={_property(p.rule)}"
+                lines.append(f"::notice {place}::{_data(printable(f'{x.meaning} (for the {p.rule} violation)'))}")
     return "".join(line + "\n" for line in lines) + printable(summary) + "\n"
+
+
+def _see(p: Problem) -> str:
+    """` (see line 7: the first create of this id)` for each related event."""
+    return "".join(f" (see {x.where()}: {x.meaning})" for x in p.related)
 
 
 _MARKDOWN = re.compile(r"[\\`*_{}\[\]<>&|~!]")
@@ -137,12 +147,25 @@ def _result(p: Problem, rule_index: int) -> dict[str, object]:
     if p.pointer:
         location["logicalLocations"] = [{"fullyQualifiedName": f"event {p.index}{p.pointer}", "kind": "member"}]
     properties = {"session": p.report.session, "verdict": p.report.verdict.value, "index": p.index, "seq": p.seq}
+    related = [
+        {
+            "id": n,
+            "physicalLocation": {
+                "artifactLocation": {"uri": artifact_uri(p.report.path)},
+                **({} if x.line is None else {"region": {"startLine": x.line}}),
+            },
+            "message": {"text": x.meaning},
+            "properties": {"role": x.role, **({} if x.index is None else {"index": x.index, "seq": x.seq})},
+        }
+        for n, x in enumerate(p.related)
+    ]
     return {
         "ruleId": p.rule,
         "ruleIndex": rule_index,
         "level": p.level,
         "message": {"text": p.message},
         "locations": [location],
+        **({"relatedLocations": related} if related else {}),
         "partialFingerprints": {FINGERPRINT: p.fingerprint()},
         "properties": {k: v for k, v in properties.items() if v is not None},
     }

@@ -49,6 +49,8 @@ def text_line(r: SessionReport) -> str:
             f"seedLength {shown(r.seed_length)}, {active} active"
         )
     lines = [head]
+    if r.violation is not None:
+        lines += [f"    related {x.where()}: {x.meaning}" for x in r.violation.related]
     if r.profile is not None and r.profile.disagreement:
         others = ", ".join(f"{name} finds it {verdict}" for name, verdict in r.profile.disagreement)
         lines.append(f"    note: the evidence does not decide the profile; judged by {r.profile.name}, but {others}")
