@@ -25,9 +25,10 @@ from invariant.profiles import PROFILES
 from invariant.zones import icu_version
 from replay.audit.candidate import CandidateInputError, check_log_candidate
 from replay.audit.cronreport import describe_cron
+from replay.audit.explain import explain_path
 from replay.audit.fanout import file_size as _size
 from replay.audit.verify import SessionReport, Verdict, verify_paths
-from replay.cli.output import Format, emit, format_option, to_terminal
+from replay.cli.output import Format, emit, format_option, json_document, to_terminal
 from replay.cli.output import conform as conform_output
 from replay.cli.output import reports as report_output
 from replay.cli.output import rows as row_output
@@ -328,6 +329,35 @@ def _reading(what: str) -> Iterator[None]:
         raise InputError(f"cannot read {what}: {err.strerror or err}") from None
     except MemoryError:
         raise InputError(f"cannot read {what}: not enough memory to hold it") from None
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--session", "session_id", default=None, help="Only the session with this id (from the header).")
+@format_option(Format.TEXT, Format.JSON)
+@reading_options()
+def explain(paths: tuple[str, ...], session_id: str | None, fmt: Format, reading: Reading) -> None:
+    """Tell a session's schedule story: for a corrupt one, the rule, the history up to the
+    violation, the offending and related events, and what would have been valid instead.
+
+    Exit 0 when every session told is ok, 1 when any is corrupt, 2 on usage errors or
+    unreadable input (as verify).
+    """
+    files = [p for p in discover(paths) if p != STDIN]
+    if not files:
+        raise click.UsageError(NO_LOGS)
+    told = [(r, lines) for r, lines in map(lambda p: explain_path(p, reading), files)]
+    if session_id is not None:
+        told = [(r, lines) for r, lines in told if r.session == session_id]
+        if not told:
+            raise InputError(printable(f"no session {session_id!r} among the logs given"))
+    if fmt is Format.JSON:
+        emit(
+            [json_document([{"path": r.path, "session": r.session, "verdict": r.verdict, "story": s} for r, s in told])]
+        )
+    else:
+        emit(["\n\n".join("\n".join(printable(line) for line in s) for _, s in told) + "\n"])
+    _exit([r for r, _ in told])
 
 
 @main.command()

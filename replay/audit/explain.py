@@ -1,0 +1,308 @@
+"""`schedlog explain`: a session's schedule story in plain text.
+
+For a corrupt session: the broken rule in one sentence, the history of the schedules involved
+(creates, dispatches with their instants, the recurring batches and the gate window each
+opens, a recurring record's next intended occurrences), the offending event, its related
+events, and what would have been valid instead. For a valid session: each schedule's life in
+a line. Built from the report (the verdict) and a second reading of the log's schedule changes,
+folded again up to the violation, so the story states exactly what the fold knew there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+from invariant.changes import (
+    Change,
+    CreateChange,
+    CronRecord,
+    DeleteChange,
+    DispatchChange,
+    EveryRecord,
+    Record,
+    decode_change,
+)
+from invariant.cron import parse_cron
+from invariant.errors import ScheduleLogError
+from invariant.fold import SCHEDULE_CHANGE, SHAPES_FOR_KIND, Folder
+from invariant.ids import allocate_id
+from invariant.instant import GATE_MS, MAX_MS, format_instant, parse_instant
+from invariant.jsvalue import js_compact_json
+from invariant.occurrences import next_occurrence
+from invariant.profiles import Profile, get_profile
+from invariant.zones import load_zone
+from replay.audit.rules import describe
+from replay.audit.verify import SessionReport, Verdict, Violation, verify_log
+from replay.logs.logfile import Entry, SessionLog
+from replay.reading import DEFAULT_READING, Reading
+
+INTENDED = 3
+"""How many next intended occurrences of a recurring record the story shows."""
+
+
+@dataclass
+class Life:
+    """One schedule id's history, as the fold applied it."""
+
+    record: Record
+    created: Entry
+    created_target: str
+    events: list[tuple[Entry, Change]] = field(default_factory=list)
+    end: str | None = None
+
+
+@dataclass
+class Replayed:
+    """The owned schedule changes folded up to (not including) the violation."""
+
+    lives: dict[str, Life] = field(default_factory=dict)
+    batches: list[tuple[str, Entry, list[str]]] = field(default_factory=list)
+    folder: Folder | None = None
+    offending: tuple[Entry, Change | None] | None = None
+
+
+def _ms_text(ms: int) -> str:
+    return f"{ms:,}".replace(",", " ")
+
+
+def _replay(changes: Sequence[Entry], seed: object, profile: Profile, stop: int | None) -> Replayed:
+    """Fold the changes before event `stop` (all when None), keeping each id's history."""
+    out = Replayed()
+    try:
+        folder = Folder(seed, profile)
+    except ScheduleLogError:
+        return out
+    out.folder = folder
+    for entry in changes:
+        if stop is not None and entry.event_index >= stop:
+            if entry.event_index == stop:
+                assert entry.event is not None
+                try:
+                    out.offending = (entry, decode_change(entry.event.get("data"), profile))
+                except ScheduleLogError:
+                    out.offending = (entry, None)
+            break
+        folder.skip(entry.event_index - folder.count)
+        step = folder.feed(entry.event)
+        if step is None:  # the inherited prefix
+            continue
+        change = step.change
+        if isinstance(change, CreateChange):
+            out.lives[change.record.id] = Life(change.record, entry, change.record.scheduled_at)
+            continue
+        life = out.lives[change.id]
+        life.events.append((entry, change))
+        if isinstance(change, DeleteChange):
+            life.end = f"deleted at line {entry.line}"
+        elif step.after is None:
+            one_shot = step.before is not None and step.before.kind in ("after", "at")
+            life.end = f"dispatched at line {entry.line}" if one_shot else f"finished at line {entry.line} (no target)"
+        else:
+            life.record = step.after
+        accepted = change.accepted_at if isinstance(change, DispatchChange) else None
+        if accepted is not None:
+            if out.batches and out.batches[-1][0] == accepted:
+                out.batches[-1][2].append(change.id)
+            else:
+                out.batches.append((accepted, entry, [change.id]))
+    return out
+
+
+def _record_text(record: Record) -> str:
+    if isinstance(record, EveryRecord):
+        rule = f"every {record.every_seconds} s"
+    elif isinstance(record, CronRecord):
+        rule = f"cron {record.cron!r} in {record.time_zone}"
+    else:
+        rule = record.kind
+    return f"{record.id!r} ({rule}, prompt {js_compact_json(record.prompt)})"
+
+
+def _change_text(change: Change) -> str:
+    if isinstance(change, CreateChange):
+        return f"create, target {change.record.scheduled_at}"
+    if isinstance(change, DeleteChange):
+        return "delete"
+    parts = [f"dispatch ({change.shape})"]
+    parts += [f"{name} {value}" for name, value in (
+        ("occurrence", change.occurrence_at), ("accepted", change.accepted_at), ("next", change.next_scheduled_at)
+    ) if value is not None]  # fmt: skip
+    return ", ".join(parts)
+
+
+def intended(record: Record, count: int = INTENDED) -> list[str]:
+    """The record's next intended occurrences from its current target (recurring records)."""
+    target = parse_instant(record.scheduled_at)
+    if target is None:
+        return []
+    if isinstance(record, EveryRecord):
+        step = record.every_seconds * 1000
+        return [format_instant(t) for t in range(target, target + step * count, step) if t <= MAX_MS]
+    if isinstance(record, CronRecord):
+        zone = load_zone(record.time_zone)
+        if zone is None:
+            return []
+        try:
+            rule = parse_cron(record.cron)
+        except ValueError:
+            return []
+        found, cursor = [record.scheduled_at], target
+        while len(found) < count:
+            nxt = next_occurrence(rule, zone, cursor)
+            if nxt is None:
+                break
+            found.append(format_instant(nxt))
+            cursor = nxt
+        return found
+    return []
+
+
+def _history(life: Life) -> Iterator[str]:
+    yield f"  schedule {_record_text(life.record)}"
+    yield f"    line {life.created.line:<6} event {life.created.event_index:<6} create, target {life.created_target}"
+    for entry, change in life.events:
+        yield f"    line {entry.line:<6} event {entry.event_index:<6} {_change_text(change)}"
+    if life.end is not None:
+        yield f"    ended: {life.end}"
+    elif life.record.kind in ("every", "cron"):
+        yield f"    next intended occurrences: {', '.join(intended(life.record))}"
+
+
+def _valid_instead(v: Violation, replayed: Replayed) -> list[str]:
+    """What would have been valid in place of the offending event (empty when nothing simple)."""
+    offending = replayed.offending
+    change = offending[1] if offending else None
+    folder = replayed.folder
+    if v.rule == "fold.gate" and isinstance(change, DispatchChange) and change.accepted_at and replayed.batches:
+        last = parse_instant(replayed.batches[-1][0])
+        accepted = parse_instant(change.accepted_at)
+        assert last is not None and accepted is not None
+        opens = last + GATE_MS
+        if accepted < last:
+            return [f"a new recurring batch must come after the last one ({replayed.batches[-1][0]})"]
+        return [
+            f"the next recurring batch may be accepted from {format_instant(opens)}; this one was accepted "
+            f"at {change.accepted_at}, {_ms_text(opens - accepted)} ms early."
+        ]
+    dispatch = change if isinstance(change, DispatchChange) else None
+    life = replayed.lives.get(dispatch.id) if dispatch is not None else None
+    if v.rule == "fold.every.arith" and life is not None and dispatch is not None and dispatch.accepted_at:
+        target, accepted = parse_instant(life.record.scheduled_at), parse_instant(dispatch.accepted_at)
+        assert target is not None and accepted is not None
+        return [
+            f"acceptedAt may be {life.record.scheduled_at} (the record's target) or later; this dispatch "
+            f"was accepted at {dispatch.accepted_at}, {_ms_text(target - accepted)} ms early."
+        ]
+    if v.rule == "fold.cron.progression" and life is not None and dispatch is not None:
+        return _cron_instead(life.record, dispatch)
+    if v.rule == "fold.create.reuse" and folder is not None:
+        return [f"a fresh id: the next one the owner allocates is {allocate_id(folder.snapshot())!r}."]
+    if v.rule.endswith(".inactive") and folder is not None:
+        active = ", ".join(repr(r.id) for r in folder.snapshot().active) or "none"
+        return [f"a {v.rule.split('.')[1]} of an active id; active at that point: {active}."]
+    if v.rule == "fold.dispatch.kind-shape" and life is not None:
+        shapes = " or ".join(SHAPES_FOR_KIND[life.record.kind])
+        article = "an" if life.record.kind[0] in "aeiou" else "a"
+        return [f"{article} {life.record.kind} record takes a dispatch of shape {shapes}."]
+    if v.rule == "fold.seed.bounds":
+        return ["a seedLength that is a safe integer from 0 to the log's event count."]
+    return []
+
+
+def _cron_instead(record: Record, change: DispatchChange) -> list[str]:
+    """The occurrence and next target the calendar gives a cron dispatch accepted when this one was."""
+    accepted = parse_instant(change.accepted_at or "")
+    target = parse_instant(record.scheduled_at)
+    if not isinstance(record, CronRecord) or accepted is None or target is None:
+        return []
+    lines = [f"occurrenceAt a whole minute from {record.scheduled_at} (the record's target) to {change.accepted_at}"]
+    if accepted < target:
+        return [f"acceptedAt {record.scheduled_at} (the record's target) or later."]
+    zone = load_zone(record.time_zone)
+    if zone is not None:
+        rule = parse_cron(record.cron)
+        latest, cursor = record.scheduled_at, target
+        while (nxt := next_occurrence(rule, zone, cursor)) is not None and nxt <= accepted:
+            latest, cursor = format_instant(nxt), nxt
+        following = next_occurrence(rule, zone, accepted)
+        lines = [
+            f"the calendar's decision for a dispatch accepted at {change.accepted_at}: occurrenceAt {latest}, "
+            f"nextScheduledAt {'none' if following is None else format_instant(following)}."
+        ]
+    return lines
+
+
+def story(report: SessionReport, changes: Sequence[Entry]) -> list[str]:
+    """The session's story, line by line (not yet made terminal-safe)."""
+    who = f" [{report.session}]" if report.session else ""
+    profile = get_profile(report.profile.name if report.profile is not None else "calendar")
+    v = report.violation
+    if report.verdict is not Verdict.CORRUPT or v is None:
+        return _summary(report, changes, profile, who)
+    replayed = _replay(changes, report.seed_length, profile, v.index)
+    lines = [f"CORRUPT {report.path}{who} (profile {profile.name})", ""]
+    lines += [f"Rule {v.rule}: {describe(v.rule).replace('`', '')}."]
+    involved: list[str] = []
+    offending = replayed.offending
+    if offending is not None and offending[1] is not None:
+        c = offending[1]
+        involved.append(c.record.id if isinstance(c, CreateChange) else c.id)
+    if v.rule == "fold.gate" and replayed.batches:  # and the members of the batch it came too soon after
+        involved += replayed.batches[-1][2]
+    lives = [replayed.lives[i] for i in dict.fromkeys(involved) if i in replayed.lives]
+    if lives:
+        lines += ["", "History up to the violation:"]
+        for life in lives:
+            lines += list(_history(life))
+    if replayed.batches and v.rule.startswith(("fold.gate", "fold.every", "fold.cron")):
+        lines += ["", "Recurring batches (each opens the gate for 300 s):"]
+        for accepted, entry, ids in replayed.batches[-5:]:
+            opens = parse_instant(accepted)
+            window = "" if opens is None else f"; the next may be accepted from {format_instant(opens + GATE_MS)}"
+            lines.append(f"  line {entry.line:<6} accepted {accepted}: {', '.join(map(repr, ids))}{window}")
+    where = f"line {v.line}" if v.line is not None else "the log"
+    event = f", event {v.index}" if v.index is not None else ""
+    lines += ["", f"Offending event: {where}{event}{', ' + v.pointer if v.pointer else ''}"]
+    if offending is not None and offending[1] is not None:
+        lines.append(f"  {_change_text(offending[1])}")
+    lines.append(f"  {v.message}")
+    if v.related:
+        lines += ["", "Related:"]
+        lines += [f"  {x.where()}: {x.meaning}" for x in v.related]
+    instead = _valid_instead(v, replayed)
+    if instead:
+        lines += ["", "What would have been valid: " + instead[0], *instead[1:]]
+    return lines
+
+
+def _summary(report: SessionReport, changes: Sequence[Entry], profile: Profile, who: str) -> list[str]:
+    head = f"{report.verdict.value.upper()} {report.path}{who}"
+    if report.verdict is not Verdict.OK:
+        reasons = [f"  {f.code}: {f.message}" for f in report.findings]
+        return [head, *reasons]
+    replayed = _replay(changes, report.seed_length, profile, None)
+    lines = [head + f": {report.events} events, {len(replayed.lives)} schedule(s) created in its own part"]
+    for life in replayed.lives.values():
+        state = life.end or f"active, next target {life.record.scheduled_at}"
+        dispatches = sum(1 for _, c in life.events if isinstance(c, DispatchChange))
+        lines.append(
+            f"  {_record_text(life.record)}: created at line {life.created.line}, {dispatches} dispatch(es), {state}"
+        )
+    return lines
+
+
+def schedule_changes(log: SessionLog) -> Iterator[Entry]:
+    """The log's `schedule/change` records (read after the report, in a second pass)."""
+    for entry in log.entries(schedule_only=True):
+        if entry.event is not None and entry.event.get("type") == SCHEDULE_CHANGE:
+            yield entry
+
+
+def explain_path(path: str, reading: Reading = DEFAULT_READING) -> tuple[SessionReport, list[str]]:
+    """The report and the story of one session log."""
+    report = verify_log(SessionLog(path, reading))
+    if report.verdict is Verdict.UNREADABLE:
+        return report, story(report, [])
+    changes = list(schedule_changes(SessionLog(path, reading)))
+    return report, story(report, changes)
