@@ -109,7 +109,7 @@ def _replay(changes: Sequence[Entry], seed: object, profile: Profile, stop: int 
     return out
 
 
-def _record_text(record: Record) -> str:
+def record_text(record: Record) -> str:
     if isinstance(record, EveryRecord):
         rule = f"every {record.every_seconds} s"
     elif isinstance(record, CronRecord):
@@ -159,7 +159,7 @@ def intended(record: Record, count: int = INTENDED) -> list[str]:
 
 
 def _history(life: Life) -> Iterator[str]:
-    yield f"  schedule {_record_text(life.record)}"
+    yield f"  schedule {record_text(life.record)}"
     yield f"    line {life.created.line:<6} event {life.created.event_index:<6} create, target {life.created_target}"
     for entry, change in life.events:
         yield f"    line {entry.line:<6} event {entry.event_index:<6} {_change_text(change)}"
@@ -287,7 +287,7 @@ def _summary(report: SessionReport, changes: Sequence[Entry], profile: Profile, 
         state = life.end or f"active, next target {life.record.scheduled_at}"
         dispatches = sum(1 for _, c in life.events if isinstance(c, DispatchChange))
         lines.append(
-            f"  {_record_text(life.record)}: created at line {life.created.line}, {dispatches} dispatch(es), {state}"
+            f"  {record_text(life.record)}: created at line {life.created.line}, {dispatches} dispatch(es), {state}"
         )
     return lines
 

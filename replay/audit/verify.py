@@ -326,6 +326,12 @@ def _host_era(delivered: int, changes: int) -> list[Finding]:
 def verify_log(log: SessionLog, sink: SessionSink | None = None) -> SessionReport:
     """Read `log` to the end, then fold its schedule changes under its profile (the reading's,
     or the one its evidence shows); return the session's report."""
+    return judge_log(log, sink)[0]
+
+
+def judge_log(log: SessionLog, sink: SessionSink | None = None) -> tuple[SessionReport, Judgement]:
+    """`verify_log`, and the judgement behind the report: each schedule change with the fold
+    step it made (for the stories and pictures told of a session)."""
     changes: list[Entry] = []
     clues: list[Clue] = []
     accepted: list[str] = []
@@ -372,7 +378,7 @@ def verify_log(log: SessionLog, sink: SessionSink | None = None) -> SessionRepor
         verdict = Verdict.CORRUPT
     else:
         verdict = Verdict.OK
-    return SessionReport(
+    report = SessionReport(
         path=log.path,
         session=log.session_id,
         seed_length=seed,
@@ -386,6 +392,7 @@ def verify_log(log: SessionLog, sink: SessionSink | None = None) -> SessionRepor
         profile=ProfileChoice.of(profile, detection, others),
         generation=file_version(os.path.basename(log.path)),
     )
+    return report, judgement
 
 
 def verify_path(

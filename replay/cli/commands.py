@@ -23,13 +23,16 @@ from invariant import parse_instant
 from invariant.conformance import OPERATIONS, ops_of
 from invariant.profiles import PROFILES
 from invariant.zones import icu_version
+from replay.atomic import write_atomic
 from replay.audit.candidate import CandidateInputError, check_log_candidate
 from replay.audit.cronreport import describe_cron
 from replay.audit.explain import explain_path
 from replay.audit.fanout import file_size as _size
+from replay.audit.sessionview import fleet_views
 from replay.audit.verify import SessionReport, Verdict, verify_paths
 from replay.cli.output import Format, emit, format_option, json_document, to_terminal
 from replay.cli.output import conform as conform_output
+from replay.cli.output import html as html_output
 from replay.cli.output import reports as report_output
 from replay.cli.output import rows as row_output
 from replay.cli.output import verdicts as verdict_output
@@ -329,6 +332,39 @@ def _reading(what: str) -> Iterator[None]:
         raise InputError(f"cannot read {what}: {err.strerror or err}") from None
     except MemoryError:
         raise InputError(f"cannot read {what}: not enough memory to hold it") from None
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True)
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="The HTML file to write.")
+@click.option("--title", default="schedlog report", show_default=True, help="The page title.")
+@reading_options()
+@JOBS
+def report(paths: tuple[str, ...], output: str, title: str, reading: Reading, jobs: int) -> None:
+    """Write one self-contained HTML report (no network, works from file://): a fleet page of
+    every session's verdict, and per session a timeline with one lane per schedule id.
+
+    Exit 0 when every session is ok, 1 when any is corrupt, 2 on usage errors or unreadable
+    input (as verify); the report is written in every case but a usage error.
+    """
+    files = [p for p in discover(paths) if p != STDIN]
+    if not files:
+        raise click.UsageError(NO_LOGS)
+    with _progress(files, "reading") as progress:
+        views = list(fleet_views(files, reading, jobs, progress))
+    with _writing(Path(output)):
+        write_atomic(Path(output), html_output.page(views, title).encode("utf-8"))
+    counts = {v: sum(1 for view in views if view["verdict"] == v) for v in Verdict}
+    click.echo(
+        printable(
+            f"{len(views)} session(s): {counts[Verdict.OK]} ok, {counts[Verdict.CORRUPT]} corrupt, "
+            f"{counts[Verdict.UNREADABLE]} unreadable; report {output}"
+        )
+    )
+    statuses = [v["verdict"] for v in views]
+    for verdict, status in ((Verdict.UNREADABLE, 2), (Verdict.CORRUPT, 1), (Verdict.UNSUPPORTED, 3)):
+        if verdict in statuses:
+            sys.exit(status)
 
 
 @main.command()

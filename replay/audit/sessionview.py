@@ -1,0 +1,211 @@
+"""A session as data for a picture (`schedlog report`): one lane per schedule id.
+
+Each lane holds the id's events as marks on the log's own clock (the envelope `time` of each
+event; a recurring dispatch at its `acceptedAt`): its create, dispatches (recurring ones
+numbered by batch), delete, the inherited ones before the fork cut, and the offending event;
+each mark carries its file line, event index and JSON text. Beside them: the record's
+intended occurrences as ticks, the recurring gate windows (300 s after each batch, shared by
+all lanes), the fork cut, the violation and its related events. Everything is plain JSON
+values, built in one pass with the verdict (`judge_log`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from invariant.changes import CreateChange, DeleteChange, DispatchChange, Record, decode_change
+from invariant.errors import ScheduleLogError
+from invariant.instant import GATE_MS, MAX_MS, parse_instant
+from invariant.jsvalue import safe_integer
+from invariant.profiles import get_profile
+from replay.audit.explain import intended, record_text
+from replay.audit.fanout import Group, file_size, group_bytes, grouped, in_processes
+from replay.audit.rules import describe
+from replay.audit.verify import VERIFY_BUDGET, Judgement, SessionReport, Verdict, judge_log
+from replay.logs.logfile import Entry, SessionLog
+from replay.reading import DEFAULT_READING, Reading
+
+JSON_CHARS = 2000
+"""How much of an event's JSON text a mark carries (the rest is cut, and says so)."""
+TICKS = 60
+"""At most this many intended occurrences per lane."""
+
+
+@dataclass(frozen=True)
+class Mark:
+    kind: str
+    """`create`, `dispatch`, `delete`, `inherited` (before the fork cut) or `violation`."""
+    time: int
+    line: int
+    index: int
+    json: str
+    note: str = ""
+
+
+def _json_text(entry: Entry) -> str:
+    text = entry.raw.decode("utf-8", "replace") if entry.raw is not None else str(entry.event)
+    return text if len(text) <= JSON_CHARS else text[:JSON_CHARS] + f"... ({len(text) - JSON_CHARS} more characters)"
+
+
+def _time(entry: Entry) -> int | None:
+    value = safe_integer(entry.event.get("time")) if entry.event is not None else None
+    return value if value is not None and -MAX_MS <= value <= MAX_MS else None
+
+
+def _schedule_id(entry: Entry, change: Any) -> str:
+    if isinstance(change, CreateChange):
+        return change.record.id
+    if isinstance(change, (DeleteChange, DispatchChange)):
+        return change.id
+    data = entry.event.get("data") if entry.event is not None else None
+    found = data.get("id") if isinstance(data, dict) else None
+    if found is None and isinstance(data, dict) and isinstance(data.get("schedule"), dict):
+        found = data["schedule"].get("id")
+    return found if isinstance(found, str) else "(no id)"
+
+
+def view(report: SessionReport, judgement: Judgement, size: int, key: int) -> dict[str, Any]:
+    """The session's picture data (see the module docstring)."""
+    profile = get_profile(report.profile.name if report.profile is not None else "calendar")
+    lanes: dict[str, dict[str, Any]] = {}
+    batches: dict[str, int] = {}
+    gates: list[list[int]] = []
+    cut_time: int | None = None
+    v = report.violation
+
+    def lane(schedule_id: str) -> dict[str, Any]:
+        if schedule_id not in lanes:
+            lanes[schedule_id] = {"id": schedule_id, "title": repr(schedule_id), "marks": [], "ticks": []}
+        return lanes[schedule_id]
+
+    for entry, step in judgement.steps:
+        t = _time(entry)
+        if t is None:
+            continue
+        violating = v is not None and v.index == entry.event_index
+        change: Any = step.change if step is not None else None
+        if change is None and entry.event is not None:
+            try:
+                change = decode_change(entry.event.get("data"), profile)
+            except ScheduleLogError:
+                change = None
+        inherited = step is None and not violating and _inherited(entry, report)
+        if not inherited and cut_time is None and _owned(entry, report):
+            cut_time = t
+        kind = "violation" if violating else "inherited" if inherited else _kind(change)
+        if step is None and not violating and not inherited:
+            continue  # after the violation: the fold stopped
+        note = ""
+        if isinstance(change, DispatchChange) and change.accepted_at is not None and not inherited:
+            batch = batches.setdefault(change.accepted_at, len(batches) + 1)
+            note = f"batch {batch}, accepted {change.accepted_at}"
+            accepted = parse_instant(change.accepted_at)
+            opens = profile.recurring_gate and accepted is not None and batch == len(batches) and not violating
+            if opens and accepted is not None and (not gates or gates[-1][0] != accepted):
+                gates.append([accepted, accepted + GATE_MS])
+        if isinstance(change, DispatchChange) and change.accepted_at is not None:
+            t = parse_instant(change.accepted_at) or t  # a recurring dispatch sits at its acceptance
+        target = lane(_schedule_id(entry, change))
+        target["marks"].append([kind, t, entry.line, entry.event_index, _json_text(entry), note])
+        if isinstance(change, CreateChange) and not inherited:
+            target["title"] = record_text(change.record)
+            target["ticks"] = _ticks(change.record)
+    related = [] if v is None else [{**r.to_json(), "meaning": r.meaning} for r in v.related]
+    return {
+        "key": key,
+        "path": report.path,
+        "session": report.session,
+        "verdict": str(report.verdict),
+        "events": report.events,
+        "bytes": size,
+        "profile": profile.name,
+        "seed": report.seed_length if isinstance(report.seed_length, int) else None,
+        "first": min((m[1] for lane_ in lanes.values() for m in lane_["marks"]), default=None),
+        "rule": v.rule if v is not None else next((f.code for f in report.findings if f.severity == "error"), None),
+        "violation": None
+        if v is None
+        else {
+            "rule": v.rule,
+            "meaning": describe(v.rule).replace("`", ""),
+            "message": v.message,
+            "index": v.index,
+            "line": v.line,
+            "pointer": v.pointer,
+            "related": related,
+        },
+        "findings": [[f.code, str(f.severity), f.line, f.message] for f in report.findings],
+        "lanes": list(lanes.values()),
+        "gates": gates,
+        "cut": cut_time,
+    }
+
+
+def _inherited(entry: Entry, report: SessionReport) -> bool:
+    seed = report.seed_length
+    return isinstance(seed, int) and entry.event_index < seed
+
+
+def _owned(entry: Entry, report: SessionReport) -> bool:
+    seed = report.seed_length
+    return isinstance(seed, int) and seed > 0 and entry.event_index >= seed
+
+
+def _kind(change: Any) -> str:
+    if isinstance(change, CreateChange):
+        return "create"
+    if isinstance(change, DeleteChange):
+        return "delete"
+    return "dispatch"
+
+
+def _ticks(record: Record) -> list[int]:
+    """The intended occurrences of a recurring record from its first target (at most TICKS)."""
+    if record.kind not in ("every", "cron"):
+        target = parse_instant(record.scheduled_at)
+        return [] if target is None else [target]
+    found = (parse_instant(t) for t in intended(record, TICKS))
+    return [t for t in found if t is not None]
+
+
+def session_view(path: str, key: int, reading: Reading = DEFAULT_READING) -> dict[str, Any]:
+    """One log's picture data (its size from the bytes read)."""
+    report, judgement = judge_log(SessionLog(path, reading))
+    if report.verdict is Verdict.UNREADABLE:
+        judgement = Judgement(None, None, ())
+    return view(report, judgement, file_size(path), key)
+
+
+def _view_group(task: tuple[Group, int, Reading]) -> list[dict[str, Any]]:
+    group, first, reading = task
+    return [session_view(path, first + n, reading) for n, (path, _) in enumerate(group)]
+
+
+def _task_size(task: tuple[Group, int, Reading]) -> int:
+    return group_bytes(task[0])
+
+
+def fleet_views(
+    paths: Sequence[str],
+    reading: Reading = DEFAULT_READING,
+    jobs: int = 1,
+    progress: Callable[[int], None] | None = None,
+) -> Iterator[dict[str, Any]]:
+    """Each log's picture data, keyed by its position, in input order (groups of logs in
+    `jobs` worker processes when jobs > 1, as verify reads them)."""
+    if jobs > 1:
+        tasks, first = [], 0
+        for group in grouped(paths):
+            tasks.append((group, first, reading))
+            first += len(group)
+        if len(tasks) > 1:
+            with in_processes(_view_group, tasks, jobs, progress, VERIFY_BUDGET, _task_size) as results:
+                for _, views in results:
+                    yield from views
+            return
+    for key, path in enumerate(paths):
+        view_ = session_view(path, key, reading)
+        if progress is not None:
+            progress(view_["bytes"])
+        yield view_

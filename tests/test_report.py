@@ -1,0 +1,167 @@
+"""`schedlog report`: the HTML report, rendered in headless Chromium (Debian's `chromium`, driven
+by Playwright), checked from its DOM; untrusted log text stays text."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from replay.cli import main
+
+from .conftest import ROOT
+from .sessionfiles import header, write_session
+
+SESSIONS = ROOT / "fixtures" / "sessions"
+DOCS = ROOT / "docs"
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]  # fmt: skip
+"""Chromium as root on a closed network: no sandbox, no background connections."""
+HOSTILE = '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2"> "quoted" \x1b[31m\u202e'
+T0 = 1785931200000
+
+
+def change(seq: int, data: dict[str, Any], time: int = T0) -> dict[str, Any]:
+    return {"type": "schedule/change", "seq": seq, "time": time, "data": {"version": 1, **data}}
+
+
+def report(tmp_path: Path, *paths: Path) -> Path:
+    out = tmp_path / "report.html"
+    result = CliRunner().invoke(main, ["report", *map(str, paths), "-o", str(out)], catch_exceptions=False)
+    assert result.exit_code in (0, 1), result.output
+    return out
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("playwright is not installed (the dev extra installs it)")
+    if not Path(CHROMIUM).is_file():
+        pytest.skip("no chromium: install Debian's chromium package (.ci/run does)")
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture()
+def hostile_log(tmp_path: Path) -> Path:
+    record = {"id": HOSTILE, "kind": "at", "prompt": HOSTILE, "scheduledAt": "2026-08-06T01:00:00.000Z"}
+    events = [
+        change(0, {"operation": "create", "schedule": record}),
+        change(1, {"operation": "create", "schedule": record}, T0 + 60_000),  # reused: corrupt, related
+    ]
+    return write_session(tmp_path / "hostile.session.jsonl", events, header(HOSTILE))
+
+
+class Page:
+    """A report opened in Chromium, with every console error and page error collected."""
+
+    def __init__(self, browser: Any, path: Path) -> None:
+        self.page = browser.new_page(viewport={"width": 1400, "height": 900})
+        self.errors: list[str] = []
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.url = path.as_uri()
+        self.page.goto(self.url)
+        self.page.wait_for_selector("tr.session-row")
+
+    def session(self, name: str) -> None:
+        key = self.page.locator("tr.session-row", has_text=name).first.get_attribute("data-key")
+        self.page.goto(f"{self.url}#session={key}")
+        self.page.wait_for_selector("svg.timeline")
+
+    def count(self, selector: str) -> int:
+        return int(self.page.locator(selector).count())
+
+
+def test_the_fleet_page_lists_every_session_with_counts_and_rules(browser: Any, tmp_path: Path) -> None:
+    page = Page(browser, report(tmp_path, SESSIONS))
+    assert page.count("tr.session-row") == 8
+    assert page.page.locator(".card[data-verdict=corrupt] b").text_content() == "5"
+    assert page.count("#rules tbody tr") == 5  # four fold/decode rules and format.seq-gap
+    first = page.page.locator("tr.session-row").first.get_attribute("data-verdict")
+    assert first == "corrupt"  # sorted by verdict, corrupt first
+    page.page.locator("th[data-key=events]").click()
+    events = [int(t) for t in page.page.locator("tr.session-row td.num:nth-child(4)").all_text_contents()]
+    assert events == sorted(events)
+    assert page.errors == []
+
+
+def test_a_session_view_draws_lanes_batches_gates_and_the_violation(
+    browser: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(ROOT)  # the paths shown as a user types them (this view is the README's picture)
+    page = Page(browser, report(tmp_path, Path("fixtures/sessions")))
+    page.session("gate-too-soon")
+    assert page.count("g.lane") == 2
+    assert page.count(".mark.violation") == 1 and page.count(".mark.related") == 1
+    assert page.page.locator(".mark.related").get_attribute("data-line") == "21"
+    assert page.count(".gate") == 1 and page.count(".tick") > 0
+    assert "fold.gate" in page.page.locator("#violation").text_content()
+    page.page.locator(".mark.violation").hover()
+    detail = page.page.locator("#detail").text_content()
+    assert detail.startswith("violation at line 23, event 29") and '"acceptedAt":"2026-08-05T12:07:00.000Z"' in detail
+    page.page.screenshot(path=str(tmp_path / "session.png"), clip={"x": 0, "y": 0, "width": 1400, "height": 520})
+    if os.environ.get("SCHEDLOG_UPDATE_DOCS"):
+        shutil.copy(tmp_path / "session.png", DOCS / "report-session.png")
+    assert page.errors == []
+
+
+def test_a_fork_child_shows_the_cut_and_its_inherited_events(browser: Any, tmp_path: Path) -> None:
+    page = Page(browser, report(tmp_path, SESSIONS))
+    page.session("fork-child")
+    assert page.count(".cut") == 1 and page.count(".mark.inherited") >= 1
+    assert page.errors == []
+
+
+def test_untrusted_text_stays_text(browser: Any, tmp_path: Path, hostile_log: Path) -> None:
+    out = report(tmp_path, hostile_log)
+    source = out.read_text()
+    assert "<script>window" not in source and "<img" not in source and "\x1b" not in source
+    page = Page(browser, out)
+    assert page.count("script") == 3  # the page's own: summary, data, code
+    page.session("hostile")
+    assert page.page.evaluate("window.__pwned") is None
+    assert page.count("img") == 0
+    label = page.page.locator("g.lane text.lane-label").first.text_content()
+    assert label.startswith("'<script>window.__pwned=1</script>")
+    violation = page.page.locator("#violation").text_content()
+    assert "fold.create.reuse" in violation and "related: line 2, event 0" in violation
+    assert page.errors == []
+
+
+def test_a_large_lane_is_aggregated(browser: Any, tmp_path: Path) -> None:
+    target = T0 + 300_000
+    record = {"id": "tick", "kind": "every", "prompt": "p", "everySeconds": 300}
+    events = [change(0, {"operation": "create", "schedule": {**record, "scheduledAt": _iso(target)}})]
+    for n in range(1, 5001):
+        accepted = target + (n - 1) * 300_000
+        events.append(change(n, {"operation": "dispatch", "id": "tick", "acceptedAt": _iso(accepted)}, accepted))
+    log = write_session(tmp_path / "busy.session.jsonl", events, header("busy"))
+    page = Page(browser, report(tmp_path, log))
+    page.session("busy")
+    assert page.count(".bin") > 100 and page.count(".mark") < 10
+    assert page.errors == []
+
+
+def _iso(ms: int) -> str:
+    from invariant import format_instant
+
+    return format_instant(ms)
+
+
+def test_the_readme_shows_the_screenshot() -> None:
+    png = DOCS / "report-session.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "docs/report-session.png" in (ROOT / "README.md").read_text()
