@@ -26,33 +26,34 @@ SHOWN_PER_OP = 5
 
 
 @dataclass(frozen=True)
-class Disagreement:
-    """A request the two implementations answer differently (after shrinking)."""
+class Asked:
+    """A named request put to the implementation."""
 
     name: str
-    op: str
     request: Request
+
+    @property
+    def line(self) -> str:
+        """The request as its protocol line (what the reproduction sends)."""
+        return request_line(self.request)
+
+
+@dataclass(frozen=True)
+class Disagreement(Asked):
+    """A request the two implementations answer differently (after shrinking)."""
+
+    op: str
     expected: Answer
     actual: Answer
     original_size: int
     """The length of the request line before shrinking."""
 
-    @property
-    def line(self) -> str:
-        return request_line(self.request)
-
 
 @dataclass(frozen=True)
-class ProtocolFailure:
+class ProtocolFailure(Asked):
     """The request during which the implementation broke the protocol, and how."""
 
-    name: str
-    request: Request
     detail: str
-
-    @property
-    def line(self) -> str:
-        return request_line(self.request)
 
 
 @dataclass
@@ -167,4 +168,4 @@ def _shrunk(implementation: Implementation, case: Case, expected: Answer, actual
     small = shrink(case.request, fails)
     size = len(request_line(case.request))
     theirs = {k: v for k, v in implementation.ask(small).items() if k != "tag"}
-    return Disagreement(case.name, case.op, small, _expected(small), theirs, size)
+    return Disagreement(case.name, small, case.op, _expected(small), theirs, size)
