@@ -27,6 +27,10 @@ from hypothesis import strategies as st
 
 from invariant import GATE_MS, MAX_MS, format_instant, parse_instant
 
+PROMPT_ALPHABET = 'ab ü"\\\n\t\u00a0\u2028\ufeff\U0001f600\ud800</>&'
+"""What prompts are drawn from: the characters that trip encoders and trims (whitespace inside
+a prompt, quotes, escapes, a line separator, a BOM, an astral and a lone surrogate, markup).
+An explicit alphabet also spares a first run Hypothesis's slow build of its Unicode tables."""
 START = 1_785_931_200_000  # 2026-08-05T12:00:00Z
 MINUTE = 60_000
 
@@ -58,7 +62,7 @@ class Model:
 @st.composite
 def owned_steps(draw: Any, model: Model, max_steps: int = 25) -> Model:
     """Up to `max_steps` steps of a correct owner (creates, deletes, dispatches, time, noise)."""
-    prompts = st.text(min_size=1, max_size=12).map(lambda s: "p" + s + "q")
+    prompts = st.text(PROMPT_ALPHABET, min_size=1, max_size=12).map(lambda s: "p" + s + "q")
     for _ in range(draw(st.integers(0, max_steps))):
         action = draw(st.sampled_from(["create", "create", "delete", "one-shot", "batch", "advance", "noise"]))
         if action == "advance":
