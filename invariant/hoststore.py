@@ -1,0 +1,357 @@
+"""The Host task store (`schedule.json`, host.md §1-§4): its shapes and the rules that make the
+Host refuse to open it.
+
+The Host opens its store all or nothing: one malformed task rejects the whole store. So a
+store is judged whole, and every finding is kept (not only the first), each with its rule id,
+its JSON pointer into the store and the task it belongs to. The shapes are `ObjectShape`s, as
+the log protocol's are, so that the JSON Schemas can be rendered from the same definitions.
+
+Choices (host.md leaves them to the toolkit): `global` must be `null` and `tables` holds only
+`tasks`; a `window`'s `start` and `end` are canonical instants; a history record's optional
+`prompt` is any string; the stored cron expression is checked for the spellings no canonical
+form holds (`hostcron.spelling_problems`), not against a guessed canonical algorithm.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from itertools import pairwise
+
+from .hostcron import HostCronError, parse_host_cron, spelling_problems
+from .jsvalue import MAX_SAFE_INTEGER, shown
+from .patterns import END, ZONE
+from .shapes import (
+    ArrayOf,
+    Boolean,
+    Enum,
+    Field,
+    Instant,
+    JsonSchema,
+    Nested,
+    ObjectShape,
+    Reject,
+    SafeInt,
+    Spec,
+    Text,
+    TrimmedText,
+)
+from .zones import resolve_zone
+
+MIN_EVERY_SECONDS = 60
+"""The Host's shortest `every` interval (the log protocol's is 300 s)."""
+TITLE_UNITS = 120
+
+
+@dataclass(frozen=True)
+class HostInstant(Spec):
+    """A canonical UTC instant of years 0001-9999 (the field's own rule when it is not)."""
+
+    description: str = ""
+
+    def check(self, value: object) -> object:
+        try:
+            return Instant().check(value)
+        except Reject as err:
+            raise Reject(err.message) from None
+
+    def schema(self) -> JsonSchema:
+        return Instant().schema()
+
+
+WALL_TIME = re.compile(r"(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]\.[0-9]{3}")
+
+
+@dataclass(frozen=True)
+class WallTime(Spec):
+    """A local wall time `HH:mm:ss.SSS`."""
+
+    description: str = ""
+
+    def check(self, value: object) -> object:
+        if type(value) is not str or WALL_TIME.fullmatch(value) is None:
+            raise Reject(f"must be a HH:mm:ss.SSS wall time, got {shown(value)}")
+        return value
+
+    def schema(self) -> JsonSchema:
+        return {"type": "string", "pattern": f"^{WALL_TIME.pattern}{END}"}
+
+
+@dataclass(frozen=True)
+class Weekdays(Spec):
+    """Non-empty, unique, ascending integers 1..7 (Monday 1 ... Sunday 7)."""
+
+    description: str = ""
+
+    def check(self, value: object) -> object:
+        days = ArrayOf(SafeInt(1, 7), min_items=1).check(value)
+        assert isinstance(days, list)
+        numbers = [int(d) for d in days]
+        if any(b <= a for a, b in pairwise(numbers)):
+            raise Reject(f"must be unique and ascending, got {shown(value)}")
+        return numbers
+
+    def schema(self) -> JsonSchema:
+        return {"type": "array", "items": SafeInt(1, 7).schema(), "minItems": 1, "uniqueItems": True}
+
+
+@dataclass(frozen=True)
+class KnownZone(Spec):
+    """`UTC` or an Area/Location name that ICU resolves; the stored spelling is kept."""
+
+    description: str = ""
+
+    def check(self, value: object) -> object:
+        if resolve_zone(value) is None:
+            raise Reject(f"{shown(value)} is not UTC or a zone name ICU resolves")
+        return value
+
+    def schema(self) -> JsonSchema:
+        return {"type": "string", "pattern": ZONE}
+
+
+@dataclass(frozen=True)
+class HostCronText(Spec):
+    """A five-field Host cron expression in a canonical spelling."""
+
+    description: str = ""
+
+    def check(self, value: object) -> object:
+        try:
+            parse_host_cron(value)
+        except HostCronError as err:
+            raise Reject(str(err), "host.cron.grammar") from None
+        assert isinstance(value, str)
+        problems = spelling_problems(value)
+        if problems:
+            raise Reject(f"{value!r} is not canonical: {problems[0]}", "host.cron.canonical")
+        return value
+
+    def schema(self) -> JsonSchema:
+        return {"type": "string"}
+
+
+def _f(name: str, spec: Spec, rule: str, meaning: str, optional: bool = False) -> Field:
+    return Field(name, spec, rule, meaning, optional)
+
+
+_COMMON = (
+    _f("id", TrimmedText(), "host.record.id", "The task's id (`schedule-<uuid>`; legacy `schedule-N`)."),
+    _f("kind", Text(), "host.record.kind", "after, at, every, daily, weekly or cron."),
+    _f(
+        "title",
+        TrimmedText(max_units=TITLE_UNITS, length_rule="host.record.title.length"),
+        "host.record.title",
+        "Trimmed, non-empty, at most 120 UTF-16 code units.",
+    ),
+    _f("prompt", TrimmedText(), "host.record.prompt", "The instruction delivered: trimmed, non-empty."),
+    _f("scheduledAt", HostInstant(), "host.record.scheduledAt", "The next target, or the final occurrence."),
+)
+_ZONE = _f("timeZone", KnownZone(), "host.record.timeZone", "UTC or a zone ICU resolves (spelling kept).")
+_TIME = _f("time", WallTime(), "host.record.time", "The local wall time, HH:mm:ss.SSS.")
+_EXTRA = {
+    "after": (_f("afterSeconds", SafeInt(1), "host.after.afterSeconds", "Seconds after creation: positive."),),
+    "at": (),
+    "every": (
+        _f(
+            "everySeconds",
+            SafeInt(MIN_EVERY_SECONDS, MAX_SAFE_INTEGER),
+            "host.every.everySeconds",
+            "The interval: at least 60 seconds.",
+        ),
+    ),
+    "daily": (_TIME, _ZONE),
+    "weekly": (_TIME, _ZONE, _f("weekdays", Weekdays(), "host.weekly.weekdays", "Days 1 (Monday) .. 7 (Sunday).")),
+    "cron": (
+        _f("expression", HostCronText(), "host.cron.grammar", "A five-field Host cron expression, canonical."),
+        _ZONE,
+    ),
+}
+RECORD_SHAPES = {
+    kind: ObjectShape(
+        f"host-{kind}-record", f"Host {kind} record", f"A Host schedule record of kind {kind}.", (*_COMMON, *extra)
+    )
+    for kind, extra in _EXTRA.items()
+}
+RECEIPT = ObjectShape(
+    "host-receipt",
+    "Delivery receipt",
+    "One delivery: the occurrence delivered, when, and the message that carried it.",
+    (
+        _f("scheduledAt", HostInstant(), "host.receipt.scheduledAt", "The occurrence delivered."),
+        _f("deliveredAt", HostInstant(), "host.receipt.deliveredAt", "When it was delivered."),
+        _f("messageId", TrimmedText(), "host.receipt.messageId", "The user/message that carried it."),
+    ),
+)
+HISTORY_RECORD = ObjectShape(
+    "host-history-record",
+    "Delivery history record",
+    "A retained receipt, with the prompt delivered.",
+    (*RECEIPT.fields, _f("prompt", Text(), "host.history.prompt", "The prompt delivered.", True)),
+)
+HISTORY = ObjectShape(
+    "host-history",
+    "Delivery history",
+    "The retained receipts, oldest first, and whether earlier ones are missing.",
+    (
+        _f("records", ArrayOf(Nested(HISTORY_RECORD)), "host.history.records", "Retained receipts, in append order."),
+        _f("earlierRecordsUnavailable", Boolean(), "host.history.unavailable", "Earlier receipts were never kept."),
+        _f("earlierRecordsPruned", Boolean(), "host.history.pruned", "Earlier receipts were pruned.", True),
+    ),
+)
+WINDOW = ObjectShape(
+    "host-window",
+    "Recurrence window",
+    "1.0.x: when a recurring task may fire.",
+    (
+        _f("start", HostInstant(), "host.window.start", "No occurrence before it.", True),
+        _f("end", HostInstant(), "host.window.end", "No occurrence after it.", True),
+        _ZONE,
+    ),
+)
+TASK = ObjectShape(
+    "host-task",
+    "Host task",
+    "One row of the `tasks` table: the record, its session, status and deliveries.",
+    (
+        _f("sessionId", TrimmedText(), "host.task.sessionId", "The session that created it and receives it."),
+        _f("record", Text(), "host.record", "A Host schedule record (six kinds)."),
+        _f("status", Enum(("active", "inactive")), "host.task.status", "Absent reads as active.", True),
+        _f("lastDelivery", Nested(RECEIPT), "host.receipt", "The latest delivery.", True),
+        _f("deliveryHistory", Nested(HISTORY), "host.history", "Retained deliveries.", True),
+        _f("window", Nested(WINDOW), "host.window", "When a recurring task may fire.", True),
+    ),
+)
+UNIT = {"name": "schedule", "version": 1}
+
+
+@dataclass(frozen=True)
+class HostFinding:
+    """A rule the store breaks, where (a JSON pointer into the store) and in which task."""
+
+    rule: str
+    pointer: str
+    task: str | None
+    message: str
+
+    def to_json(self) -> dict[str, object]:
+        return {"rule": self.rule, "pointer": self.pointer, "task": self.task, "message": self.message}
+
+
+def _escape(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def _object(value: object, shape: ObjectShape, pointer: str, task: str | None, keys_rule: str) -> Iterator[HostFinding]:
+    """Every way `value` breaks `shape`, nested objects looked into (not summarised)."""
+    if not isinstance(value, dict):
+        yield HostFinding(keys_rule, pointer, task, f"{shape.title} must be an object, got {shown(value)}")
+        return
+    for name in shape.required:
+        if name not in value:
+            yield HostFinding(keys_rule, pointer, task, f"{shape.title} lacks {name}")
+    for key in value:
+        if key not in shape.keys:
+            yield HostFinding(keys_rule, f"{pointer}/{_escape(key)}", task, f"{shape.title} has unexpected key {key}")
+    for f in shape.fields:
+        if f.name not in value or (f.name == "record" and shape is TASK):
+            continue
+        where = f"{pointer}/{f.name}"
+        if isinstance(f.spec, Nested):
+            yield from _object(value[f.name], f.spec.shape, where, task, f.rule + ".keys")
+            continue
+        if isinstance(f.spec, ArrayOf) and isinstance(f.spec.item, Nested) and isinstance(value[f.name], list):
+            for n, item in enumerate(value[f.name]):
+                yield from _object(item, f.spec.item.shape, f"{where}/{n}", task, f.rule + ".keys")
+            continue
+        try:
+            f.spec.check(value[f.name])
+        except Reject as err:
+            yield HostFinding(err.rule or f.rule, where, task, f"{f.name} {err.message}")
+
+
+def _record(value: object, pointer: str, task: str | None) -> Iterator[HostFinding]:
+    kind = value.get("kind") if isinstance(value, dict) else None
+    if not isinstance(value, dict) or type(kind) is not str or kind not in RECORD_SHAPES:
+        shown_kind = "missing" if isinstance(value, dict) and "kind" not in value else shown(kind)
+        what = f"kind {shown_kind} is not one of {', '.join(RECORD_SHAPES)}" if isinstance(value, dict) else "an object"
+        yield HostFinding(
+            "host.record.kind", pointer + ("/kind" if isinstance(value, dict) else ""), task, f"record {what}"
+        )
+        return
+    yield from _object(value, RECORD_SHAPES[kind], pointer, task, "host.record.keys")
+
+
+def _same_receipt(a: Mapping[str, object], b: Mapping[str, object]) -> bool:
+    return all(a.get(k) == b.get(k) for k in ("scheduledAt", "deliveredAt", "messageId"))
+
+
+def _deliveries(task: Mapping[str, object], pointer: str, task_id: str) -> Iterator[HostFinding]:
+    """History and lastDelivery agree; message ids are unique within the task."""
+    history, last = task.get("deliveryHistory"), task.get("lastDelivery")
+    records = history.get("records") if isinstance(history, dict) else None
+    if not isinstance(records, list):
+        return
+    seen: dict[object, int] = {}
+    for n, record in enumerate(records):
+        message = record.get("messageId") if isinstance(record, dict) else None
+        if isinstance(message, str):
+            if message in seen:
+                where = f"{pointer}/deliveryHistory/records/{n}/messageId"
+                text = f"message id {message!r} repeats record {seen[message]}"
+                yield HostFinding("host.history.duplicate-message", where, task_id, text)
+            seen.setdefault(message, n)
+    if not records:
+        if last is not None:
+            text = "an empty delivery history has no lastDelivery"
+            yield HostFinding("host.history.last-delivery", f"{pointer}/lastDelivery", task_id, text)
+        return
+    latest = records[-1]
+    if isinstance(latest, dict) and (not isinstance(last, dict) or not _same_receipt(latest, last)):
+        text = "lastDelivery must equal the latest history record (scheduledAt, deliveredAt, messageId)"
+        yield HostFinding("host.history.last-delivery", f"{pointer}/lastDelivery", task_id, text)
+
+
+def task_findings(key: str, task: object, pointer: str) -> Iterator[HostFinding]:
+    """Every rule of host.md §2-§4 one task (row `key`) breaks."""
+    yield from _object(task, TASK, pointer, key, "host.task.keys")
+    if not isinstance(task, dict):
+        return
+    if "record" in task:
+        yield from _record(task["record"], f"{pointer}/record", key)
+        record = task["record"]
+        if isinstance(record, dict) and "id" in record and record["id"] != key:
+            text = f"row key {key!r} differs from record.id {shown(record['id'])}"
+            yield HostFinding("host.task.key", f"{pointer}/record/id", key, text)
+    yield from _deliveries(task, pointer, key)
+
+
+def store_findings(store: object) -> list[HostFinding]:
+    """Every rule the store breaks (empty: the Host opens it)."""
+    found: list[HostFinding] = []
+    if not isinstance(store, dict):
+        return [HostFinding("host.store.shape", "", None, f"the store must be an object, got {shown(store)}")]
+    for key in store:
+        if key not in ("unit", "global", "tables"):
+            found.append(HostFinding("host.store.shape", f"/{_escape(key)}", None, f"unexpected key {key}"))
+    if store.get("unit") != UNIT or any(type(v) is bool for v in (store.get("unit") or {}).values()):
+        found.append(
+            HostFinding("host.store.unit", "/unit", None, f"unit must be {UNIT}, got {shown(store.get('unit'))}")
+        )
+    if store.get("global", 0) is not None:
+        found.append(HostFinding("host.store.shape", "/global", None, "global must be null"))
+    tables = store.get("tables")
+    tasks = tables.get("tasks") if isinstance(tables, dict) else None
+    if not isinstance(tables, dict) or set(tables) != {"tasks"} or not isinstance(tasks, dict):
+        found.append(HostFinding("host.store.shape", "/tables", None, "tables must be exactly {tasks: {...}}"))
+    if isinstance(tasks, dict):
+        for key, task in tasks.items():
+            found.extend(task_findings(key, task, f"/tables/tasks/{_escape(key)}"))
+    return found
+
+
+def is_store(value: object) -> bool:
+    """Whether a JSON value claims to be a Host task store (by its unit's name)."""
+    unit = value.get("unit") if isinstance(value, dict) else None
+    return isinstance(unit, dict) and unit.get("name") == "schedule"

@@ -1,0 +1,261 @@
+"""The Host task store (host.md §1-§4): a valid store opens; each single corruption is caught
+with its own rule id and pointer; random valid stores pass."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from invariant.hostcron import HostCronError, parse_host_cron, spelling_problems
+from invariant.hoststore import store_findings
+from invariant.instant import MAX_MS, MIN_MS, format_instant
+
+T = "/tables/tasks/schedule-a"
+RECEIPT = {"scheduledAt": "2026-08-05T13:00:00.000Z", "deliveredAt": "2026-08-05T13:00:01.000Z", "messageId": "m1"}
+RECORDS: dict[str, dict[str, Any]] = {
+    "after": {"afterSeconds": 30},
+    "at": {},
+    "every": {"everySeconds": 60},
+    "daily": {"time": "09:00:00.000", "timeZone": "US/Eastern"},
+    "weekly": {"time": "09:00:00.000", "timeZone": "Asia/Shanghai", "weekdays": [1, 3, 7]},
+    "cron": {"expression": "*/15 9-17 * * 1-5", "timeZone": "UTC"},
+}
+
+
+def task(kind: str = "weekly", task_id: str = "schedule-a") -> dict[str, Any]:
+    record = {"id": task_id, "kind": kind, "title": "Standup", "prompt": "join the call"}
+    record |= {"scheduledAt": "2026-08-06T01:00:00.000Z", **RECORDS[kind]}
+    return {
+        "sessionId": "session-1",
+        "record": record,
+        "status": "active",
+        "lastDelivery": dict(RECEIPT),
+        "deliveryHistory": {"records": [{**RECEIPT, "prompt": "join the call"}], "earlierRecordsUnavailable": False},
+    }
+
+
+def store(*tasks: dict[str, Any]) -> dict[str, Any]:
+    rows = {t["record"]["id"]: t for t in tasks} if tasks else {"schedule-a": task()}
+    return {"unit": {"name": "schedule", "version": 1}, "global": None, "tables": {"tasks": rows}}
+
+
+@pytest.mark.parametrize("kind", sorted(RECORDS))
+def test_a_valid_store_of_each_kind_opens(kind: str) -> None:
+    assert store_findings(store(task(kind))) == []
+    minimal = {"sessionId": "s", "record": task(kind)["record"]}  # no status, no deliveries
+    assert store_findings(store(minimal)) == []
+
+
+def rec(key: str, value: object) -> Callable[[dict[str, Any]], None]:
+    return lambda s: s["tables"]["tasks"]["schedule-a"]["record"].__setitem__(key, value)
+
+
+def row(key: str, value: object) -> Callable[[dict[str, Any]], None]:
+    return lambda s: s["tables"]["tasks"]["schedule-a"].__setitem__(key, value)
+
+
+def drop(key: str) -> Callable[[dict[str, Any]], None]:
+    return lambda s: s["tables"]["tasks"]["schedule-a"]["record"].pop(key)
+
+
+def hist(change: Callable[[dict[str, Any]], None]) -> Callable[[dict[str, Any]], None]:
+    return lambda s: change(s["tables"]["tasks"]["schedule-a"]["deliveryHistory"])
+
+
+def _second_receipt(h: dict[str, Any]) -> None:
+    h["records"].append({**RECEIPT, "deliveredAt": "2026-08-05T13:05:00.000Z", "messageId": "m2"})
+
+
+def _untrimmed_message(s: dict[str, Any]) -> None:
+    t = s["tables"]["tasks"]["schedule-a"]
+    del t["deliveryHistory"]  # a receipt without a history (written before histories existed)
+    t["lastDelivery"]["messageId"] = " m1"
+
+
+def _untrimmed_id(s: dict[str, Any]) -> None:
+    tasks = s["tables"]["tasks"]
+    tasks[" schedule-a"] = tasks.pop("schedule-a")
+    tasks[" schedule-a"]["record"]["id"] = " schedule-a"  # the row key agrees: only the id's rule
+
+
+CORRUPTIONS: dict[str, tuple[Callable[[dict[str, Any]], None], str, str]] = {
+    # name: (corruption, rule, pointer)
+    "unit": (lambda s: s.__setitem__("unit", {"name": "schedule", "version": 2}), "host.store.unit", "/unit"),
+    "store key": (lambda s: s.__setitem__("extra", 1), "host.store.shape", "/extra"),
+    "global": (lambda s: s.__setitem__("global", {}), "host.store.shape", "/global"),
+    "tables": (lambda s: s["tables"].__setitem__("other", {}), "host.store.shape", "/tables"),
+    "row key": (rec("id", "schedule-b"), "host.task.key", f"{T}/record/id"),
+    "task key": (row("updatedAt", 1), "host.task.keys", f"{T}/updatedAt"),
+    "task lacks record": (lambda s: s["tables"]["tasks"]["schedule-a"].pop("record"), "host.task.keys", T),
+    "session id": (row("sessionId", ""), "host.task.sessionId", f"{T}/sessionId"),
+    "status": (row("status", "paused"), "host.task.status", f"{T}/status"),
+    "kind": (rec("kind", "monthly"), "host.record.kind", f"{T}/record/kind"),
+    "record key": (rec("cron", "0 9 * * *"), "host.record.keys", f"{T}/record/cron"),
+    "record lacks key": (drop("time"), "host.record.keys", f"{T}/record"),
+    "record id": (_untrimmed_id, "host.record.id", "/tables/tasks/ schedule-a/record/id"),
+    "title empty": (rec("title", ""), "host.record.title", f"{T}/record/title"),
+    "title untrimmed": (rec("title", "Standup\u00a0"), "host.record.title", f"{T}/record/title"),
+    "title long": (rec("title", "x" * 121), "host.record.title.length", f"{T}/record/title"),
+    "title astral": (rec("title", "\U0001f600" * 61), "host.record.title.length", f"{T}/record/title"),
+    "prompt": (rec("prompt", " join"), "host.record.prompt", f"{T}/record/prompt"),
+    "instant millis": (
+        rec("scheduledAt", "2026-08-06T01:00:00Z"),
+        "host.record.scheduledAt",
+        f"{T}/record/scheduledAt",
+    ),
+    "instant date": (
+        rec("scheduledAt", "2026-02-30T01:00:00.000Z"),
+        "host.record.scheduledAt",
+        f"{T}/record/scheduledAt",
+    ),
+    "instant year 0": (
+        rec("scheduledAt", "0000-01-01T00:00:00.000Z"),
+        "host.record.scheduledAt",
+        f"{T}/record/scheduledAt",
+    ),
+    "time": (rec("time", "9:00"), "host.record.time", f"{T}/record/time"),
+    "zone shape": (rec("timeZone", "GMT"), "host.record.timeZone", f"{T}/record/timeZone"),
+    "zone offset": (rec("timeZone", "+08:00"), "host.record.timeZone", f"{T}/record/timeZone"),
+    "zone unknown": (rec("timeZone", "Mars/Olympus"), "host.record.timeZone", f"{T}/record/timeZone"),
+    "weekdays order": (rec("weekdays", [3, 1]), "host.weekly.weekdays", f"{T}/record/weekdays"),
+    "weekdays repeat": (rec("weekdays", [1, 1]), "host.weekly.weekdays", f"{T}/record/weekdays"),
+    "weekdays empty": (rec("weekdays", []), "host.weekly.weekdays", f"{T}/record/weekdays"),
+    "weekdays zero": (rec("weekdays", [0, 1]), "host.weekly.weekdays", f"{T}/record/weekdays"),
+    "receipt key": (row("lastDelivery", {**RECEIPT, "x": 1}), "host.receipt.keys", f"{T}/lastDelivery/x"),
+    "receipt message": (_untrimmed_message, "host.receipt.messageId", f"{T}/lastDelivery/messageId"),
+    "history key": (hist(lambda h: h.pop("earlierRecordsUnavailable")), "host.history.keys", f"{T}/deliveryHistory"),
+    "history record key": (
+        hist(lambda h: h["records"][0].__setitem__("target", "x")),
+        "host.history.records.keys",
+        f"{T}/deliveryHistory/records/0/target",
+    ),
+    "history duplicate message": (
+        hist(lambda h: h["records"].insert(0, {**RECEIPT, "deliveredAt": "2026-08-05T12:00:00.000Z"})),
+        "host.history.duplicate-message",
+        f"{T}/deliveryHistory/records/1/messageId",
+    ),
+    "last delivery not the latest": (hist(_second_receipt), "host.history.last-delivery", f"{T}/lastDelivery"),
+    "last delivery with an empty history": (
+        hist(lambda h: h["records"].clear()),
+        "host.history.last-delivery",
+        f"{T}/lastDelivery",
+    ),
+    "window": (row("window", {"start": "2026-01-01", "timeZone": "UTC"}), "host.window.start", f"{T}/window/start"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CORRUPTIONS))
+def test_each_single_corruption_is_caught_with_its_rule_and_pointer(name: str) -> None:
+    corrupt, rule, pointer = CORRUPTIONS[name]
+    value = store()
+    corrupt(value)
+    found = store_findings(value)
+    assert [(f.rule, f.pointer) for f in found] == [(rule, pointer)], found
+    assert all(f.task == (pointer.split("/")[3] if pointer.startswith("/tables/tasks/") else None) for f in found)
+
+
+KIND_CORRUPTIONS = {
+    "after": ("afterSeconds", 0, "host.after.afterSeconds"),
+    "every": ("everySeconds", 59, "host.every.everySeconds"),
+    "daily": ("time", "09:00:00", "host.record.time"),
+    "cron": ("expression", "0 9 * * MON", "host.cron.grammar"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(KIND_CORRUPTIONS))
+def test_each_kind_rule(kind: str) -> None:
+    key, value, rule = KIND_CORRUPTIONS[kind]
+    bad = task(kind)
+    bad["record"][key] = value
+    assert [(f.rule, f.pointer) for f in store_findings(store(bad))] == [(rule, f"{T}/record/{key}")]
+
+
+@pytest.mark.parametrize(
+    ("expression", "problem"),
+    [
+        ("0 09 * * *", "leading zero"),
+        ("0 9 * * 7", "Sunday is written 0"),
+        ("*/1 * * * *", "step of 1"),
+        ("5-5 * * * *", "range of one value"),
+        ("30,15 * * * *", "ascending"),
+        ("0  9 * * *", "single spaces"),
+    ],
+)
+def test_a_stored_cron_in_no_canonical_spelling_is_refused(expression: str, problem: str) -> None:
+    bad = task("cron")
+    bad["record"]["expression"] = expression
+    (finding,) = store_findings(store(bad))
+    assert finding.rule == "host.cron.canonical" and problem in finding.message
+
+
+@pytest.mark.parametrize(
+    "expression",
+    ["0 9 * * MON", "@daily", "0 9 * * 1#2", "0 9 L * *", "0 0 9 * * *", "5-1 * * * *", "*/0 * * * *", "1,,2 * * * *"],
+)
+def test_the_host_grammar_refuses(expression: str) -> None:
+    with pytest.raises(HostCronError):
+        parse_host_cron(expression)
+
+
+def test_the_host_grammar_reads_sunday_seven_as_zero_and_keeps_star_spelling() -> None:
+    cron = parse_host_cron("*/20 0 * * 5-7")
+    assert cron.values[4] == frozenset({5, 6, 0}) and cron.values[0] == frozenset({0, 20, 40})
+    assert cron.star == (True, False, True, True, False)
+    assert spelling_problems("*/20 0 * * 0,5-6") == []
+
+
+def test_every_finding_is_kept_not_only_the_first() -> None:
+    bad = store(task("weekly", "schedule-a"), task("after", "schedule-b"))
+    bad["tables"]["tasks"]["schedule-a"]["record"]["title"] = ""
+    bad["tables"]["tasks"]["schedule-b"]["record"]["afterSeconds"] = -1
+    bad["tables"]["tasks"]["schedule-b"]["status"] = "paused"
+    assert [(f.task, f.rule) for f in store_findings(bad)] == [
+        ("schedule-a", "host.record.title"),
+        ("schedule-b", "host.task.status"),
+        ("schedule-b", "host.after.afterSeconds"),
+    ]
+
+
+def test_a_store_that_is_not_an_object_or_has_no_tasks() -> None:
+    assert [f.rule for f in store_findings([])] == ["host.store.shape"]
+    assert [f.rule for f in store_findings({"unit": {"name": "schedule", "version": 1}, "global": None})] == [
+        "host.store.shape"
+    ]
+
+
+TITLES = st.text(st.characters(codec="utf-8", exclude_categories=("Zs", "Cc")), min_size=1, max_size=40)
+INSTANTS = st.integers(MIN_MS, MAX_MS).map(format_instant)
+
+
+@st.composite
+def valid_tasks(draw: Any, task_id: str) -> dict[str, Any]:
+    kind = draw(st.sampled_from(sorted(RECORDS)))
+    value = task(kind, task_id)
+    value["record"]["title"] = draw(TITLES)
+    value["record"]["scheduledAt"] = draw(INSTANTS)
+    if kind == "weekly":
+        value["record"]["weekdays"] = sorted(draw(st.sets(st.integers(1, 7), min_size=1)))
+    if kind == "every":
+        value["record"]["everySeconds"] = draw(st.integers(60, 2**53 - 1))
+    receipts = draw(st.lists(INSTANTS, max_size=4))
+    records = [{"scheduledAt": t, "deliveredAt": t, "messageId": f"m{n}"} for n, t in enumerate(receipts)]
+    value["deliveryHistory"]["records"] = records
+    if records:
+        value["lastDelivery"] = dict(records[-1])
+    else:
+        del value["lastDelivery"]
+    if draw(st.booleans()):
+        del value["status"]
+    return value
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.text("abcdef-", min_size=1, max_size=8), unique=True, max_size=6).flatmap(
+    lambda ids: st.tuples(*[valid_tasks(i) for i in ids])
+))  # fmt: skip
+def test_random_valid_stores_open(tasks: tuple[dict[str, Any], ...]) -> None:
+    assert store_findings(store(*tasks) if tasks else {**store(), "tables": {"tasks": {}}}) == []
