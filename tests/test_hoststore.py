@@ -3,7 +3,10 @@ with its own rule id and pointer; random valid stores pass."""
 
 from __future__ import annotations
 
+import json
+import shutil
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,7 +16,11 @@ from hypothesis import strategies as st
 from invariant.hostcron import HostCronError, parse_host_cron, spelling_problems
 from invariant.hoststore import store_findings
 from invariant.instant import MAX_MS, MIN_MS, format_instant
+from replay.logs.discover import STORE_NAME
 
+from .conftest import ROOT
+
+SESSIONS = ROOT / "fixtures" / "sessions"
 T = "/tables/tasks/schedule-a"
 RECEIPT = {"scheduledAt": "2026-08-05T13:00:00.000Z", "deliveredAt": "2026-08-05T13:00:01.000Z", "messageId": "m1"}
 RECORDS: dict[str, dict[str, Any]] = {
@@ -259,3 +266,49 @@ def valid_tasks(draw: Any, task_id: str) -> dict[str, Any]:
 ))  # fmt: skip
 def test_random_valid_stores_open(tasks: tuple[dict[str, Any], ...]) -> None:
     assert store_findings(store(*tasks) if tasks else {**store(), "tables": {"tasks": {}}}) == []
+
+
+# --- through schedlog verify ---------------------------------------------------------------------
+
+
+def verify(*args: str) -> tuple[int, str]:
+    from click.testing import CliRunner
+
+    from replay.cli import main
+
+    result = CliRunner().invoke(main, ["verify", *args], catch_exceptions=False)
+    return result.exit_code, result.output
+
+
+def test_verify_finds_a_store_in_a_walked_root_and_judges_it(tmp_path: Path) -> None:
+    root = tmp_path / "host"
+    (root / "sessions").mkdir(parents=True)
+    shutil.copy(SESSIONS / "valid" / "reminders.session.jsonl", root / "sessions" / "session.jsonl")
+    (root / STORE_NAME).write_text(json.dumps(store(task("weekly"), task("cron", "schedule-b"))))
+    code, out = verify(str(root))
+    assert code == 0, out
+    assert f"ok         {root / STORE_NAME}: Host task store, 2 task(s)" in out
+    assert "2 session(s): 2 ok" in out
+
+
+def test_verify_reports_a_corrupt_store_with_its_rule_pointer_and_task(tmp_path: Path) -> None:
+    bad = store(task("weekly"), task("daily", "schedule-b"))
+    bad["tables"]["tasks"]["schedule-a"]["record"]["weekdays"] = [2, 1]
+    bad["tables"]["tasks"]["schedule-b"]["status"] = "paused"
+    path = tmp_path / "backup-of-tasks.json"  # found by its content, whatever its name
+    path.write_text(json.dumps(bad))
+    code, out = verify(str(path))
+    assert code == 1
+    assert f"CORRUPT    {path}: host.weekly.weekdays: task 'schedule-a': weekdays must be unique" in out
+    assert "host.task.status: /tables/tasks/schedule-b/status (task 'schedule-b')" in out
+    code, out = verify("--format", "json", str(path))
+    (report,) = json.loads(out)
+    assert report["kind"] == "host-task-store" and report["verdict"] == "corrupt"
+    assert report["violation"]["pointer"] == "/tables/tasks/schedule-a/record/weekdays"
+
+
+def test_a_json_file_that_is_no_store_is_read_as_a_log(tmp_path: Path) -> None:
+    path = tmp_path / "other.json"
+    path.write_text('{"unit": {"name": "something-else"}}')
+    code, out = verify(str(path))
+    assert code == 2 and "UNREADABLE" in out

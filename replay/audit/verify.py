@@ -174,6 +174,8 @@ class SessionReport:
     generation: int | None = None
     """The version the file's canonical name identifies (`session.v4.jsonl.zstd`: 4), None for
     any other name."""
+    store: bool = False
+    """A Host task store (`schedule.json`), not a session log: `events` counts its tasks."""
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -190,6 +192,7 @@ class SessionReport:
             "formatVersion": self.format_version,
             "generation": self.generation,
             **(self.profile.to_json() if self.profile is not None else {}),
+            **({"kind": "host-task-store"} if self.store else {}),
         }
 
     def row(self) -> dict[str, object]:
@@ -401,7 +404,14 @@ def verify_path(
     data: Data | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> SessionReport:
-    """Verify one file (or `data` read from stdin, reported under `path`)."""
+    """Verify one file (or `data` read from stdin, reported under `path`): a session log, or a
+    Host task store (recognised by its content)."""
+    if data is None:
+        from replay.audit.hoststore import store_report  # (it builds on this module's reports)
+
+        report = store_report(path)
+        if report is not None:
+            return report
     return verify_log(SessionLog(path, reading, data, progress))
 
 

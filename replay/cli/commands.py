@@ -45,7 +45,7 @@ from replay.duck.build import TargetError
 from replay.duck.build import replay as replay_logs
 from replay.duck.query import QueryError, inspect_db, query_rows
 from replay.duck.verdicts import write_verdicts
-from replay.logs.discover import STDIN, discover, in_shard, read_path_list
+from replay.logs.discover import STDIN, STORE_NAME, discover, in_shard, read_path_list
 from replay.logs.logfile import Data, read_stream
 from replay.reading import AUTO, Mode, Reading
 from replay.schemafiles import stale_schemas, write_schemas
@@ -128,7 +128,8 @@ def selection_options(command: F) -> F:
         shard = kwargs.pop("shard")
         if shard is not None:  # by each file's path as discovered, so that a directory is split too
             index, count = shard
-            paths = [p for p in discover(paths) if p == STDIN or in_shard(p, index, count)]  # may be none
+            found = discover(paths, stores=True)
+            paths = [p for p in found if p == STDIN or in_shard(p, index, count)]  # may be none
         return command(*args, paths=tuple(paths), **kwargs)
 
     options = (
@@ -261,7 +262,7 @@ def verify(paths: tuple[str, ...], fmt: Format, output: str | None, reading: Rea
     """
     if (fmt is Format.PARQUET) != (output is not None):
         raise click.UsageError("--format parquet and --output DIR go together")
-    files = list(discover(paths))
+    files = list(discover(paths, stores=True))
     stdin = _stdin() if STDIN in paths else None
     if not files and paths:  # (no paths at all: a shard that holds none of the logs, judged as such)
         raise click.UsageError(NO_LOGS)
@@ -508,6 +509,10 @@ def replay(paths: tuple[str, ...], db: str, fmt: Format, reading: Reading, jobs:
     _terminate_cleanly()
     started, clock = datetime.now(UTC), time.perf_counter()
     files = list(discover(paths))
+    stores = [p for p in files if os.path.basename(p) == STORE_NAME]
+    if stores:  # (a shard of a Host root holds them) the database has no Host tables yet
+        files = [p for p in files if p not in stores]
+        click.echo(printable(f"note: {len(stores)} Host task store(s) not replayed: verify judges them"), err=True)
     if not files:
         raise click.UsageError(NO_LOGS)
     stdin = _stdin() if STDIN in paths else None

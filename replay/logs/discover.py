@@ -11,9 +11,11 @@ from invariant.logshapes import file_version
 
 LOG_SUFFIXES = (".jsonl", ".jsonl.zstd")
 STDIN = "-"
+STORE_NAME = "schedule.json"
+"""The Host task store's file name (host.md §1)."""
 
 
-def discover(paths: Iterable[str]) -> Iterator[str]:
+def discover(paths: Iterable[str], stores: bool = False) -> Iterator[str]:
     """Expand inputs: files as given, directories walked (sorted) for *.jsonl / *.jsonl.zstd.
 
     A walk skips what exists but is not a regular file: a named pipe found there (one named like
@@ -24,13 +26,14 @@ def discover(paths: Iterable[str]) -> Iterator[str]:
     one session directory (`session.jsonl`, `session.v4.jsonl.zstd`, ...) a walk yields the one
     the runtime loads, the highest (formats.md §2); its report names the others. A directory
     the walk cannot list is yielded too, and read as unreadable: an audit never reads less than
-    it was asked to without saying so.
+    it was asked to without saying so. With `stores`, a walk also yields the Host task stores
+    (`schedule.json`) it meets.
     """
     seen: set[object] = set()
     for path in paths:
         walked = path != STDIN and os.path.isdir(path)
         if walked:
-            found, unlisted = _walk(path)
+            found, unlisted = _walk(path, stores)
             named = sorted(found) + sorted(unlisted)
         else:
             named = [path]
@@ -61,15 +64,17 @@ def read_path_list(text: str) -> list[str]:
     return [line for line in text.split("\n") if line.strip()]
 
 
-def _walk(top: str) -> tuple[list[str], list[str]]:
-    """The logs under `top` (the current generation of each session directory), and the
-    directories that could not be listed."""
+def _walk(top: str, stores: bool = False) -> tuple[list[str], list[str]]:
+    """The logs under `top` (the current generation of each session directory), with `stores`
+    the Host task stores too, and the directories that could not be listed."""
     found: list[str] = []
     unlisted: list[str] = []
     for root, dirs, files in os.walk(top, onerror=lambda err: unlisted.append(err.filename)):
         dirs.sort()
         logs = [f for f in files if f.endswith(LOG_SUFFIXES)]
         found.extend(os.path.join(root, f) for f in current_generations(logs))
+        if stores and STORE_NAME in files:
+            found.append(os.path.join(root, STORE_NAME))
     return found, unlisted
 
 

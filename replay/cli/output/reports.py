@@ -42,6 +42,8 @@ def text_line(r: SessionReport) -> str:
         head = f"CORRUPT    {_location(r)}{who}: {v.rule}: {v.message} ({where}{', ' + v.pointer if v.pointer else ''})"
     elif r.verdict is Verdict.CORRUPT:
         head = f"CORRUPT    {r.path}{who}: the log format is refused (see below)"
+    elif r.store:
+        head = f"ok         {r.path}: Host task store, {r.events} task(s)"
     else:
         active = 0 if r.folded is None else len(r.folded.active)
         head = (
