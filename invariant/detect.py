@@ -120,6 +120,19 @@ def message_evidence(event: Mapping[str, object]) -> tuple[list[Clue], int]:
     return clues, delivered
 
 
+def host_message_id(event: Mapping[str, object]) -> str | None:
+    """The id of a reminder the Host delivered (a `user/message` whose source kind is
+    `schedule`), the one its receipt names; None for any other event."""
+    data = event.get("data")
+    if event.get("type") != "user/message" or not isinstance(data, Mapping):
+        return None
+    source = data.get("source")
+    found = data.get("id")
+    return (
+        found if isinstance(source, Mapping) and source.get("kind") == "schedule" and isinstance(found, str) else None
+    )
+
+
 def _text_clues(text: str) -> list[Clue]:
     clues = []
     if "[SCHEDULE REMINDER" in text:

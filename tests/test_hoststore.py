@@ -312,3 +312,87 @@ def test_a_json_file_that_is_no_store_is_read_as_a_log(tmp_path: Path) -> None:
     path.write_text('{"unit": {"name": "something-else"}}')
     code, out = verify(str(path))
     assert code == 2 and "UNREADABLE" in out
+
+
+# --- a Host root: the store against the session logs beside it -------------------------------------
+
+
+def reminder(seq: int, message_id: str) -> dict[str, Any]:
+    content = [{"type": "text", "text": "[SCHEDULE REMINDER]\nstand-up"}]
+    data = {"id": message_id, "role": "user", "content": content, "source": {"kind": "schedule"}}
+    return {"type": "user/message", "seq": seq, "time": 0, "data": data}
+
+
+def host_root(tmp_path: Path, messages: dict[str, list[str]], tasks: list[dict[str, Any]]) -> Path:
+    """A root: the store, and one session directory per session id holding its reminder messages."""
+    from .sessionfiles import ev, header, write_session
+
+    root = tmp_path / "root"
+    for n, (session_id, ids) in enumerate(messages.items()):
+        folder = root / f"--work--{n}" / session_id
+        folder.mkdir(parents=True)
+        events = [ev(0), *(reminder(k + 1, m) for k, m in enumerate(ids))]
+        write_session(folder / "session.jsonl", events, header(session_id))
+    (root / STORE_NAME).write_text(json.dumps(store(*tasks)))
+    return root
+
+
+def delivered(task_id: str, session_id: str, *message_ids: str, pruned: bool = False) -> dict[str, Any]:
+    value = task("daily", task_id)
+    value["sessionId"] = session_id
+    records = [{**RECEIPT, "messageId": m} for m in message_ids]
+    history: dict[str, Any] = {"records": records, "earlierRecordsUnavailable": False}
+    if pruned:
+        history["earlierRecordsPruned"] = True
+    value["deliveryHistory"] = history
+    if records:
+        value["lastDelivery"] = dict(records[-1])
+    else:
+        del value["lastDelivery"]
+    return value
+
+
+def root_codes(root: Path) -> list[tuple[str, str]]:
+    code, out = verify("--format", "json", str(root))
+    assert code == 0, out
+    (store_report,) = [r for r in json.loads(out) if r.get("kind") == "host-task-store"]
+    return [(f["code"], f["message"]) for f in store_report["formatFindings"]]
+
+
+def test_a_consistent_root_is_quiet(tmp_path: Path) -> None:
+    tasks = [delivered("schedule-a", "s1", "m1", "m2"), delivered("schedule-b", "s2", "m3")]
+    assert root_codes(host_root(tmp_path, {"s1": ["m1", "m2"], "s2": ["m3"]}, tasks)) == []
+
+
+def test_a_receipt_without_its_message(tmp_path: Path) -> None:
+    tasks = [delivered("schedule-a", "s1", "m1", "m2")]
+    (finding,) = root_codes(host_root(tmp_path, {"s1": ["m1"]}, tasks))
+    assert finding[0] == "host.receipt.unmatched" and "'m2'" in finding[1] and "'schedule-a'" in finding[1]
+
+
+def test_a_message_without_its_receipt_unless_pruned(tmp_path: Path) -> None:
+    (finding,) = root_codes(host_root(tmp_path, {"s1": ["m0", "m1"]}, [delivered("schedule-a", "s1", "m1")]))
+    assert finding[0] == "host.message.unreceipted" and "'m0'" in finding[1]
+    pruned = [delivered("schedule-a", "s1", "m1", pruned=True)]
+    assert root_codes(host_root(tmp_path / "p", {"s1": ["m0", "m1"]}, pruned)) == []
+
+
+def test_a_task_whose_session_has_no_log(tmp_path: Path) -> None:
+    tasks = [delivered("schedule-a", "s1", "m1"), delivered("schedule-b", "gone", "m9")]
+    (finding,) = root_codes(host_root(tmp_path, {"s1": ["m1"]}, tasks))
+    assert finding[0] == "host.session.missing" and "'gone'" in finding[1]
+
+
+def test_legacy_reminders_still_active_in_a_host_era_log_are_named(tmp_path: Path) -> None:
+    from .sessionfiles import header, write_session
+
+    record = {"id": "schedule-1", "kind": "at", "prompt": "p", "scheduledAt": "2026-08-06T01:00:00.000Z"}
+    legacy = {
+        "type": "schedule/change",
+        "seq": 1,
+        "time": 0,
+        "data": {"version": 1, "operation": "create", "schedule": record},
+    }
+    path = write_session(tmp_path / "session.jsonl", [reminder(0, "m1"), legacy], header("s1"))
+    code, out = verify(str(path))
+    assert code == 0 and "host.legacy-reminders" in out and "still active, never to fire: 'schedule-1'" in out

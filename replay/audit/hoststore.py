@@ -1,73 +1,84 @@
-"""Judging a Host task store file (`schedule.json`) with the verdict vocabulary of a session.
+"""A Host root: the task store against the session logs beside it (host.md §6).
 
-A store is recognised by its content (a JSON object whose `unit` names `schedule`), wherever it
-is named; `verify` walks find the ones named `schedule.json`. It is `corrupt` when the Host
-would refuse to open it (any finding of host.md §1-§4), with the first finding as its
-violation and every other one as a finding, each located by JSON pointer and task id.
+The store itself is judged with the sessions (`verify.store_report`); this is what only the
+whole root can tell: receipts without their message, messages without a receipt, tasks whose
+session has no log.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
 
-from invariant.hoststore import is_store, store_findings
-from replay.audit.verify import SessionReport, Verdict, Violation
-from replay.logs.discover import LOG_SUFFIXES, STORE_NAME
-from replay.logs.jsonline import JsonLineError, parse_json_line
+from replay.audit.verify import SessionReport, Verdict, store_value
 from replay.logs.logfile import Finding, Severity
 
-CORRUPT_TASK_STORE = "corrupt_task_store"
-"""The code of a store the Host refuses to open."""
-SNIFF_BYTES = 4096
-MAX_STORE_BYTES = 1 << 30
+
+def _receipts(task: dict[str, Any]) -> tuple[set[str], bool]:
+    """The message ids a task's receipts name, and whether earlier receipts may be missing."""
+    ids: set[str] = set()
+    last = task.get("lastDelivery")
+    if isinstance(last, dict) and isinstance(last.get("messageId"), str):
+        ids.add(last["messageId"])
+    history = task.get("deliveryHistory")
+    pruned = not isinstance(history, dict)
+    if isinstance(history, dict):
+        pruned = bool(history.get("earlierRecordsPruned")) or bool(history.get("earlierRecordsUnavailable"))
+        for record in history.get("records") or []:
+            if isinstance(record, dict) and isinstance(record.get("messageId"), str):
+                ids.add(record["messageId"])
+    return ids, pruned
 
 
-def _store_value(path: str) -> object | None:
-    """The file's JSON value when it may be a Host task store (None: read it as a session log)."""
-    if path.endswith(LOG_SUFFIXES) or path == "<stdin>":
-        return None
-    try:
-        with open(path, "rb") as f:
-            head = f.read(SNIFF_BYTES)
-            if os.path.basename(path) != STORE_NAME and (not head.lstrip().startswith(b"{") or b'"unit"' not in head):
-                return None
-            data = head + f.read(MAX_STORE_BYTES)
-    except OSError:
-        return None
-    try:
-        value = parse_json_line(data)
-    except JsonLineError:
-        return None
-    return value if is_store(value) else None
-
-
-def store_report(path: str) -> SessionReport | None:
-    """The store's report, or None when the file is not a Host task store."""
-    value = _store_value(path)
-    if value is None:
-        return None
-    found = store_findings(value)
+def root_findings(store: SessionReport, sessions: Sequence[SessionReport]) -> list[Finding]:
+    """The store against the session logs beside it (host.md §6): every retained receipt names a
+    Host reminder message in its task's session; every such message has a receipt (unless that
+    session's history was pruned); every task's session has a log."""
+    value = store_value(store.path)
     tables = value.get("tables") if isinstance(value, dict) else None
     tasks = tables.get("tasks") if isinstance(tables, dict) else None
-    count = len(tasks) if isinstance(tasks, dict) else 0
-    violation = None
-    if found:
-        first = found[0]
-        where = f"task {first.task!r}: " if first.task is not None else ""
-        violation = Violation(CORRUPT_TASK_STORE, first.rule, None, None, None, first.pointer, where + first.message)
-    findings = tuple(
-        Finding(f.rule, Severity.ERROR, f"{f.pointer}" + (f" (task {f.task!r})" if f.task else "") + f": {f.message}")
-        for f in found[1:]
-    )
-    return SessionReport(
-        path=path,
-        session=None,
-        seed_length=None,
-        events=count,
-        schedule_events=count,
-        verdict=Verdict.CORRUPT if found else Verdict.OK,
-        violation=violation,
-        findings=findings,
-        folded=None,
-        store=True,
-    )
+    if not isinstance(tasks, dict):
+        return []
+    by_session = {r.session: r for r in sessions if r.session is not None and not r.store}
+    found: list[Finding] = []
+    named: dict[str, set[str]] = {}
+    pruned: set[str] = set()
+    for key, task in tasks.items():
+        if not isinstance(task, dict) or not isinstance(session_id := task.get("sessionId"), str):
+            continue
+        ids, may_miss = _receipts(task)
+        named.setdefault(session_id, set()).update(ids)
+        if may_miss:
+            pruned.add(session_id)
+        log = by_session.get(session_id)
+        if log is None:
+            text = f"task {key!r}: its session {session_id!r} has no log under {os.path.dirname(store.path) or '.'}"
+            found.append(Finding("host.session.missing", Severity.WARNING, text))
+            continue
+        for message in sorted(ids - set(log.host_messages)):
+            text = f"task {key!r}: receipt {message!r} names no Host reminder message in {log.path}"
+            found.append(Finding("host.receipt.unmatched", Severity.WARNING, text))
+    for session_id, log in by_session.items():
+        if session_id in pruned:
+            continue
+        for message in sorted(set(log.host_messages) - named.get(session_id, set())):
+            text = f"Host reminder message {message!r} in {log.path} has no receipt in the store"
+            found.append(Finding("host.message.unreceipted", Severity.WARNING, text))
+    return found
+
+
+def cross_checked(reports: Sequence[SessionReport]) -> list[SessionReport]:
+    """The reports, each Host task store's with its root's cross-check findings added (the
+    session logs under the store's directory form its root)."""
+    out = list(reports)
+    for n, report in enumerate(out):
+        if not report.store or report.verdict is not Verdict.OK:
+            continue
+        root = os.path.dirname(os.path.abspath(report.path))
+        beside = [r for r in out if not r.store and os.path.abspath(r.path).startswith(root + os.sep)]
+        extra = root_findings(report, beside)
+        if extra:
+            out[n] = replace(report, findings=(*report.findings, *extra))
+    return out

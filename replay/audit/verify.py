@@ -24,14 +24,18 @@ from invariant.detect import (
     choose,
     era_clue,
     folds_may_differ,
+    host_message_id,
     message_evidence,
 )
+from invariant.hoststore import is_store, store_findings
 from invariant.jsvalue import safe_integer
 from invariant.logshapes import file_version
 from invariant.profiles import Profile, get_profile
 from replay.audit.fanout import Group, group_bytes, grouped, in_processes
 from replay.logs import deepjson
 from replay.logs.chunks import ChunkRow
+from replay.logs.discover import LOG_SUFFIXES, STORE_NAME
+from replay.logs.jsonline import JsonLineError, parse_json_line
 from replay.logs.logfile import Data, Entry, Finding, SessionLog, Severity
 from replay.reading import DEFAULT_READING, Reading
 
@@ -176,6 +180,8 @@ class SessionReport:
     any other name."""
     store: bool = False
     """A Host task store (`schedule.json`), not a session log: `events` counts its tasks."""
+    host_messages: tuple[str, ...] = ()
+    """The ids of the reminder messages the Host delivered to this session (receipts name them)."""
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -193,6 +199,7 @@ class SessionReport:
             "generation": self.generation,
             **(self.profile.to_json() if self.profile is not None else {}),
             **({"kind": "host-task-store"} if self.store else {}),
+            **({"hostMessages": list(self.host_messages)} if self.host_messages else {}),
         }
 
     def row(self) -> dict[str, object]:
@@ -314,14 +321,18 @@ def judge(
         return Judgement(None, _violation(err, header_line, changes, header_line), tuple(steps))
 
 
-def _host_era(delivered: int, changes: int) -> list[Finding]:
+def _host_era(delivered: int, changes: int, folded: Folded | None) -> list[Finding]:
     """The reminders the Host delivered, as information (a Host-era log has no schedule stream:
-    an empty fold, valid); legacy schedule/change reminders beside them are worth a warning."""
+    an empty fold, valid); legacy schedule/change reminders beside them are worth a warning,
+    and those still active (the Host never fires them) say which."""
     if not delivered:
         return []
     found = [Finding("host.reminders", Severity.INFO, f"{delivered} reminder message(s) delivered by the Host")]
     if changes:
         message = f"{changes} legacy schedule/change event(s) in a log the Host schedule service delivered to"
+        active = [] if folded is None else [r.id for r in folded.active]
+        if active:
+            message += f"; still active, never to fire: {', '.join(map(repr, active))}"
         found.append(Finding("host.legacy-reminders", Severity.WARNING, message))
     return found
 
@@ -338,6 +349,7 @@ def judge_log(log: SessionLog, sink: SessionSink | None = None) -> tuple[Session
     changes: list[Entry] = []
     clues: list[Clue] = []
     accepted: list[str] = []
+    messages: list[str] = []
     delivered = 0
     for entry in log.entries(schedule_only=True, others=None if sink is None else sink.other_record):
         event = entry.event
@@ -353,6 +365,8 @@ def judge_log(log: SessionLog, sink: SessionSink | None = None) -> tuple[Session
             found, host = message_evidence(event)
             clues.extend(found)
             delivered += host
+            if host and (message := host_message_id(event)) is not None:
+                messages.append(message)
             if sink is not None:
                 sink.other_record(entry.line, entry.event_index, event, entry.row, entry.raw)
     seed = log.reading.seed_for(log.seed_length)
@@ -389,13 +403,76 @@ def judge_log(log: SessionLog, sink: SessionSink | None = None) -> tuple[Session
         schedule_events=len(changes),
         verdict=verdict,
         violation=judgement.violation,
-        findings=(*log.findings, *_host_era(delivered, len(changes))),
+        findings=(*log.findings, *_host_era(delivered, len(changes), folded)),
         folded=folded,
         format_version=log.version,
         profile=ProfileChoice.of(profile, detection, others),
         generation=file_version(os.path.basename(log.path)),
+        host_messages=tuple(messages),
     )
     return report, judgement
+
+
+# --- Host task stores --------------------------------------------------------------------------
+
+CORRUPT_TASK_STORE = "corrupt_task_store"
+"""The code of a store the Host refuses to open."""
+SNIFF_BYTES = 4096
+MAX_STORE_BYTES = 1 << 30
+
+
+def store_value(path: str) -> object | None:
+    """The file's JSON value when it may be a Host task store (None: read it as a session log)."""
+    if path.endswith(LOG_SUFFIXES) or path == "<stdin>":
+        return None
+    try:
+        with open(path, "rb") as f:
+            head = f.read(SNIFF_BYTES)
+            if os.path.basename(path) != STORE_NAME and (not head.lstrip().startswith(b"{") or b'"unit"' not in head):
+                return None
+            data = head + f.read(MAX_STORE_BYTES)
+    except OSError:
+        return None
+    try:
+        value = parse_json_line(data)
+    except JsonLineError:
+        return None
+    return value if is_store(value) else None
+
+
+def store_report(path: str) -> SessionReport | None:
+    """A Host task store's report, or None when the file is not one: recognised by its content
+    (a JSON object whose `unit` names `schedule`), wherever it is named. It is corrupt when the
+    Host would refuse to open it (host.md §1-§4): the first finding is its violation, every
+    other one a finding, each located by JSON pointer and task id."""
+    value = store_value(path)
+    if value is None:
+        return None
+    found = store_findings(value)
+    tables = value.get("tables") if isinstance(value, dict) else None
+    tasks = tables.get("tasks") if isinstance(tables, dict) else None
+    count = len(tasks) if isinstance(tasks, dict) else 0
+    violation = None
+    if found:
+        first = found[0]
+        where = f"task {first.task!r}: " if first.task is not None else ""
+        violation = Violation(CORRUPT_TASK_STORE, first.rule, None, None, None, first.pointer, where + first.message)
+    findings = tuple(
+        Finding(f.rule, Severity.ERROR, f"{f.pointer}" + (f" (task {f.task!r})" if f.task else "") + f": {f.message}")
+        for f in found[1:]
+    )
+    return SessionReport(
+        path=path,
+        session=None,
+        seed_length=None,
+        events=count,
+        schedule_events=count,
+        verdict=Verdict.CORRUPT if found else Verdict.OK,
+        violation=violation,
+        findings=findings,
+        folded=None,
+        store=True,
+    )
 
 
 def verify_path(
@@ -407,8 +484,6 @@ def verify_path(
     """Verify one file (or `data` read from stdin, reported under `path`): a session log, or a
     Host task store (recognised by its content)."""
     if data is None:
-        from replay.audit.hoststore import store_report  # (it builds on this module's reports)
-
         report = store_report(path)
         if report is not None:
             return report

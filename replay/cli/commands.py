@@ -28,6 +28,7 @@ from replay.audit.candidate import CandidateInputError, check_log_candidate
 from replay.audit.cronreport import describe_cron
 from replay.audit.explain import explain_path
 from replay.audit.fanout import file_size as _size
+from replay.audit.hoststore import cross_checked
 from replay.audit.sessionview import fleet_views
 from replay.audit.verify import SessionReport, Verdict, verify_paths
 from replay.cli.output import Format, emit, format_option, json_document, to_terminal
@@ -268,7 +269,7 @@ def verify(paths: tuple[str, ...], fmt: Format, output: str | None, reading: Rea
         raise click.UsageError(NO_LOGS)
     started, clock = datetime.now(UTC), time.perf_counter()
     with _progress(files, "reading") as progress:
-        reports = list(verify_paths([p for p in files if p != STDIN], reading, jobs, stdin, progress))
+        reports = cross_checked(list(verify_paths([p for p in files if p != STDIN], reading, jobs, stdin, progress)))
     run = report_output.Run(started, time.perf_counter() - clock, _version("schedlog"))
     if output is not None:
         with _writing(Path(output)):
