@@ -23,14 +23,17 @@ from .hostcron import HostCronError, parse_host_cron, spelling_problems
 from .jsvalue import MAX_SAFE_INTEGER, shown
 from .patterns import END, ZONE
 from .shapes import (
+    ZONE_SHAPE,
     ArrayOf,
     Boolean,
+    Const,
     Enum,
     Field,
     Instant,
     JsonSchema,
     Nested,
     ObjectShape,
+    OneOf,
     Reject,
     SafeInt,
     Spec,
@@ -88,8 +91,10 @@ class Weekdays(Spec):
         days = ArrayOf(SafeInt(1, 7), min_items=1).check(value)
         assert isinstance(days, list)
         numbers = [int(d) for d in days]
+        if len(set(numbers)) != len(numbers):
+            raise Reject(f"must be unique, got {shown(value)}")
         if any(b <= a for a, b in pairwise(numbers)):
-            raise Reject(f"must be unique and ascending, got {shown(value)}")
+            raise Reject(f"must be ascending, got {shown(value)}", "host.weekly.weekdays.order")
         return numbers
 
     def schema(self) -> JsonSchema:
@@ -103,8 +108,10 @@ class KnownZone(Spec):
     description: str = ""
 
     def check(self, value: object) -> object:
+        if type(value) is not str or (value != "UTC" and ZONE_SHAPE.fullmatch(value) is None):
+            raise Reject(f"must be UTC or an Area/Location zone name, got {shown(value)}")
         if resolve_zone(value) is None:
-            raise Reject(f"{shown(value)} is not UTC or a zone name ICU resolves")
+            raise Reject(f"{shown(value)} is not a zone name ICU resolves", "host.record.timeZone.unknown")
         return value
 
     def schema(self) -> JsonSchema:
@@ -118,6 +125,8 @@ class HostCronText(Spec):
     description: str = ""
 
     def check(self, value: object) -> object:
+        if type(value) is not str:
+            raise Reject(f"must be a string, got {shown(value)}")
         try:
             parse_host_cron(value)
         except HostCronError as err:
@@ -136,9 +145,8 @@ def _f(name: str, spec: Spec, rule: str, meaning: str, optional: bool = False) -
     return Field(name, spec, rule, meaning, optional)
 
 
+_ID = _f("id", TrimmedText(), "host.record.id", "The task's id (`schedule-<uuid>`; legacy `schedule-N`).")
 _COMMON = (
-    _f("id", TrimmedText(), "host.record.id", "The task's id (`schedule-<uuid>`; legacy `schedule-N`)."),
-    _f("kind", Text(), "host.record.kind", "after, at, every, daily, weekly or cron."),
     _f(
         "title",
         TrimmedText(max_units=TITLE_UNITS, length_rule="host.record.title.length"),
@@ -170,7 +178,10 @@ _EXTRA = {
 }
 RECORD_SHAPES = {
     kind: ObjectShape(
-        f"host-{kind}-record", f"Host {kind} record", f"A Host schedule record of kind {kind}.", (*_COMMON, *extra)
+        f"host-{kind}-record",
+        f"Host {kind} record",
+        f"A Host schedule record of kind {kind}.",
+        (_ID, _f("kind", Const(kind), "host.record.kind", f"The kind: {kind}."), *_COMMON, *extra),
     )
     for kind, extra in _EXTRA.items()
 }
@@ -216,7 +227,12 @@ TASK = ObjectShape(
     "One row of the `tasks` table: the record, its session, status and deliveries.",
     (
         _f("sessionId", TrimmedText(), "host.task.sessionId", "The session that created it and receives it."),
-        _f("record", Text(), "host.record", "A Host schedule record (six kinds)."),
+        _f(
+            "record",
+            OneOf(tuple(Nested(shape) for shape in RECORD_SHAPES.values())),
+            "host.record",
+            "A Host schedule record of one of six kinds.",
+        ),
         _f("status", Enum(("active", "inactive")), "host.task.status", "Absent reads as active.", True),
         _f("lastDelivery", Nested(RECEIPT), "host.receipt", "The latest delivery.", True),
         _f("deliveryHistory", Nested(HISTORY), "host.history", "Retained deliveries.", True),

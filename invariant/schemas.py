@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from . import hoststore as host
 from .logshapes import (
     CURRENT_FORMAT_VERSION,
     EVENT_SHAPE,
@@ -248,6 +249,62 @@ def tool_documents() -> dict[str, JsonSchema]:
     }
 
 
+HOST_BEYOND_SCHEMA = (
+    "a row's key equals its record's id",
+    "lastDelivery equals the latest history record, and an empty history has none",
+    "message ids are unique within a task",
+    "weekdays ascend",
+    "timeZone is a name ICU resolves (the stored spelling kept)",
+    "a cron expression is in the Host grammar and a canonical spelling",
+    "title is at most 120 UTF-16 code units (JSON Schema counts code points)",
+)
+HOST_SHAPES = (host.TASK, *host.RECORD_SHAPES.values(), host.RECEIPT, host.HISTORY_RECORD, host.HISTORY, host.WINDOW)
+
+
+def host_documents() -> dict[str, JsonSchema]:
+    """The Host task store (host.md §1-§4): one task, and the whole `schedule.json`."""
+    task_ref: JsonSchema = {"$ref": f"#/$defs/{host.TASK.name}"}
+    store = {
+        "type": "object",
+        "properties": {
+            "unit": {
+                "type": "object",
+                "properties": {"name": {"const": "schedule"}, "version": {"type": "integer", "const": 1}},
+                "required": ["name", "version"],
+                "additionalProperties": False,
+            },
+            "global": {"type": "null"},
+            "tables": {
+                "type": "object",
+                "properties": {"tasks": {"type": "object", "additionalProperties": task_ref}},
+                "required": ["tasks"],
+                "additionalProperties": False,
+            },
+        },
+        "required": ["unit", "global", "tables"],
+        "additionalProperties": False,
+    }
+    return {
+        "host/task.schema.json": _document(
+            "host/task.schema.json",
+            "Host task",
+            "One row of the Host schedule service's `tasks` table: the record (six kinds), its session, "
+            "status and deliveries. Strict: no other keys anywhere.",
+            HOST_BEYOND_SCHEMA,
+            task_ref,
+            _defs(HOST_SHAPES),
+        ),
+        "host/store.schema.json": _document(
+            "host/store.schema.json",
+            "Host task store (schedule.json)",
+            "The JSON storage backend's file: unit schedule v1, no global state, one table of tasks by id.",
+            HOST_BEYOND_SCHEMA,
+            store,
+            _defs(HOST_SHAPES),
+        ),
+    }
+
+
 def documents() -> dict[str, JsonSchema]:
     """Every schema file, by path under `schemas/`, in a stable order."""
     return {
@@ -256,4 +313,5 @@ def documents() -> dict[str, JsonSchema]:
         **{path: event_document(path) for path in EVENT_FILES},
         "chunk-row.schema.json": row_document(),
         **tool_documents(),
+        **host_documents(),
     }

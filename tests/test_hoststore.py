@@ -127,8 +127,8 @@ CORRUPTIONS: dict[str, tuple[Callable[[dict[str, Any]], None], str, str]] = {
     "time": (rec("time", "9:00"), "host.record.time", f"{T}/record/time"),
     "zone shape": (rec("timeZone", "GMT"), "host.record.timeZone", f"{T}/record/timeZone"),
     "zone offset": (rec("timeZone", "+08:00"), "host.record.timeZone", f"{T}/record/timeZone"),
-    "zone unknown": (rec("timeZone", "Mars/Olympus"), "host.record.timeZone", f"{T}/record/timeZone"),
-    "weekdays order": (rec("weekdays", [3, 1]), "host.weekly.weekdays", f"{T}/record/weekdays"),
+    "zone unknown": (rec("timeZone", "Mars/Olympus"), "host.record.timeZone.unknown", f"{T}/record/timeZone"),
+    "weekdays order": (rec("weekdays", [3, 1]), "host.weekly.weekdays.order", f"{T}/record/weekdays"),
     "weekdays repeat": (rec("weekdays", [1, 1]), "host.weekly.weekdays", f"{T}/record/weekdays"),
     "weekdays empty": (rec("weekdays", []), "host.weekly.weekdays", f"{T}/record/weekdays"),
     "weekdays zero": (rec("weekdays", [0, 1]), "host.weekly.weekdays", f"{T}/record/weekdays"),
@@ -293,13 +293,13 @@ def test_verify_finds_a_store_in_a_walked_root_and_judges_it(tmp_path: Path) -> 
 
 def test_verify_reports_a_corrupt_store_with_its_rule_pointer_and_task(tmp_path: Path) -> None:
     bad = store(task("weekly"), task("daily", "schedule-b"))
-    bad["tables"]["tasks"]["schedule-a"]["record"]["weekdays"] = [2, 1]
+    bad["tables"]["tasks"]["schedule-a"]["record"]["weekdays"] = [2, 2]
     bad["tables"]["tasks"]["schedule-b"]["status"] = "paused"
     path = tmp_path / "backup-of-tasks.json"  # found by its content, whatever its name
     path.write_text(json.dumps(bad))
     code, out = verify(str(path))
     assert code == 1
-    assert f"CORRUPT    {path}: host.weekly.weekdays: task 'schedule-a': weekdays must be unique" in out
+    assert f"CORRUPT    {path}: host.weekly.weekdays: task 'schedule-a': weekdays must be unique" in out, out
     assert "host.task.status: /tables/tasks/schedule-b/status (task 'schedule-b')" in out
     code, out = verify("--format", "json", str(path))
     (report,) = json.loads(out)
@@ -396,3 +396,77 @@ def test_legacy_reminders_still_active_in_a_host_era_log_are_named(tmp_path: Pat
     path = write_session(tmp_path / "session.jsonl", [reminder(0, "m1"), legacy], header("s1"))
     code, out = verify(str(path))
     assert code == 0 and "host.legacy-reminders" in out and "still active, never to fire: 'schedule-1'" in out
+
+
+# --- the JSON Schema of a task accepts exactly what the decoder accepts ------------------------------
+
+BEYOND_SCHEMA = {
+    "host.task.key",
+    "host.history.last-delivery",
+    "host.history.duplicate-message",
+    "host.weekly.weekdays.order",
+    "host.record.timeZone.unknown",
+    "host.cron.grammar",
+    "host.cron.canonical",
+    "host.record.title.length",
+}
+"""The decoder's rules JSON Schema cannot state (each named in the schema's description)."""
+REPLACEMENTS = st.sampled_from(
+    [None, 0, -1, 1, 1.5, 60, 59, 2**53, "", " x", "x", "x ", [], {}, True, [1, 2], [2, 1], "2026-01-01T00:00:00.000Z",
+     "2026-01-01T00:00:00Z", "US/Eastern", "Mars/Olympus", "GMT", "09:00:00.000", "9:00", "active", "inactive",
+     "after", "cron", "weekly", "0 9 * * 1-5", "0 9 * * MON", {"timeZone": "UTC"}]
+)  # fmt: skip
+
+
+def _paths(value: object, prefix: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
+    out = [prefix]
+    if isinstance(value, dict):
+        for k, v in value.items():
+            out += _paths(v, (*prefix, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            out += _paths(v, (*prefix, i))
+    return out
+
+
+@st.composite
+def mutated_tasks(draw: Any) -> dict[str, Any]:
+    value = draw(valid_tasks("schedule-a"))
+    for _ in range(draw(st.integers(0, 2))):
+        paths = _paths(value)
+        path = draw(st.sampled_from(paths))
+        if not path:
+            continue
+        parent: Any = value
+        for step in path[:-1]:
+            parent = parent[step]
+        how = draw(st.sampled_from(["replace", "delete", "add"]))
+        if how == "delete" and isinstance(parent, dict):
+            del parent[path[-1]]
+        elif how == "add" and isinstance(parent, dict):
+            parent[draw(st.sampled_from(["extra", "kind", "time", "weekdays", "window", "prompt"]))] = draw(
+                REPLACEMENTS
+            )
+        else:
+            parent[path[-1]] = draw(REPLACEMENTS)
+    return value
+
+
+@settings(max_examples=400, deadline=None)
+@given(mutated_tasks())
+def test_the_task_schema_accepts_exactly_what_the_decoder_accepts(value: dict[str, Any]) -> None:
+    from invariant.hoststore import task_findings
+
+    from .schemahelp import valid
+
+    key = value.get("record", {}).get("id") if isinstance(value.get("record"), dict) else None
+    key = key if isinstance(key, str) else "schedule-a"
+    decoder = [f.rule for f in task_findings(key, value, "") if f.rule not in BEYOND_SCHEMA]
+    assert valid("host/task.schema.json", value) == (not decoder), decoder
+
+
+def test_the_schemas_hold_the_host_documents() -> None:
+    from .schemahelp import valid
+
+    assert valid("host/store.schema.json", store()) and not valid("host/store.schema.json", {**store(), "x": 1})
+    assert valid("host/task.schema.json", task("cron")) and not valid("host/task.schema.json", {"sessionId": "s"})
