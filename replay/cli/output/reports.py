@@ -38,7 +38,7 @@ def text_line(r: SessionReport) -> str:
         return printable(f"UNSUPPORTED {r.path}{who}: {reason}")
     if r.violation is not None:
         v = r.violation
-        where = f"event {v.index}" if v.index is not None else "log"
+        where = f"event {v.index}" if v.index is not None else "store" if r.store else "log"
         head = f"CORRUPT    {_location(r)}{who}: {v.rule}: {v.message} ({where}{', ' + v.pointer if v.pointer else ''})"
     elif r.verdict is Verdict.CORRUPT:
         head = f"CORRUPT    {r.path}{who}: the log format is refused (see below)"
