@@ -470,3 +470,45 @@ def test_the_schemas_hold_the_host_documents() -> None:
 
     assert valid("host/store.schema.json", store()) and not valid("host/store.schema.json", {**store(), "x": 1})
     assert valid("host/task.schema.json", task("cron")) and not valid("host/task.schema.json", {"sessionId": "s"})
+
+
+# --- the fixture root, replayed ---------------------------------------------------------------------
+
+HOST_FIXTURES = ROOT / "fixtures" / "host"
+
+
+def test_the_fixture_root_is_what_its_generator_writes() -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("host_generate", HOST_FIXTURES / "generate.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    written = module.files()
+    on_disk = {
+        p.relative_to(HOST_FIXTURES / "root").as_posix() for p in (HOST_FIXTURES / "root").rglob("*") if p.is_file()
+    }
+    assert on_disk == set(written)
+    assert all((HOST_FIXTURES / "root" / name).read_text(encoding="utf-8") == text for name, text in written.items())
+
+
+def test_the_readme_query_lists_the_undelivered_reminders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from replay.cli import main
+
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("$ schedlog replay fixtures/host/root --db host.duckdb\n", 1)[1].split("```", 1)[0]
+    command, *expected = block.splitlines()
+    query = command.split('"', 1)[1].rsplit('"', 1)[0]
+    monkeypatch.chdir(ROOT)
+    db = tmp_path / "host.duckdb"
+    replayed = CliRunner().invoke(main, ["replay", "fixtures/host/root", "--db", str(db)], catch_exceptions=False)
+    assert replayed.exit_code == 0, replayed.output
+    result = CliRunner().invoke(main, ["sql", str(db), query], catch_exceptions=False)
+    assert result.output.splitlines() == expected
+    counts = CliRunner().invoke(
+        main, ["sql", str(db), "SELECT count(*) AS n FROM host_tasks UNION ALL SELECT count(*) FROM host_deliveries "
+               "UNION ALL SELECT count(*) FROM host_findings", "--format", "json"],
+    ).output  # fmt: skip
+    assert [row["n"] for row in json.loads(counts)] == [4, 5, 3]

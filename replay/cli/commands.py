@@ -30,7 +30,7 @@ from replay.audit.explain import explain_path
 from replay.audit.fanout import file_size as _size
 from replay.audit.hoststore import cross_checked
 from replay.audit.sessionview import fleet_views
-from replay.audit.verify import SessionReport, Verdict, verify_paths
+from replay.audit.verify import SessionReport, Verdict, store_value, verify_paths
 from replay.cli.output import Format, emit, format_option, json_document, to_terminal
 from replay.cli.output import conform as conform_output
 from replay.cli.output import html as html_output
@@ -46,7 +46,7 @@ from replay.duck.build import TargetError
 from replay.duck.build import replay as replay_logs
 from replay.duck.query import QueryError, inspect_db, query_rows
 from replay.duck.verdicts import write_verdicts
-from replay.logs.discover import STDIN, STORE_NAME, discover, in_shard, read_path_list
+from replay.logs.discover import STDIN, discover, in_shard, read_path_list
 from replay.logs.logfile import Data, read_stream
 from replay.reading import AUTO, Mode, Reading
 from replay.schemafiles import stale_schemas, write_schemas
@@ -509,12 +509,10 @@ def replay(paths: tuple[str, ...], db: str, fmt: Format, reading: Reading, jobs:
     """
     _terminate_cleanly()
     started, clock = datetime.now(UTC), time.perf_counter()
-    files = list(discover(paths))
-    stores = [p for p in files if os.path.basename(p) == STORE_NAME]
-    if stores:  # (a shard of a Host root holds them) the database has no Host tables yet
-        files = [p for p in files if p not in stores]
-        click.echo(printable(f"note: {len(stores)} Host task store(s) not replayed: verify judges them"), err=True)
-    if not files:
+    files = list(discover(paths, stores=True))
+    stores = [p for p in files if store_value(p) is not None]  # into the Host tables
+    files = [p for p in files if p not in stores]
+    if not files and not stores:
         raise click.UsageError(NO_LOGS)
     stdin = _stdin() if STDIN in paths else None
     try:
@@ -527,6 +525,7 @@ def replay(paths: tuple[str, ...], db: str, fmt: Format, reading: Reading, jobs:
                 stdin=stdin,
                 parquet=Path(parquet) if parquet else None,
                 progress=progress,
+                stores=stores,
             )
     except TargetError as err:  # raised before any work: the target is left as it was
         raise InputError(str(err)) from None

@@ -22,7 +22,9 @@ from typing import IO
 import duckdb
 
 from replay.audit.fanout import Group, group_bytes, grouped, in_processes
-from replay.audit.verify import SessionReport
+from replay.audit.hoststore import cross_checked
+from replay.audit.verify import SessionReport, store_report
+from replay.duck.host import statements as host_statements
 from replay.duck.loading import ParallelLoader
 from replay.duck.query import is_database
 from replay.duck.staging import SMALL_TABLES, StagedSession, stage_session, staged_name
@@ -317,7 +319,10 @@ def _finish(stage: Path, longest: int) -> Iterator[str]:
     """
 
 
-TABLES = ("sessions", "events", "schedule_changes", "schedules", "dispatches", "violations", "violation_related")
+TABLES = (
+    "sessions", "events", "schedule_changes", "schedules", "dispatches", "violations", "violation_related",
+    "host_tasks", "host_deliveries", "host_findings",
+)  # fmt: skip
 PARTITIONED = ("events", "schedule_changes", "schedules", "dispatches")
 
 
@@ -590,6 +595,7 @@ def _load(
     tmp: Path,
     remaining: int,
     parquet: Path | None,
+    stores: Sequence[str] = (),
 ) -> list[SessionReport]:
     """Build the database at `tmp` from the sessions as they are staged (`remaining` bytes of
     input in all); return their reports."""
@@ -623,6 +629,11 @@ def _load(
                 # the derived tables need no records: built while the last batches load and commit
                 for statement in _finish(stage, gathered.longest):
                     con.execute(statement)
+                judged = cross_checked([*reports, *(r for r in map(store_report, stores) if r is not None)])
+                host_reports = [r for r in judged if r.store]
+                for statement in host_statements(host_reports, stage):
+                    con.execute(statement)
+                reports = [*reports, *host_reports]
                 committed.result()
             finally:
                 loader.close()
@@ -643,8 +654,10 @@ def replay(
     stdin: Data | None = None,
     parquet: Path | None = None,
     progress: Callable[[int], None] | None = None,
+    stores: Sequence[str] = (),
 ) -> list[SessionReport]:
-    """Replay the sessions at `paths` into a new DuckDB database at `db`; return their reports.
+    """Replay the sessions at `paths` into a new DuckDB database at `db`, and the Host task
+    stores at `stores` into its Host tables; return their reports (the stores' last).
 
     Raises TargetError when `db` exists and is not a DuckDB database, or `parquet` holds files an
     export did not write.
@@ -668,7 +681,7 @@ def replay(
     total = sum(group_bytes(group) for group in groups) + (0 if stdin is None else len(stdin))
     try:
         with _staged(groups, stage, reading, jobs, stdin, progress) as staged:
-            reports = _load(staged, stage, tmp, total, parquet)
+            reports = _load(staged, stage, tmp, total, parquet, stores)
         _replace(tmp, db)
         return reports
     finally:
