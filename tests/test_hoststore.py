@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from invariant.hostcron import HostCronError, parse_host_cron, spelling_problems
 from invariant.hoststore import store_findings
 from invariant.instant import MAX_MS, MIN_MS, format_instant
+from replay.conform.cases import paths
 from replay.logs.discover import STORE_NAME
 
 from .conftest import ROOT
@@ -418,23 +419,12 @@ REPLACEMENTS = st.sampled_from(
 )  # fmt: skip
 
 
-def _paths(value: object, prefix: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
-    out = [prefix]
-    if isinstance(value, dict):
-        for k, v in value.items():
-            out += _paths(v, (*prefix, k))
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            out += _paths(v, (*prefix, i))
-    return out
-
-
 @st.composite
 def mutated_tasks(draw: Any) -> dict[str, Any]:
     value = draw(valid_tasks("schedule-a"))
     for _ in range(draw(st.integers(0, 2))):
-        paths = _paths(value)
-        path = draw(st.sampled_from(paths))
+        found = list(paths(value))
+        path = draw(st.sampled_from(found))
         if not path:
             continue
         parent: Any = value

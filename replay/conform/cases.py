@@ -24,6 +24,7 @@ from invariant.conformance import OPERATIONS, answer
 from invariant.instant import MAX_MS, MIN_MS, format_instant, parse_instant
 from invariant.jsvalue import MAX_SAFE_INTEGER
 from invariant.profiles import PROFILES
+from replay.conform.transport import request_line
 
 Request = dict[str, Any]
 
@@ -38,6 +39,11 @@ class Case:
     @property
     def op(self) -> str:
         return str(self.request["op"])
+
+    @property
+    def line(self) -> str:
+        """The request as its protocol line (what a reproduction sends)."""
+        return request_line(self.request)
 
 
 def vectors_dir() -> Path:

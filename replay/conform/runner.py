@@ -26,23 +26,9 @@ SHOWN_PER_OP = 5
 
 
 @dataclass(frozen=True)
-class Asked:
-    """A named request put to the implementation."""
-
-    name: str
-    request: Request
-
-    @property
-    def line(self) -> str:
-        """The request as its protocol line (what the reproduction sends)."""
-        return request_line(self.request)
-
-
-@dataclass(frozen=True)
-class Disagreement(Asked):
+class Disagreement(Case):
     """A request the two implementations answer differently (after shrinking)."""
 
-    op: str
     expected: Answer
     actual: Answer
     original_size: int
@@ -50,7 +36,7 @@ class Disagreement(Asked):
 
 
 @dataclass(frozen=True)
-class ProtocolFailure(Asked):
+class ProtocolFailure(Case):
     """The request during which the implementation broke the protocol, and how."""
 
     detail: str
@@ -168,4 +154,4 @@ def _shrunk(implementation: Implementation, case: Case, expected: Answer, actual
     small = shrink(case.request, fails)
     size = len(request_line(case.request))
     theirs = {k: v for k, v in implementation.ask(small).items() if k != "tag"}
-    return Disagreement(case.name, small, case.op, _expected(small), theirs, size)
+    return Disagreement(case.name, small, _expected(small), theirs, size)
