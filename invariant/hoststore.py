@@ -17,10 +17,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from itertools import pairwise
 
 from .hostcron import HostCronError, parse_host_cron, spelling_problems
+from .instant import format_instant, parse_instant
 from .jsvalue import MAX_SAFE_INTEGER, shown
+from .occurrences import DAY_MS
 from .patterns import END, ZONE
 from .shapes import (
     ZONE_SHAPE,
@@ -40,8 +43,9 @@ from .shapes import (
     Text,
     TrimmedText,
 )
-from .zones import resolve_zone
+from .zones import load_zone, resolve_zone
 
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 MIN_EVERY_SECONDS = 60
 """The Host's shortest `every` interval (the log protocol's is 300 s)."""
 TITLE_UNITS = 120
@@ -371,3 +375,122 @@ def is_store(value: object) -> bool:
     """Whether a JSON value claims to be a Host task store (by its unit's name)."""
     unit = value.get("unit") if isinstance(value, dict) else None
     return isinstance(unit, dict) and unit.get("name") == "schedule"
+
+
+# --- what an auditor can add (host.md §6): soft findings, never a refusal --------------------------
+
+
+@dataclass(frozen=True)
+class Retention:
+    """The deployment's delivery-history bounds, when the auditor knows them (host.md §5):
+    `deliveryHistoryDays` (1..3650) and `deliveryHistoryRecords` (1..10000)."""
+
+    days: int | None = None
+    records: int | None = None
+
+
+NO_RETENTION = Retention()
+"""No bounds known: retention is not judged."""
+
+
+def _local(ms: int, zone_name: object) -> datetime | None:
+    zone = load_zone(zone_name)
+    if zone is None:
+        return None
+    try:
+        return (EPOCH + timedelta(milliseconds=ms)).astimezone(zone)
+    except (OverflowError, ValueError):  # a local date before year 1 or after 9999
+        return None
+
+
+def _wall(local: datetime) -> str:
+    return f"{local:%H:%M:%S}.{local.microsecond // 1000:03d}"
+
+
+def occurrence_problem(record: Mapping[str, object]) -> str | None:
+    """Why a wall-clock record's `scheduledAt` is no occurrence of its rule (None: it is, or the
+    record is not of a wall-clock kind). An overlap's occurrence is its earlier instant."""
+    kind, at = record.get("kind"), record.get("scheduledAt")
+    ms = parse_instant(at) if type(at) is str else None
+    if kind not in ("daily", "weekly", "cron") or ms is None:
+        return None
+    local = _local(ms, record.get("timeZone"))
+    if local is None:
+        return None
+    if local.fold:
+        return f"{at} is the second pass of a repeated local time (the Host takes the earlier one)"
+    if kind in ("daily", "weekly"):
+        if _wall(local) != record.get("time"):
+            return f"{at} is {_wall(local)} local, not {record.get('time')}"
+        weekdays = record.get("weekdays")
+        if kind == "weekly" and isinstance(weekdays, list) and local.isoweekday() not in weekdays:
+            return f"{at} falls on weekday {local.isoweekday()}, not one of {weekdays}"
+        return None
+    try:
+        cron = parse_host_cron(record.get("expression"))
+    except HostCronError:
+        return None
+    minute, hour, dom, month, dow = cron.values
+    if local.second or local.microsecond or local.minute not in minute or local.hour not in hour:
+        return f"{at} ({_wall(local)} local) is not a minute the expression names"
+    if local.month not in month:
+        return f"{at} falls in month {local.month}, which the expression does not name"
+    dom_ok, dow_ok = local.day in dom, local.isoweekday() % 7 in dow
+    star = cron.star[2] or cron.star[4]
+    if not ((dom_ok and dow_ok) if star else (dom_ok or dow_ok)):
+        return f"{at} falls on a day the expression does not name"
+    return None
+
+
+def soft_findings(store: object, now: int | None = None, retention: Retention = NO_RETENTION) -> list[HostFinding]:
+    """What host.md §6 lets an auditor add, as warnings: a wall-clock `scheduledAt` that is no
+    occurrence of its rule, an active task overdue at `now`, deliveries out of order, a history
+    beyond the deployment's retention, an inactive one-shot with no delivery."""
+    tables = store.get("tables") if isinstance(store, dict) else None
+    tasks = tables.get("tasks") if isinstance(tables, dict) else None
+    found: list[HostFinding] = []
+    for key, task in tasks.items() if isinstance(tasks, dict) else ():
+        record = task.get("record") if isinstance(task, dict) else None
+        if not isinstance(record, dict):
+            continue
+        pointer = f"/tables/tasks/{_escape(key)}"
+        problem = occurrence_problem(record)
+        if problem is not None:
+            found.append(HostFinding("host.soft.occurrence", f"{pointer}/record/scheduledAt", key, problem))
+        target = parse_instant(record["scheduledAt"]) if type(record.get("scheduledAt")) is str else None
+        active = task.get("status", "active") == "active"
+        if now is not None and active and target is not None and target <= now:
+            text = f"active and overdue at {format_instant(now)}: scheduledAt {record['scheduledAt']}"
+            found.append(HostFinding("host.soft.overdue", f"{pointer}/record/scheduledAt", key, text))
+        found.extend(_history_findings(task, pointer, key, retention))
+        delivered = isinstance(task.get("lastDelivery"), dict)
+        if record.get("kind") in ("after", "at") and task.get("status") == "inactive" and not delivered:
+            text = "an inactive one-shot with no delivery (a crash between flush and commit can leave one)"
+            found.append(HostFinding("host.soft.undelivered", f"{pointer}/status", key, text))
+    return found
+
+
+def _history_findings(task: Mapping[str, object], pointer: str, key: str, retention: Retention) -> list[HostFinding]:
+    history = task.get("deliveryHistory")
+    records = history.get("records") if isinstance(history, dict) else None
+    if not isinstance(records, list):
+        return []
+    times = [
+        parse_instant(r["deliveredAt"]) if isinstance(r, dict) and type(r.get("deliveredAt")) is str else None
+        for r in records
+    ]
+    known = [t for t in times if t is not None]
+    found = []
+    where = f"{pointer}/deliveryHistory/records"
+    if any(b < a for a, b in pairwise(known)):
+        found.append(HostFinding("host.soft.history-order", where, key, "deliveredAt goes back in time"))
+    if retention.records is not None and len(records) > retention.records:
+        text = f"{len(records)} records retained, beyond deliveryHistoryRecords {retention.records}"
+        found.append(HostFinding("host.soft.retention", where, key, text))
+    if retention.days is not None and known:
+        oldest_kept = max(known) - retention.days * DAY_MS
+        stale = sum(1 for t in known if t < oldest_kept)
+        if stale:
+            text = f"{stale} record(s) older than deliveryHistoryDays {retention.days} before the newest"
+            found.append(HostFinding("host.soft.retention", where, key, text))
+    return found

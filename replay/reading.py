@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from invariant.hoststore import NO_RETENTION, Retention
 from invariant.profiles import Profile, get_profile
 
 AUTO = "auto"
@@ -36,6 +37,10 @@ class Reading:
     mode: Mode = Mode.STRICT
     seed_length: int | None = None
     ideal: bool = False
+    now: int | None = None
+    """The auditor's instant (epoch ms) for Host tasks overdue then (`verify --now`); never the clock."""
+    retention: Retention = NO_RETENTION
+    """The deployment's delivery-history bounds, when given (`verify --delivery-history-*`)."""
 
     def __post_init__(self) -> None:
         if self.profile is not None and not isinstance(self.profile, Profile):

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from invariant.hostcron import HostCronError, parse_host_cron, spelling_problems
 from invariant.hoststore import store_findings
-from invariant.instant import MAX_MS, MIN_MS, format_instant
+from invariant.instant import MAX_MS, MIN_MS, format_instant, parse_instant
 from replay.conform.cases import paths
 from replay.logs.discover import STORE_NAME
 
@@ -24,13 +24,13 @@ from .conftest import ROOT
 SESSIONS = ROOT / "fixtures" / "sessions"
 T = "/tables/tasks/schedule-a"
 RECEIPT = {"scheduledAt": "2026-08-05T13:00:00.000Z", "deliveredAt": "2026-08-05T13:00:01.000Z", "messageId": "m1"}
-RECORDS: dict[str, dict[str, Any]] = {
+RECORDS: dict[str, dict[str, Any]] = {  # each target, 2026-08-06T01:00:00.000Z (a Thursday), an occurrence
     "after": {"afterSeconds": 30},
     "at": {},
     "every": {"everySeconds": 60},
-    "daily": {"time": "09:00:00.000", "timeZone": "US/Eastern"},
-    "weekly": {"time": "09:00:00.000", "timeZone": "Asia/Shanghai", "weekdays": [1, 3, 7]},
-    "cron": {"expression": "*/15 9-17 * * 1-5", "timeZone": "UTC"},
+    "daily": {"time": "21:00:00.000", "timeZone": "US/Eastern"},
+    "weekly": {"time": "09:00:00.000", "timeZone": "Asia/Shanghai", "weekdays": [1, 4, 7]},
+    "cron": {"expression": "*/15 1-17 * * 1-5", "timeZone": "UTC"},
 }
 
 
@@ -502,3 +502,70 @@ def test_the_readme_query_lists_the_undelivered_reminders(tmp_path: Path, monkey
                "UNION ALL SELECT count(*) FROM host_findings", "--format", "json"],
     ).output  # fmt: skip
     assert [row["n"] for row in json.loads(counts)] == [4, 5, 3]
+
+
+# --- soft findings (host.md §6) ---------------------------------------------------------------------
+
+
+def soft(value: dict[str, Any], now: str | None = None, **retention: int) -> list[tuple[str, str]]:
+    from invariant.hoststore import Retention, soft_findings
+
+    now_ms = None if now is None else parse_instant(now)
+    return [(f.rule, f.pointer) for f in soft_findings(value, now_ms, Retention(**retention))]
+
+
+SHANGHAI_MON_WED = {"time": "09:00:00.000", "timeZone": "Asia/Shanghai", "weekdays": [1, 3]}
+WORKING_QUARTERS = {"expression": "*/15 9-17 * * 1-5", "timeZone": "UTC"}
+
+
+@pytest.mark.parametrize(
+    ("kind", "extra", "at", "ok"),
+    [
+        ("daily", {"time": "09:00:00.000", "timeZone": "US/Eastern"}, "2026-08-06T13:00:00.000Z", True),
+        ("daily", {"time": "09:00:00.000", "timeZone": "US/Eastern"}, "2026-08-06T14:00:00.000Z", False),
+        ("daily", {"time": "09:00:00.000", "timeZone": "US/Eastern"}, "2026-12-07T14:00:00.000Z", True),  # EST
+        ("daily", {"time": "01:30:00.000", "timeZone": "America/New_York"}, "2026-11-01T05:30:00.000Z", True),
+        ("daily", {"time": "01:30:00.000", "timeZone": "America/New_York"}, "2026-11-01T06:30:00.000Z", False),
+        ("weekly", SHANGHAI_MON_WED, "2026-08-05T01:00:00.000Z", True),
+        ("weekly", SHANGHAI_MON_WED, "2026-08-06T01:00:00.000Z", False),
+        ("cron", WORKING_QUARTERS, "2026-08-05T09:45:00.000Z", True),
+        ("cron", WORKING_QUARTERS, "2026-08-08T09:45:00.000Z", False),  # Saturday
+        ("cron", {"expression": "0 9 13 * 5", "timeZone": "UTC"}, "2026-08-13T09:00:00.000Z", True),  # 13th: Vixie or
+        ("cron", {"expression": "0 9 13 * 5", "timeZone": "UTC"}, "2026-08-07T09:00:00.000Z", True),  # a Friday
+        ("cron", {"expression": "0 9 13 * 5", "timeZone": "UTC"}, "2026-08-12T09:00:00.000Z", False),
+        ("cron", {"expression": "0 9 */2 * 5", "timeZone": "UTC"}, "2026-08-14T09:00:00.000Z", False),  # star-led: and
+        ("cron", {"expression": "0 9 * * 0", "timeZone": "UTC"}, "2026-08-09T09:00:00.000Z", True),  # Sunday 0
+    ],
+)  # fmt: skip
+def test_a_wall_clock_target_is_an_occurrence_of_its_rule(kind: str, extra: dict[str, Any], at: str, ok: bool) -> None:
+    value = task(kind)
+    value["record"] |= {**{k: v for k, v in RECORDS[kind].items() if k not in extra}, **extra, "scheduledAt": at}
+    assert store_findings(store(value)) == []
+    assert soft(store(value)) == ([] if ok else [("host.soft.occurrence", f"{T}/record/scheduledAt")])
+
+
+def test_overdue_order_retention_and_an_undelivered_one_shot() -> None:
+    value = task("at")
+    value["record"]["scheduledAt"] = "2026-08-05T12:00:00.000Z"
+    assert soft(store(value), now="2026-08-05T11:59:59.999Z") == []
+    assert soft(store(value), now="2026-08-05T12:00:00.000Z") == [("host.soft.overdue", f"{T}/record/scheduledAt")]
+    late = {**RECEIPT, "deliveredAt": "2026-08-05T12:00:00.000Z", "messageId": "m0"}
+    history = task("after")
+    history["deliveryHistory"]["records"].insert(0, {**late, "deliveredAt": "2026-09-05T12:00:00.000Z"})
+    assert soft(store(history)) == [("host.soft.history-order", f"{T}/deliveryHistory/records")]
+    two = task("after")
+    two["deliveryHistory"]["records"].insert(0, late | {"deliveredAt": "2026-07-01T00:00:00.000Z"})
+    assert soft(store(two), days=30) == [("host.soft.retention", f"{T}/deliveryHistory/records")]
+    assert soft(store(two), records=1) == [("host.soft.retention", f"{T}/deliveryHistory/records")]
+    assert soft(store(two), days=60, records=2) == []
+    once = {"sessionId": "s", "record": task("after")["record"], "status": "inactive"}
+    assert soft(store(once)) == [("host.soft.undelivered", f"{T}/status")]
+
+
+def test_soft_findings_reach_verify_as_warnings(tmp_path: Path) -> None:
+    value = task("at")
+    path = tmp_path / STORE_NAME
+    path.write_text(json.dumps(store(value)))
+    code, out = verify(str(path), "--now", "2030-01-01T00:00:00.000Z")
+    assert code == 0 and "warning: host.soft.overdue" in out
+    assert verify(str(path), "--now", "tomorrow")[0] == 2

@@ -27,7 +27,7 @@ from invariant.detect import (
     host_message_id,
     message_evidence,
 )
-from invariant.hoststore import is_store, store_findings
+from invariant.hoststore import is_store, soft_findings, store_findings
 from invariant.jsvalue import safe_integer
 from invariant.logshapes import file_version
 from invariant.profiles import Profile, get_profile
@@ -440,7 +440,7 @@ def store_value(path: str) -> object | None:
     return value if is_store(value) else None
 
 
-def store_report(path: str) -> SessionReport | None:
+def store_report(path: str, reading: Reading = DEFAULT_READING) -> SessionReport | None:
     """A Host task store's report, or None when the file is not one: recognised by its content
     (a JSON object whose `unit` names `schedule`), wherever it is named. It is corrupt when the
     Host would refuse to open it (host.md §1-§4): the first finding is its violation, every
@@ -449,6 +449,7 @@ def store_report(path: str) -> SessionReport | None:
     if value is None:
         return None
     found = store_findings(value)
+    soft = [] if found else soft_findings(value, reading.now, reading.retention)
     tables = value.get("tables") if isinstance(value, dict) else None
     tasks = tables.get("tasks") if isinstance(tables, dict) else None
     count = len(tasks) if isinstance(tasks, dict) else 0
@@ -458,8 +459,9 @@ def store_report(path: str) -> SessionReport | None:
         where = f"task {first.task!r}: " if first.task is not None else ""
         violation = Violation(CORRUPT_TASK_STORE, first.rule, None, None, None, first.pointer, where + first.message)
     findings = tuple(
-        Finding(f.rule, Severity.ERROR, f"{f.pointer}" + (f" (task {f.task!r})" if f.task else "") + f": {f.message}")
-        for f in found[1:]
+        Finding(f.rule, severity, f"{f.pointer}" + (f" (task {f.task!r})" if f.task else "") + f": {f.message}")
+        for severity, group in ((Severity.ERROR, found[1:]), (Severity.WARNING, soft))
+        for f in group
     )
     return SessionReport(
         path=path,
@@ -484,7 +486,7 @@ def verify_path(
     """Verify one file (or `data` read from stdin, reported under `path`): a session log, or a
     Host task store (recognised by its content)."""
     if data is None:
-        report = store_report(path)
+        report = store_report(path, reading)
         if report is not None:
             return report
     return verify_log(SessionLog(path, reading, data, progress))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import functools
 import io
@@ -21,6 +22,7 @@ import duckdb
 
 from invariant import parse_instant
 from invariant.conformance import OPERATIONS, ops_of
+from invariant.hoststore import Retention
 from invariant.profiles import PROFILES
 from invariant.zones import icu_version
 from replay.atomic import write_atomic
@@ -254,15 +256,40 @@ def _escape_unencodable_output() -> None:
     help="With --format parquet: the directory the verdict part file is written into.",
 )
 @reading_options()
+@click.option("--now", default=None, help="Host stores: warn of active tasks overdue at this canonical instant.")
+@click.option(
+    "--delivery-history-days", type=click.IntRange(1, 3650), default=None, help="Host stores: the retention in days."
+)
+@click.option(
+    "--delivery-history-records",
+    type=click.IntRange(1, 10_000),
+    default=None,
+    help="Host stores: records kept per task.",
+)
 @JOBS
 @selection_options
-def verify(paths: tuple[str, ...], fmt: Format, output: str | None, reading: Reading, jobs: int) -> None:
-    """Check session logs (files, directories, or - for stdin) against the schedule protocol.
+def verify(
+    paths: tuple[str, ...],
+    fmt: Format,
+    output: str | None,
+    reading: Reading,
+    jobs: int,
+    now: str | None,
+    delivery_history_days: int | None,
+    delivery_history_records: int | None,
+) -> None:
+    """Check session logs (files, directories, or - for stdin) and Host task stores against the
+    schedule protocol.
 
     Exit 0 when every session is ok, 1 when any is corrupt, 2 on usage errors or unreadable input.
     """
     if (fmt is Format.PARQUET) != (output is not None):
         raise click.UsageError("--format parquet and --output DIR go together")
+    now_ms = None if now is None else parse_instant(now)
+    if now is not None and now_ms is None:
+        raise click.UsageError(f"--now {now!r} is not a canonical YYYY-MM-DDTHH:MM:SS.mmmZ instant")
+    retention = Retention(delivery_history_days, delivery_history_records)
+    reading = dataclasses.replace(reading, now=now_ms, retention=retention)
     files = list(discover(paths, stores=True))
     stdin = _stdin() if STDIN in paths else None
     if not files and paths:  # (no paths at all: a shard that holds none of the logs, judged as such)
