@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fixtures.host.stores import CORRUPTIONS, RECEIPT, RECORDS, T, store, task
+from fixtures.host.stores import files as store_files
 from invariant.hostcron import HostCronError, parse_host_cron, spelling_problems
 from invariant.hoststore import store_findings
 from invariant.instant import MAX_MS, MIN_MS, format_instant, parse_instant
@@ -22,33 +23,6 @@ from replay.logs.discover import STORE_NAME
 from .conftest import ROOT
 
 SESSIONS = ROOT / "fixtures" / "sessions"
-T = "/tables/tasks/schedule-a"
-RECEIPT = {"scheduledAt": "2026-08-05T13:00:00.000Z", "deliveredAt": "2026-08-05T13:00:01.000Z", "messageId": "m1"}
-RECORDS: dict[str, dict[str, Any]] = {  # each target, 2026-08-06T01:00:00.000Z (a Thursday), an occurrence
-    "after": {"afterSeconds": 30},
-    "at": {},
-    "every": {"everySeconds": 60},
-    "daily": {"time": "21:00:00.000", "timeZone": "US/Eastern"},
-    "weekly": {"time": "09:00:00.000", "timeZone": "Asia/Shanghai", "weekdays": [1, 4, 7]},
-    "cron": {"expression": "*/15 1-17 * * 1-5", "timeZone": "UTC"},
-}
-
-
-def task(kind: str = "weekly", task_id: str = "schedule-a") -> dict[str, Any]:
-    record = {"id": task_id, "kind": kind, "title": "Standup", "prompt": "join the call"}
-    record |= {"scheduledAt": "2026-08-06T01:00:00.000Z", **RECORDS[kind]}
-    return {
-        "sessionId": "session-1",
-        "record": record,
-        "status": "active",
-        "lastDelivery": dict(RECEIPT),
-        "deliveryHistory": {"records": [{**RECEIPT, "prompt": "join the call"}], "earlierRecordsUnavailable": False},
-    }
-
-
-def store(*tasks: dict[str, Any]) -> dict[str, Any]:
-    rows = {t["record"]["id"]: t for t in tasks} if tasks else {"schedule-a": task()}
-    return {"unit": {"name": "schedule", "version": 1}, "global": None, "tables": {"tasks": rows}}
 
 
 @pytest.mark.parametrize("kind", sorted(RECORDS))
@@ -56,104 +30,6 @@ def test_a_valid_store_of_each_kind_opens(kind: str) -> None:
     assert store_findings(store(task(kind))) == []
     minimal = {"sessionId": "s", "record": task(kind)["record"]}  # no status, no deliveries
     assert store_findings(store(minimal)) == []
-
-
-def rec(key: str, value: object) -> Callable[[dict[str, Any]], None]:
-    return lambda s: s["tables"]["tasks"]["schedule-a"]["record"].__setitem__(key, value)
-
-
-def row(key: str, value: object) -> Callable[[dict[str, Any]], None]:
-    return lambda s: s["tables"]["tasks"]["schedule-a"].__setitem__(key, value)
-
-
-def drop(key: str) -> Callable[[dict[str, Any]], None]:
-    return lambda s: s["tables"]["tasks"]["schedule-a"]["record"].pop(key)
-
-
-def hist(change: Callable[[dict[str, Any]], None]) -> Callable[[dict[str, Any]], None]:
-    return lambda s: change(s["tables"]["tasks"]["schedule-a"]["deliveryHistory"])
-
-
-def _second_receipt(h: dict[str, Any]) -> None:
-    h["records"].append({**RECEIPT, "deliveredAt": "2026-08-05T13:05:00.000Z", "messageId": "m2"})
-
-
-def _untrimmed_message(s: dict[str, Any]) -> None:
-    t = s["tables"]["tasks"]["schedule-a"]
-    del t["deliveryHistory"]  # a receipt without a history (written before histories existed)
-    t["lastDelivery"]["messageId"] = " m1"
-
-
-def _untrimmed_id(s: dict[str, Any]) -> None:
-    tasks = s["tables"]["tasks"]
-    tasks[" schedule-a"] = tasks.pop("schedule-a")
-    tasks[" schedule-a"]["record"]["id"] = " schedule-a"  # the row key agrees: only the id's rule
-
-
-CORRUPTIONS: dict[str, tuple[Callable[[dict[str, Any]], None], str, str]] = {
-    # name: (corruption, rule, pointer)
-    "unit": (lambda s: s.__setitem__("unit", {"name": "schedule", "version": 2}), "host.store.unit", "/unit"),
-    "store key": (lambda s: s.__setitem__("extra", 1), "host.store.shape", "/extra"),
-    "global": (lambda s: s.__setitem__("global", {}), "host.store.shape", "/global"),
-    "tables": (lambda s: s["tables"].__setitem__("other", {}), "host.store.shape", "/tables"),
-    "row key": (rec("id", "schedule-b"), "host.task.key", f"{T}/record/id"),
-    "task key": (row("updatedAt", 1), "host.task.keys", f"{T}/updatedAt"),
-    "task lacks record": (lambda s: s["tables"]["tasks"]["schedule-a"].pop("record"), "host.task.keys", T),
-    "session id": (row("sessionId", ""), "host.task.sessionId", f"{T}/sessionId"),
-    "status": (row("status", "paused"), "host.task.status", f"{T}/status"),
-    "kind": (rec("kind", "monthly"), "host.record.kind", f"{T}/record/kind"),
-    "record key": (rec("cron", "0 9 * * *"), "host.record.keys", f"{T}/record/cron"),
-    "record lacks key": (drop("time"), "host.record.keys", f"{T}/record"),
-    "record id": (_untrimmed_id, "host.record.id", "/tables/tasks/ schedule-a/record/id"),
-    "title empty": (rec("title", ""), "host.record.title", f"{T}/record/title"),
-    "title untrimmed": (rec("title", "Standup\u00a0"), "host.record.title", f"{T}/record/title"),
-    "title long": (rec("title", "x" * 121), "host.record.title.length", f"{T}/record/title"),
-    "title astral": (rec("title", "\U0001f600" * 61), "host.record.title.length", f"{T}/record/title"),
-    "prompt": (rec("prompt", " join"), "host.record.prompt", f"{T}/record/prompt"),
-    "instant millis": (
-        rec("scheduledAt", "2026-08-06T01:00:00Z"),
-        "host.record.scheduledAt",
-        f"{T}/record/scheduledAt",
-    ),
-    "instant date": (
-        rec("scheduledAt", "2026-02-30T01:00:00.000Z"),
-        "host.record.scheduledAt",
-        f"{T}/record/scheduledAt",
-    ),
-    "instant year 0": (
-        rec("scheduledAt", "0000-01-01T00:00:00.000Z"),
-        "host.record.scheduledAt",
-        f"{T}/record/scheduledAt",
-    ),
-    "time": (rec("time", "9:00"), "host.record.time", f"{T}/record/time"),
-    "zone shape": (rec("timeZone", "GMT"), "host.record.timeZone", f"{T}/record/timeZone"),
-    "zone offset": (rec("timeZone", "+08:00"), "host.record.timeZone", f"{T}/record/timeZone"),
-    "zone unknown": (rec("timeZone", "Mars/Olympus"), "host.record.timeZone.unknown", f"{T}/record/timeZone"),
-    "weekdays order": (rec("weekdays", [3, 1]), "host.weekly.weekdays.order", f"{T}/record/weekdays"),
-    "weekdays repeat": (rec("weekdays", [1, 1]), "host.weekly.weekdays", f"{T}/record/weekdays"),
-    "weekdays empty": (rec("weekdays", []), "host.weekly.weekdays", f"{T}/record/weekdays"),
-    "weekdays zero": (rec("weekdays", [0, 1]), "host.weekly.weekdays", f"{T}/record/weekdays"),
-    "receipt key": (row("lastDelivery", {**RECEIPT, "x": 1}), "host.receipt.keys", f"{T}/lastDelivery/x"),
-    "receipt message": (_untrimmed_message, "host.receipt.messageId", f"{T}/lastDelivery/messageId"),
-    "history key": (hist(lambda h: h.pop("earlierRecordsUnavailable")), "host.history.keys", f"{T}/deliveryHistory"),
-    "history record key": (
-        hist(lambda h: h["records"][0].__setitem__("target", "x")),
-        "host.history.records.keys",
-        f"{T}/deliveryHistory/records/0/target",
-    ),
-    "history duplicate message": (
-        hist(lambda h: h["records"].insert(0, {**RECEIPT, "deliveredAt": "2026-08-05T12:00:00.000Z"})),
-        "host.history.duplicate-message",
-        f"{T}/deliveryHistory/records/1/messageId",
-    ),
-    "last delivery not the latest": (hist(_second_receipt), "host.history.last-delivery", f"{T}/lastDelivery"),
-    "last delivery with an empty history": (
-        hist(lambda h: h["records"].clear()),
-        "host.history.last-delivery",
-        f"{T}/lastDelivery",
-    ),
-    "window": (row("window", {"start": "2026-01-01", "timeZone": "UTC"}), "host.window.start", f"{T}/window/start"),
-}
 
 
 @pytest.mark.parametrize("name", sorted(CORRUPTIONS))
@@ -569,3 +445,20 @@ def test_soft_findings_reach_verify_as_warnings(tmp_path: Path) -> None:
     code, out = verify(str(path), "--now", "2030-01-01T00:00:00.000Z")
     assert code == 0 and "warning: host.soft.overdue" in out
     assert verify(str(path), "--now", "tomorrow")[0] == 2
+
+
+def test_the_committed_store_fixtures_are_what_the_generator_writes_and_verify_agrees() -> None:
+    folder = ROOT / "fixtures" / "host" / "stores"
+    written = store_files()
+    assert {p.name for p in folder.iterdir()} == set(written)
+    assert all((folder / name).read_text(encoding="utf-8") == text for name, text in written.items())
+    expected = json.loads((folder / "expected.json").read_text())
+    code, out = verify("--format", "json", *(str(folder / name) for name in sorted(expected)))
+    reports = {Path(r["path"]).name: r for r in json.loads(out)}
+    assert code == 1 and set(reports) == set(expected)
+    assert all(r.get("kind") == "host-task-store" for r in reports.values())  # found by content
+    for name, want in expected.items():
+        got = reports[name]
+        assert got["verdict"] == want["verdict"], name
+        if want["verdict"] == "corrupt":
+            assert (got["violation"]["rule"], got["violation"]["pointer"]) == (want["rule"], want["pointer"]), name
