@@ -102,6 +102,8 @@ JOBS = click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_
 
 
 NO_LOGS = "no *.jsonl or *.jsonl.zstd file found under the given paths"
+NO_INPUTS = "no *.jsonl, *.jsonl.zstd or schedule.json file found under the given paths"
+"""What verify and replay say: they read Host task stores too."""
 
 
 def _shard(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, int] | None:
@@ -293,7 +295,7 @@ def verify(
     files = list(discover(paths, stores=True))
     stdin = _stdin() if STDIN in paths else None
     if not files and paths:  # (no paths at all: a shard that holds none of the logs, judged as such)
-        raise click.UsageError(NO_LOGS)
+        raise click.UsageError(NO_INPUTS)
     started, clock = datetime.now(UTC), time.perf_counter()
     with _progress(files, "reading") as progress:
         reports = cross_checked(list(verify_paths([p for p in files if p != STDIN], reading, jobs, stdin, progress)))
@@ -540,7 +542,7 @@ def replay(paths: tuple[str, ...], db: str, fmt: Format, reading: Reading, jobs:
     stores = [p for p in files if store_value(p) is not None]  # into the Host tables
     files = [p for p in files if p not in stores]
     if not files and not stores:
-        raise click.UsageError(NO_LOGS)
+        raise click.UsageError(NO_INPUTS)
     stdin = _stdin() if STDIN in paths else None
     try:
         with _progress(files, "replaying") as progress:
