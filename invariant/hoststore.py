@@ -176,7 +176,7 @@ _EXTRA = {
     "daily": (_TIME, _ZONE),
     "weekly": (_TIME, _ZONE, _f("weekdays", Weekdays(), "host.weekly.weekdays", "Days 1 (Monday) .. 7 (Sunday).")),
     "cron": (
-        _f("expression", HostCronText(), "host.cron.grammar", "A five-field Host cron expression, canonical."),
+        _f("expression", HostCronText(), "host.record.expression", "A five-field Host cron expression, canonical."),
         _ZONE,
     ),
 }

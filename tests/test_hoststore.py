@@ -3,6 +3,7 @@ with its own rule id and pointer; random valid stores pass."""
 
 from __future__ import annotations
 
+import copy
 import json
 import shutil
 from pathlib import Path
@@ -310,11 +311,10 @@ def mutated_tasks(draw: Any) -> dict[str, Any]:
         if how == "delete" and isinstance(parent, dict):
             del parent[path[-1]]
         elif how == "add" and isinstance(parent, dict):
-            parent[draw(st.sampled_from(["extra", "kind", "time", "weekdays", "window", "prompt"]))] = draw(
-                REPLACEMENTS
-            )
+            key = draw(st.sampled_from(["extra", "kind", "time", "weekdays", "window", "prompt"]))
+            parent[key] = copy.deepcopy(draw(REPLACEMENTS))  # drawn values are shared: never mutate them
         else:
-            parent[path[-1]] = draw(REPLACEMENTS)
+            parent[path[-1]] = copy.deepcopy(draw(REPLACEMENTS))
     return value
 
 
