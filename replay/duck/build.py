@@ -24,7 +24,10 @@ import duckdb
 from replay.audit.fanout import Group, group_bytes, grouped, in_processes
 from replay.audit.hoststore import cross_checked
 from replay.audit.verify import SessionReport, store_report
-from replay.duck.host import statements as host_statements
+from replay.duck.host import COLUMNS as HOST_COLUMNS
+from replay.duck.host import INSTANTS as HOST_INSTANTS
+from replay.duck.host import VIEW as HOST_VIEW
+from replay.duck.host import stage_rows as stage_host_rows
 from replay.duck.loading import ParallelLoader
 from replay.duck.query import is_database
 from replay.duck.staging import SMALL_TABLES, StagedSession, stage_session, staged_name
@@ -213,13 +216,27 @@ FROM ev
 """Every event after chunk-row expansion, in the columns the README documents for `events`."""
 
 
-def _small(stage: Path, table: str, longest: int = 0) -> str:
-    """The gathered rows of one of the small tables (sessions, schedules, ...), as a table function."""
-    columns = ", ".join(f"'{k}': '{v}'" for k, v in _COLUMNS[table].items())
+def _ndjson(path: Path, columns: Mapping[str, str], longest: int = 0) -> str:
+    """Staged JSON lines of these columns (none longer than `longest` bytes), as a table function."""
+    typed = ", ".join(f"'{k}': '{v}'" for k, v in columns.items())
     return (
-        f"read_json(['{_quoted(stage / staged_name(table, GATHERED))}'], columns={{{columns}}}, "
+        f"read_json(['{_quoted(path)}'], columns={{{typed}}}, "
         f"format='newline_delimited', maximum_object_size={max(MIN_LINE, longest + 1)})"
     )
+
+
+def _small(stage: Path, table: str, longest: int = 0) -> str:
+    """The gathered rows of one of the small tables (sessions, schedules, ...), as a table function."""
+    return _ndjson(stage / staged_name(table, GATHERED), _COLUMNS[table], longest)
+
+
+def _host_tables(stores: Sequence[SessionReport], stage: Path) -> Iterator[str]:
+    """The Host tables of the stores' reports (their rows staged in `stage`), and their view."""
+    files, longest = stage_host_rows(stores, stage)
+    for table, columns in HOST_COLUMNS.items():
+        select = ", ".join(f"{_instant(c)} AS {c}" if c in HOST_INSTANTS else c for c in columns)
+        yield f"CREATE TABLE {table} AS SELECT {select} FROM {_ndjson(files[table], columns, longest)}"
+    yield HOST_VIEW
 
 
 def _changes(stage: Path, longest: int) -> str:
@@ -631,7 +648,7 @@ def _load(
                     con.execute(statement)
                 judged = cross_checked([*reports, *(r for r in map(store_report, stores) if r is not None)])
                 host_reports = [r for r in judged if r.store]
-                for statement in host_statements(host_reports, stage):
+                for statement in _host_tables(host_reports, stage):
                     con.execute(statement)
                 reports = [*reports, *host_reports]
                 committed.result()

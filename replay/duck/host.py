@@ -4,7 +4,8 @@ that carried it (NULL where none did: "which reminders never reached their sessi
 
 The rows come from each store's JSON as written (a corrupt store's readable tasks included), its
 findings from `verify` (the store's rules, then the cross-check against the sessions replayed
-beside it). Rows are staged as JSON lines and read by DuckDB like the sessions' small tables.
+beside it). Rows are staged here as JSON lines; `build` reads them as it reads the sessions'
+small tables.
 """
 
 from __future__ import annotations
@@ -78,12 +79,24 @@ def _rows(store: SessionReport) -> Iterator[tuple[str, dict[str, Any]]]:
         )
 
 
-def _quoted(path: Path) -> str:
-    return path.as_posix().replace("'", "''")
+INSTANTS = ("scheduled_at", "delivered_at")
+"""The columns staged as written and cast to TIMESTAMPTZ in the tables."""
+
+VIEW = """
+    CREATE VIEW host_reminder_deliveries AS
+    SELECT d.*, m.session_key, m.idx AS message_index, m.line AS message_line, m.session_key IS NOT NULL AS reached
+    FROM host_deliveries d
+    LEFT JOIN (
+        SELECT s.session_id, e.session_key, e.idx, e.line, json_extract_string(e.data, '$.id') AS message_id
+        FROM events e JOIN sessions s USING (session_key)
+        WHERE e.type = 'user/message' AND json_extract_string(e.data, '$.source.kind') = 'schedule'
+    ) m ON m.session_id = d.session_id AND m.message_id = d.message_id
+    ORDER BY d.store_path, d.task_id, d.position
+    """
 
 
-def statements(stores: Sequence[SessionReport], stage: Path) -> Iterator[str]:
-    """Stage the stores' rows in `stage`; the statements creating the Host tables and view."""
+def stage_rows(stores: Sequence[SessionReport], stage: Path) -> tuple[dict[str, Path], int]:
+    """Stage the stores' rows in `stage`: each Host table's file, and the longest line written."""
     files = {table: stage / f"{table}.ndjson" for table in COLUMNS}
     handles = {table: path.open("wb") for table, path in files.items()}
     longest = 0
@@ -96,21 +109,4 @@ def statements(stores: Sequence[SessionReport], stage: Path) -> Iterator[str]:
     finally:
         for handle in handles.values():
             handle.close()
-    size = max(2 << 20, longest + 1)
-    for table, columns in COLUMNS.items():
-        typed = ", ".join(f"'{k}': '{v}'" for k, v in columns.items())
-        source = f"read_json(['{_quoted(files[table])}'], columns={{{typed}}}, format='newline_delimited', maximum_object_size={size})"  # noqa: E501
-        cast = {"scheduled_at", "delivered_at"}
-        select = ", ".join(f"TRY_CAST({c} AS TIMESTAMPTZ) AS {c}" if c in cast else c for c in columns)
-        yield f"CREATE TABLE {table} AS SELECT {select} FROM {source}"
-    yield """
-    CREATE VIEW host_reminder_deliveries AS
-    SELECT d.*, m.session_key, m.idx AS message_index, m.line AS message_line, m.session_key IS NOT NULL AS reached
-    FROM host_deliveries d
-    LEFT JOIN (
-        SELECT s.session_id, e.session_key, e.idx, e.line, json_extract_string(e.data, '$.id') AS message_id
-        FROM events e JOIN sessions s USING (session_key)
-        WHERE e.type = 'user/message' AND json_extract_string(e.data, '$.source.kind') = 'schedule'
-    ) m ON m.session_id = d.session_id AND m.message_id = d.message_id
-    ORDER BY d.store_path, d.task_id, d.position
-    """
+    return files, longest
