@@ -4,8 +4,9 @@ For a corrupt session: the broken rule in one sentence, the history of the sched
 (creates, dispatches with their instants, the recurring batches and the gate window each
 opens, a recurring record's next intended occurrences), the offending event, its related
 events, and what would have been valid instead. For a valid session: each schedule's life in
-a line. Built from the report (the verdict) and a second reading of the log's schedule changes,
-folded again up to the violation, so the story states exactly what the fold knew there.
+a line. Built in one reading of the log (`judge_log`: the report and every schedule change),
+the changes folded again up to the violation, so the story states exactly what the fold knew
+there.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from invariant.changes import (
 )
 from invariant.cron import parse_cron
 from invariant.errors import ScheduleLogError
-from invariant.fold import SCHEDULE_CHANGE, SHAPES_FOR_KIND, Folder
+from invariant.fold import SHAPES_FOR_KIND, Folder
 from invariant.ids import allocate_id
 from invariant.instant import GATE_MS, MAX_MS, format_instant, parse_instant
 from invariant.jsvalue import js_compact_json
@@ -33,7 +34,7 @@ from invariant.occurrences import next_occurrence
 from invariant.profiles import Profile, get_profile
 from invariant.zones import load_zone
 from replay.audit.rules import describe
-from replay.audit.verify import SessionReport, Verdict, Violation, verify_log
+from replay.audit.verify import SessionReport, Verdict, Violation, judge_log
 from replay.logs.logfile import Entry, SessionLog
 from replay.reading import DEFAULT_READING, Reading
 
@@ -292,17 +293,9 @@ def _summary(report: SessionReport, changes: Sequence[Entry], profile: Profile, 
     return lines
 
 
-def schedule_changes(log: SessionLog) -> Iterator[Entry]:
-    """The log's `schedule/change` records (read after the report, in a second pass)."""
-    for entry in log.entries(schedule_only=True):
-        if entry.event is not None and entry.event.get("type") == SCHEDULE_CHANGE:
-            yield entry
-
-
 def explain_path(path: str, reading: Reading = DEFAULT_READING) -> tuple[SessionReport, list[str]]:
-    """The report and the story of one session log."""
-    report = verify_log(SessionLog(path, reading))
-    if report.verdict is Verdict.UNREADABLE:
-        return report, story(report, [])
-    changes = list(schedule_changes(SessionLog(path, reading)))
+    """The report and the story of one session log, read once: the judgement behind the report
+    holds every schedule change."""
+    report, judgement = judge_log(SessionLog(path, reading))
+    changes = [] if report.verdict is Verdict.UNREADABLE else [entry for entry, _ in judgement.steps]
     return report, story(report, changes)
