@@ -332,7 +332,11 @@ def _progress(files: Sequence[str], label: str) -> Iterator[Callable[[int], None
 
 def _exit(reports: Sequence[SessionReport]) -> None:
     """2 any unreadable, else 1 any corrupt, else 3 any of a format too new to judge, else 0."""
-    verdicts = {r.verdict for r in reports}
+    _exit_for([r.verdict for r in reports])
+
+
+def _exit_for(verdicts: Sequence[str]) -> None:
+    """`_exit` of the sessions' verdicts."""
     for verdict, status in ((Verdict.UNREADABLE, 2), (Verdict.CORRUPT, 1), (Verdict.UNSUPPORTED, 3)):
         if verdict in verdicts:
             sys.exit(status)
@@ -385,17 +389,9 @@ def report(paths: tuple[str, ...], output: str, title: str, reading: Reading, jo
         views = list(fleet_views(files, reading, jobs, progress))
     with _writing(Path(output)):
         write_atomic(Path(output), html_output.page(views, title).encode("utf-8"))
-    counts = {v: sum(1 for view in views if view["verdict"] == v) for v in Verdict}
-    click.echo(
-        printable(
-            f"{len(views)} session(s): {counts[Verdict.OK]} ok, {counts[Verdict.CORRUPT]} corrupt, "
-            f"{counts[Verdict.UNREADABLE]} unreadable; report {output}"
-        )
-    )
-    statuses = [v["verdict"] for v in views]
-    for verdict, status in ((Verdict.UNREADABLE, 2), (Verdict.CORRUPT, 1), (Verdict.UNSUPPORTED, 3)):
-        if verdict in statuses:
-            sys.exit(status)
+    verdicts = [view["verdict"] for view in views]
+    click.echo(printable(f"{report_output.verdict_summary(verdicts)}; report {output}"))
+    _exit_for(verdicts)
 
 
 @main.command()
@@ -413,7 +409,7 @@ def explain(paths: tuple[str, ...], session_id: str | None, fmt: Format, reading
     files = [p for p in discover(paths) if p != STDIN]
     if not files:
         raise click.UsageError(NO_LOGS)
-    told = [(r, lines) for r, lines in map(lambda p: explain_path(p, reading), files)]
+    told = [explain_path(p, reading) for p in files]
     if session_id is not None:
         told = [(r, lines) for r, lines in told if r.session == session_id]
         if not told:

@@ -65,9 +65,14 @@ def text_line(r: SessionReport) -> str:
 
 
 def summary_line(reports: Sequence[SessionReport]) -> str:
-    counts = {v: sum(1 for r in reports if r.verdict == v) for v in Verdict}
+    return verdict_summary([r.verdict for r in reports])
+
+
+def verdict_summary(verdicts: Sequence[str]) -> str:
+    """`N session(s): a ok, b corrupt, c unreadable[, d unsupported]`."""
+    counts = {v: sum(1 for x in verdicts if x == v) for v in Verdict}
     text = (
-        f"{len(reports)} session(s): {counts[Verdict.OK]} ok, {counts[Verdict.CORRUPT]} corrupt, "
+        f"{len(verdicts)} session(s): {counts[Verdict.OK]} ok, {counts[Verdict.CORRUPT]} corrupt, "
         f"{counts[Verdict.UNREADABLE]} unreadable"
     )
     return text + (f", {counts[Verdict.UNSUPPORTED]} unsupported" if counts[Verdict.UNSUPPORTED] else "")
