@@ -371,6 +371,23 @@ def store_findings(store: object) -> list[HostFinding]:
     return found
 
 
+def tasks_of(store: object) -> dict[str, object]:
+    """The store's `tables.tasks` rows (none when the store has no such object)."""
+    tables = store.get("tables") if isinstance(store, dict) else None
+    tasks = tables.get("tasks") if isinstance(tables, dict) else None
+    return tasks if isinstance(tasks, dict) else {}
+
+
+def receipts(task: Mapping[str, object]) -> list[dict[str, object]]:
+    """A task's retained receipts, oldest first: its history's records, or its `lastDelivery`
+    alone when it has no history records (written before histories existed)."""
+    history = task.get("deliveryHistory")
+    records = history.get("records") if isinstance(history, dict) else None
+    kept = [r for r in records if isinstance(r, dict)] if isinstance(records, list) else []
+    last = task.get("lastDelivery")
+    return kept if kept or not isinstance(last, dict) else [last]
+
+
 def is_store(value: object) -> bool:
     """Whether a JSON value claims to be a Host task store (by its unit's name)."""
     unit = value.get("unit") if isinstance(value, dict) else None
@@ -446,12 +463,9 @@ def soft_findings(store: object, now: int | None = None, retention: Retention = 
     """What host.md §6 lets an auditor add, as warnings: a wall-clock `scheduledAt` that is no
     occurrence of its rule, an active task overdue at `now`, deliveries out of order, a history
     beyond the deployment's retention, an inactive one-shot with no delivery."""
-    tables = store.get("tables") if isinstance(store, dict) else None
-    tasks = tables.get("tasks") if isinstance(tables, dict) else None
     found: list[HostFinding] = []
-    for key, task in tasks.items() if isinstance(tasks, dict) else ():
-        record = task.get("record") if isinstance(task, dict) else None
-        if not isinstance(record, dict):
+    for key, task in tasks_of(store).items():
+        if not isinstance(task, dict) or not isinstance(record := task.get("record"), dict):
             continue
         pointer = f"/tables/tasks/{_escape(key)}"
         problem = occurrence_problem(record)

@@ -12,35 +12,25 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from invariant.hoststore import receipts, tasks_of
 from replay.audit.verify import SessionReport, Verdict, store_value
 from replay.logs.logfile import Finding, Severity
 
 
 def _receipts(task: dict[str, Any]) -> tuple[set[str], bool]:
     """The message ids a task's receipts name, and whether earlier receipts may be missing."""
-    ids: set[str] = set()
-    last = task.get("lastDelivery")
-    if isinstance(last, dict) and isinstance(last.get("messageId"), str):
-        ids.add(last["messageId"])
+    ids = {m for r in receipts(task) if isinstance(m := r.get("messageId"), str)}
     history = task.get("deliveryHistory")
-    pruned = not isinstance(history, dict)
-    if isinstance(history, dict):
-        pruned = bool(history.get("earlierRecordsPruned")) or bool(history.get("earlierRecordsUnavailable"))
-        for record in history.get("records") or []:
-            if isinstance(record, dict) and isinstance(record.get("messageId"), str):
-                ids.add(record["messageId"])
-    return ids, pruned
+    if not isinstance(history, dict):
+        return ids, True
+    return ids, bool(history.get("earlierRecordsPruned")) or bool(history.get("earlierRecordsUnavailable"))
 
 
 def root_findings(store: SessionReport, sessions: Sequence[SessionReport]) -> list[Finding]:
     """The store against the session logs beside it (host.md §6): every retained receipt names a
     Host reminder message in its task's session; every such message has a receipt (unless that
     session's history was pruned); every task's session has a log."""
-    value = store_value(store.path)
-    tables = value.get("tables") if isinstance(value, dict) else None
-    tasks = tables.get("tasks") if isinstance(tables, dict) else None
-    if not isinstance(tasks, dict):
-        return []
+    tasks = tasks_of(store_value(store.path))
     by_session = {r.session: r for r in sessions if r.session is not None and not r.store}
     found: list[Finding] = []
     named: dict[str, set[str]] = {}

@@ -27,7 +27,7 @@ from invariant.detect import (
     host_message_id,
     message_evidence,
 )
-from invariant.hoststore import is_store, soft_findings, store_findings
+from invariant.hoststore import is_store, soft_findings, store_findings, tasks_of
 from invariant.jsvalue import safe_integer
 from invariant.logshapes import file_version
 from invariant.profiles import Profile, get_profile
@@ -450,9 +450,7 @@ def store_report(path: str, reading: Reading = DEFAULT_READING) -> SessionReport
         return None
     found = store_findings(value)
     soft = [] if found else soft_findings(value, reading.now, reading.retention)
-    tables = value.get("tables") if isinstance(value, dict) else None
-    tasks = tables.get("tasks") if isinstance(tables, dict) else None
-    count = len(tasks) if isinstance(tasks, dict) else 0
+    count = len(tasks_of(value))
     violation = None
     if found:
         first = found[0]

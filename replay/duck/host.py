@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from invariant.hoststore import receipts, tasks_of
 from replay.audit.verify import SessionReport, store_value
 from replay.duck.staging import _dumps
 
@@ -40,33 +41,25 @@ def _text(value: object) -> str | None:
 
 
 def _rows(store: SessionReport) -> Iterator[tuple[str, dict[str, Any]]]:
-    value = store_value(store.path)
-    tables = value.get("tables") if isinstance(value, dict) else None
-    tasks = tables.get("tasks") if isinstance(tables, dict) else None
-    for task_id, task in tasks.items() if isinstance(tasks, dict) else ():
+    for task_id, task in tasks_of(store_value(store.path)).items():
         if not isinstance(task, dict):
             continue
         found = task.get("record")
         record: dict[str, Any] = found if isinstance(found, dict) else {}
-        history = task.get("deliveryHistory")
-        receipts = history.get("records") if isinstance(history, dict) else None
-        receipts = [r for r in receipts if isinstance(r, dict)] if isinstance(receipts, list) else []
-        last = task.get("lastDelivery")
-        if not receipts and isinstance(last, dict):
-            receipts = [last]  # a receipt written before histories existed
+        retained = receipts(task)
         session = _text(task.get("sessionId"))
         yield "host_tasks", {
             "store_path": store.path, "task_id": task_id, "session_id": session,
             "kind": _text(record.get("kind")), "title": _text(record.get("title")),
             "prompt": _text(record.get("prompt")), "status": _text(task.get("status", "active")),
-            "scheduled_at": _text(record.get("scheduledAt")), "delivery_count": len(receipts), "task": task,
+            "scheduled_at": _text(record.get("scheduledAt")), "delivery_count": len(retained), "task": task,
         }  # fmt: skip
-        for n, r in enumerate(receipts):
+        for n, r in enumerate(retained):
             yield "host_deliveries", {
                 "store_path": store.path, "task_id": task_id, "session_id": session, "position": n,
                 "scheduled_at": _text(r.get("scheduledAt")), "delivered_at": _text(r.get("deliveredAt")),
                 "message_id": _text(r.get("messageId")), "prompt": _text(r.get("prompt")),
-                "latest": n == len(receipts) - 1,
+                "latest": n == len(retained) - 1,
             }  # fmt: skip
     v = store.violation
     if v is not None:
