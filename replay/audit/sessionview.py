@@ -99,11 +99,11 @@ def view(report: SessionReport, judgement: Judgement, size: int, key: int) -> di
             continue  # after the violation: the fold stopped
         note = ""
         if isinstance(change, DispatchChange) and change.accepted_at is not None and not inherited:
+            opens = change.accepted_at not in batches  # the first dispatch of a new batch
             batch = batches.setdefault(change.accepted_at, len(batches) + 1)
             note = f"batch {batch}, accepted {change.accepted_at}"
             accepted = parse_instant(change.accepted_at)
-            opens = profile.recurring_gate and accepted is not None and batch == len(batches) and not violating
-            if opens and accepted is not None and (not gates or gates[-1][0] != accepted):
+            if opens and profile.recurring_gate and accepted is not None and not violating:
                 gates.append([accepted, accepted + GATE_MS])
         if isinstance(change, DispatchChange) and change.accepted_at is not None:
             t = parse_instant(change.accepted_at) or t  # a recurring dispatch sits at its acceptance
