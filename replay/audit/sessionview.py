@@ -6,13 +6,14 @@ numbered by batch), delete, the inherited ones before the fork cut, and the offe
 each mark carries its file line, event index and JSON text. Beside them: the record's
 intended occurrences as ticks, the recurring gate windows (300 s after each batch, shared by
 all lanes), the fork cut, the violation and its related events. Everything is plain JSON
-values, built in one pass with the verdict (`judge_log`).
+values, built in one pass with the verdict (`judge_log`); a mark is the array `[kind, time,
+line, index, json, note]`, its kind `create`, `dispatch`, `delete`, `inherited` or `violation`
+(compact, since a fleet report holds every schedule event).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from invariant.changes import CreateChange, DeleteChange, DispatchChange, Record, decode_change
@@ -31,17 +32,6 @@ JSON_CHARS = 2000
 """How much of an event's JSON text a mark carries (the rest is cut, and says so)."""
 TICKS = 60
 """At most this many intended occurrences per lane."""
-
-
-@dataclass(frozen=True)
-class Mark:
-    kind: str
-    """`create`, `dispatch`, `delete`, `inherited` (before the fork cut) or `violation`."""
-    time: int
-    line: int
-    index: int
-    json: str
-    note: str = ""
 
 
 def _json_text(entry: Entry) -> str:
