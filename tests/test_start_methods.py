@@ -81,6 +81,18 @@ def test_replay_gives_the_same_database_under_every_start_method(tmp_path: Path,
     assert len(tables["fork"]["sessions"]) > 2 * GROUPS_OF
 
 
+@pytest.mark.slow
+def test_report_jobs_writes_the_same_page_under_every_start_method(tmp_path: Path, many_logs: Path) -> None:
+    pages = {}
+    for method in METHODS:
+        page = tmp_path / f"{method}.html"
+        done = _schedlog(method, "report", str(many_logs), "-o", str(page), "--jobs", "2")
+        assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+        pages[method] = page.read_text()
+    assert pages["forkserver"] == pages["fork"] == pages["spawn"]
+    assert pages["fork"].count('"key":') > 2 * GROUPS_OF
+
+
 _ORPHAN = """
 import multiprocessing, sys
 from replay.audit.fanout import in_processes
