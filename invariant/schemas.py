@@ -34,6 +34,8 @@ from .toolshapes import (
     NOT_FOUND,
     VIEW_SHAPES,
 )
+from .toolsurface import shapes_in
+from .toolsurfaces import HOST, SEED, SURFACES
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 ID_PREFIX = "urn:schedlog:schema:"
@@ -305,6 +307,54 @@ def host_documents() -> dict[str, JsonSchema]:
     }
 
 
+SURFACE_FOLDERS = {HOST: "host/tools", SEED: "seed-002"}
+SURFACE_BEYOND_SCHEMA = {
+    HOST: (
+        "the tool's own checks (schedule_create: no undeclared key and exactly one timing parameter; "
+        "schedule_update: at most one, and some change; prompt and title non-empty after JavaScript trim(), "
+        "a title at most 120 UTF-16 code units; after_seconds a positive safe integer; every_seconds a safe "
+        "integer of at least 60; an id non-empty and trimmed)",
+    ),
+    SEED: (
+        "the tool's own checks (a title non-empty after JavaScript trim() and at most 120 UTF-16 code units, "
+        "a non-empty prompt, an rrule in schedlog's RFC 5545 subset; schedule_edit: an update changes one of "
+        "title, prompt, rrule, target, active, a delete carries none of them)",
+        "a page echoes its limit and offset, counts its items, lists active tasks first by next occurrence "
+        "and keeps its active filter",
+    ),
+}
+
+
+def surface_documents() -> dict[str, JsonSchema]:
+    """The Host 1.0 tools' and seed 002's tools' arguments and results (host.md §7)."""
+    out: dict[str, JsonSchema] = {}
+    for surface, folder in SURFACE_FOLDERS.items():
+        for tool in SURFACES[surface].values():
+            args_path, result_path = (
+                f"{folder}/{tool.name}.args.schema.json",
+                f"{folder}/{tool.name}.result.schema.json",
+            )
+            out[args_path] = _document(
+                args_path,
+                f"{tool.name} arguments ({surface})",
+                tool.params.description + " Undeclared keys pass the host and reach the tool.",
+                SURFACE_BEYOND_SCHEMA[surface][:1],
+                object_schema(tool.params),
+                _defs(list(shapes_in(tool.params))[1:]),
+            )
+            out[result_path] = _document(
+                result_path,
+                f"{tool.name} result ({surface})",
+                f"Every value {tool.name} returns (as the JSON text of one text block); error codes: "
+                + ", ".join(tool.codes)
+                + ".",
+                SURFACE_BEYOND_SCHEMA[surface][1:],
+                tool.result.schema(),
+                _defs(shapes_in(tool.result)),
+            )
+    return out
+
+
 def documents() -> dict[str, JsonSchema]:
     """Every schema file, by path under `schemas/`, in a stable order."""
     return {
@@ -314,4 +364,5 @@ def documents() -> dict[str, JsonSchema]:
         "chunk-row.schema.json": row_document(),
         **tool_documents(),
         **host_documents(),
+        **surface_documents(),
     }

@@ -83,7 +83,11 @@ TWISTS = (
     "bom",
     "unknown-type",
     "marker-inherited",
+    "schedule-call",  # a schedule_* tool call: yielded, and its result after it
+    "schedule-result",
 )
+CALL_IDS = ("c1", "c 1", "c\u00e91", 'c"1')
+"""Call ids the reader searches for as bytes, and ids whose spelling may vary (every result read)."""
 
 
 def _row(seq: int, tag: str = "text-chunks", n: int = 3, **data: Any) -> dict[str, Any]:
@@ -168,6 +172,15 @@ def _line(event: dict[str, Any], twist: str, rng: random.Random) -> tuple[list[b
             text = json.dumps(value).replace("schedule\\\\/change", "schedule\\/change")
     elif twist == "marker-inherited":
         value = {"type": "session/end-seed", "seq": seq, "time": event["time"], "data": {"inherited": True}}
+    elif twist == "schedule-call":
+        call = {"turn": 1, "step": 1, "callId": rng.choice(CALL_IDS), "name": rng.choice(["schedule_list", "bash"])}
+        value = {"type": "tool/call", "seq": seq, "time": event["time"], "data": call | {"arguments": "{}"}}
+    elif twist == "schedule-result":
+        call_id, body = rng.choice(CALL_IDS), [{"type": "text", "text": rng.choice(["[]", "{", "x"])}]
+        block = {"type": "tool-result", "toolCallId": call_id, "content": body}
+        message = {"id": "r", "role": "user", "source": {"kind": "tool", "callId": call_id}, "content": [block]}
+        data = rng.choice([{"turn": 1, "step": 1, "message": message}, {"callId": call_id, "content": body}])
+        value = {"type": "tool/result", "seq": seq, "time": event["time"], "data": data}
     line = (text if text is not None else json.dumps(value, ensure_ascii=rng.random() < 0.5)).encode(
         "utf-8", "surrogatepass"
     )
@@ -275,3 +288,33 @@ def test_past_the_type_limit_an_unknown_type_is_read_exactly(monkeypatch: pytest
     data = json.dumps(HEADER).encode() + b"\n" + b"\n".join(lines) + b"\n"
     assert_same("session.jsonl", data)
     assert not any(tag.startswith("never-seen/") for tag in envelope.REGISTRY.classes)
+
+
+@pytest.mark.parametrize("call_id", CALL_IDS)
+def test_schedule_calls_and_their_results_are_read_alike(call_id: str) -> None:
+    """A schedule_* call and its result are yielded both ways (whatever the call id's
+    spelling), and a result of another tool's call is not."""
+
+    def event(seq: int, tag: str, data: dict[str, Any]) -> bytes:
+        return json.dumps(
+            {"type": tag, "seq": seq, "time": 100 + seq, "data": data}, ensure_ascii=seq % 2 == 0
+        ).encode()
+
+    def result(call: str, text: str) -> dict[str, Any]:
+        block = {"type": "tool-result", "toolCallId": call, "content": [{"type": "text", "text": text}]}
+        return {"turn": 1, "step": 1, "message": {"id": "r", "role": "user", "source": {"kind": "tool", "callId": call},
+                                                  "content": [block]}}  # fmt: skip
+
+    lines = [json.dumps(HEADER).encode()]
+    calls = [("other", "bash"), (call_id, "schedule_list"), ("z" + call_id, "schedule_delete")]
+    for seq, (call, name) in enumerate(calls):
+        lines.append(event(seq, "tool/call", {"turn": 1, "step": 1, "callId": call, "name": name, "arguments": "{}"}))
+    for seq, (call, _) in enumerate(calls, start=len(calls)):
+        lines.append(event(seq, "tool/result", result(call, "not json")))
+    data = b"\n".join(lines) + b"\n"
+    assert_same("calls.jsonl", data)
+    log = SessionLog("calls.jsonl", Reading(), data)
+    yielded = [e.event_index for e in log.entries(schedule_only=True)]
+    assert yielded == [1, 2, 4, 5]
+    report = verify_log(SessionLog("calls.jsonl", Reading(), data))
+    assert [f.code for f in report.findings] == ["tool.result.json", "tool.call.params", "tool.result.json"]

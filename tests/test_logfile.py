@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from invariant.detect import CLUE_TYPES, NEEDLES
+from invariant.transcripts import result_call_id, schedule_call
 from replay.logs import logfile, zstdframes
 from replay.logs.discover import discover
 from replay.logs.logfile import SessionLog
@@ -342,12 +343,17 @@ def test_schedule_only_reading_sees_the_same_log(path: Path) -> None:
 
     headers = [e.event for e in every if e.event is not None and e.event.get("type") == "request/header"]
 
-    def kept(event: dict[str, object]) -> bool:  # schedule changes, and the events bearing profile clues
+    calls = {call[0] for e in every if e.event is not None and (call := schedule_call(e.event)) is not None}
+
+    def kept(event: dict[str, object]) -> bool:  # schedule changes, the events bearing profile clues, schedule tools
         raw = json.dumps(event).encode()
         if event.get("type") == "request/header" and event is not headers[0]:
             return False  # the first tool descriptions are read, not every request's
-        return event.get("type") == "schedule/change" or (
-            event.get("type") in CLUE_TYPES and any(needle in raw for needle in NEEDLES)
+        return (
+            event.get("type") == "schedule/change"
+            or (event.get("type") in CLUE_TYPES and any(needle in raw for needle in NEEDLES))
+            or schedule_call(event) is not None
+            or result_call_id(event) in calls
         )
 
     expected = [e for e in every if e.event is not None and kept(e.event)]

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from invariant.transcripts import RULES
+
 
 class Rule(NamedTuple):
     """One row: the rule ids it covers and what breaking them means."""
@@ -111,7 +113,10 @@ FORMAT = (
 )
 """The findings of the log reader."""
 
-TABLE = {rule_id: row for row in (*PROTOCOL, *LIVE, *FORMAT) for rule_id in row.ids}
+TRANSCRIPT = tuple(Rule((rule,), text) for rule, text in RULES.items())
+"""The findings on `schedule_*` tool calls and results (README, "Tool transcripts")."""
+
+TABLE = {rule_id: row for row in (*PROTOCOL, *LIVE, *FORMAT, *TRANSCRIPT) for rule_id in row.ids}
 
 
 def row_of(rule_id: str) -> Rule | None:

@@ -31,7 +31,9 @@ from invariant.hoststore import is_store, soft_findings, store_findings, tasks_o
 from invariant.jsvalue import safe_integer
 from invariant.logshapes import file_version
 from invariant.profiles import Profile, get_profile
+from invariant.transcripts import TOOL_TYPES
 from replay.audit.fanout import Group, group_bytes, grouped, in_processes
+from replay.audit.transcript import Transcript
 from replay.logs import deepjson
 from replay.logs.chunks import ChunkRow
 from replay.logs.discover import LOG_SUFFIXES, STORE_NAME
@@ -351,6 +353,7 @@ def judge_log(log: SessionLog, sink: SessionSink | None = None) -> tuple[Session
     accepted: list[str] = []
     messages: list[str] = []
     delivered = 0
+    transcript = Transcript()
     for entry in log.entries(schedule_only=True, others=None if sink is None else sink.other_record):
         event = entry.event
         assert event is not None  # the rows and the other events went to the sink
@@ -361,6 +364,10 @@ def judge_log(log: SessionLog, sink: SessionSink | None = None) -> tuple[Session
                 sink.schedule_change(entry)
             if (at := accepted_at(event.get("data"))) is not None:
                 accepted.append(at)
+        elif event.get("type") in TOOL_TYPES:  # a schedule_* call or its result
+            transcript.add(event, entry.line, entry.event_index)
+            if sink is not None:
+                sink.other_record(entry.line, entry.event_index, event, entry.row, entry.raw)
         else:  # a marker that cuts the fork (v2+), or a record that bears clues
             found, host = message_evidence(event)
             clues.extend(found)
@@ -403,7 +410,7 @@ def judge_log(log: SessionLog, sink: SessionSink | None = None) -> tuple[Session
         schedule_events=len(changes),
         verdict=verdict,
         violation=judgement.violation,
-        findings=(*log.findings, *_host_era(delivered, len(changes), folded)),
+        findings=(*log.findings, *_host_era(delivered, len(changes), folded), *transcript.findings(seed)),
         folded=folded,
         format_version=log.version,
         profile=ProfileChoice.of(profile, detection, others),

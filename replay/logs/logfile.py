@@ -43,6 +43,7 @@ from invariant.logshapes import (
     header_problems,
 )
 from invariant.shapes import object_problems
+from invariant.transcripts import TOOL_CALL, TOOL_TYPES, result_call_id, schedule_call
 from replay.logs.chunks import ROW_TAGS, ChunkRow, RowError, decode_row
 from replay.logs.discover import generations_beside
 from replay.logs.envelope import (
@@ -161,6 +162,10 @@ class Entry(NamedTuple):
 _CAN_RELEASE = hasattr(mmap, "MADV_DONTNEED")  # not on Windows
 # `SessionLog._bears_clues` scans for `schedule`/`SCHEDULE` before the needles themselves
 assert all(b"schedule" in needle or b"SCHEDULE" in needle for needle in NEEDLES)
+_TELLING_TYPES = CLUE_TYPES | TOOL_TYPES | {END_SEED}
+"""The event types that may be yielded beside the schedule changes (`SessionLog._telling`)."""
+_PLAIN_ID = re.compile(r"[A-Za-z0-9_.:-]+")
+"""A call id every JSON writer spells as itself."""
 
 
 def _release(mapped: mmap.mmap, start: int, upto: int) -> int:
@@ -291,6 +296,9 @@ class SessionLog:
     _others: OtherRecords | None = None
     _fatal: bool = False
     _tools_read: bool = False
+    _schedule_calls: dict[str, bytes] = field(default_factory=dict)
+    """The `schedule_*` calls yielded and not yet answered, each with the bytes its result's
+    line must hold (empty: an id whose escaping may vary, so every result is read)."""
     _counts: dict[str, int] = field(default_factory=dict)
     _consumed: int = 0
 
@@ -589,7 +597,7 @@ class SessionLog:
                 )
             ):
                 self.event_count = index + 1
-                telling = (tag == END_SEED or tag in CLUE_TYPES) and self._telling(tag, value, index, raw)
+                telling = tag in _TELLING_TYPES and self._telling(tag, value, index, raw)
                 if self._schedule_only and tag != SCHEDULE_CHANGE and not telling:
                     if self._others is not None:
                         self._others(line_no, index, value, None, raw)
@@ -688,7 +696,8 @@ class SessionLog:
         CLUE_TYPES whose line holds a needle (of the request headers only the log's first)."""
         classes = REGISTRY.classes
         change, marker = classes.get(SCHEDULE_CHANGE), classes.get(END_SEED)
-        wanted = {classes.get(tag) for tag in CLUE_TYPES} | {change, marker if self.marks_cut else None}
+        tools = {classes.get(tag) for tag in TOOL_TYPES}
+        wanted = {classes.get(tag) for tag in CLUE_TYPES} | tools | {change, marker if self.marks_cut else None}
         found = []
         for i in compress(range(stop), map(wanted.__contains__, kinds)):
             kind = kinds[i]
@@ -696,6 +705,10 @@ class SessionLog:
                 found.append(i)
             elif kind is marker:
                 if self._cuts(self._event(records[i]), starts[i]):
+                    found.append(i)
+            elif kind in tools:
+                tag = str(kind.__struct_config__.tag)
+                if self._tool_telling(tag, _utf8(lines[i]), records[i]):
                     found.append(i)
             elif self._bears_clues(kind.__struct_config__.tag, _utf8(lines[i])):  # type: ignore[attr-defined]
                 found.append(i)
@@ -714,7 +727,29 @@ class SessionLog:
     def _telling(self, tag: str, event: dict[str, object], index: int, raw: bytes | None) -> bool:
         """Whether an event that is no schedule change is yielded all the same: a marker that cuts
         the fork (v2+), or an event that may bear profile clues. (Its cut is noted either way.)"""
+        if tag in TOOL_TYPES:
+            return self._tool_telling(tag, raw, event)
         return (tag == END_SEED and self._cuts(event, index)) or (tag in CLUE_TYPES and self._bears_clues(tag, raw))
+
+    def _tool_telling(self, tag: str, raw: bytes | None, event: dict[str, object] | Record) -> bool:
+        """Whether a tool event is a `schedule_*` call, or the result of one yielded (its
+        transcript is checked, invariant.transcripts). The line's bytes are searched first:
+        most tool events are of other tools, and their data is never decoded."""
+        if tag == TOOL_CALL:
+            if raw is not None and b"schedule_" not in raw:
+                return False
+            call = schedule_call(event if isinstance(event, dict) else self._event(event))
+            if call is None:
+                return False
+            plain = _PLAIN_ID.fullmatch(call[0]) is not None
+            self._schedule_calls[call[0]] = b'"' + call[0].encode() + b'"' if plain else b""
+            return True
+        if not self._schedule_calls:
+            return False
+        if raw is not None and not any(needle in raw for needle in self._schedule_calls.values()):
+            return False
+        answered = result_call_id(event if isinstance(event, dict) else self._event(event))
+        return answered is not None and self._schedule_calls.pop(answered, None) is not None
 
     def _bears_clues(self, tag: str, raw: bytes | None) -> bool:
         """Whether an event of CLUE_TYPES may bear profile clues (invariant.detect): its bytes hold

@@ -1,0 +1,76 @@
+"""The `schedule_*` tool transcript of a session: its calls and results, gathered as the log
+is read, judged by invariant.transcripts."""
+
+from __future__ import annotations
+
+import json
+
+from invariant.jsvalue import safe_integer
+from invariant.transcripts import (
+    TOOL_CALL,
+    ToolUse,
+    Unparsed,
+    judge_uses,
+    result_call_id,
+    result_text,
+    schedule_call,
+)
+from replay.logs import deepjson
+from replay.logs.jsonline import JsonLineError, parse_json_line
+from replay.logs.logfile import Finding, Severity
+
+
+def _no_constants(name: str) -> object:
+    raise ValueError(f"{name} is not JSON")
+
+
+def parse_json_text(text: object) -> object:
+    """JSON.parse of a JavaScript string (a call's arguments, a result's text), or Unparsed.
+    A string holding a lone surrogate (JavaScript keeps them) is parsed as text, not bytes."""
+    if type(text) is not str:
+        return Unparsed(f"not a string but {type(text).__name__}")
+    try:
+        try:
+            return parse_json_line(text.encode())
+        except UnicodeEncodeError:
+            try:
+                return json.loads(text, parse_constant=_no_constants)
+            except RecursionError:
+                return deepjson.parse(text)
+    except (JsonLineError, ValueError) as err:
+        return Unparsed(f"not JSON ({str(err).split(': line')[0]})")
+
+
+class Transcript:
+    """The `schedule_*` uses of one session, in call order."""
+
+    def __init__(self) -> None:
+        self._uses: list[tuple[int, ToolUse]] = []
+        self._open: dict[str, int] = {}
+
+    def add(self, event: dict[str, object], line: int, index: int) -> None:
+        """Hear a `tool/call` or `tool/result` event the reader yielded."""
+        if event.get("type") == TOOL_CALL:
+            call = schedule_call(event)
+            if call is not None:
+                call_id, name, arguments = call
+                self._open[call_id] = len(self._uses)
+                self._uses.append((index, ToolUse(name, parse_json_text(arguments), line)))
+            return
+        at = self._open.pop(result_call_id(event) or "", None)
+        if at is None:
+            return
+        text, failed = result_text(event)
+        value = text if isinstance(text, Unparsed) else parse_json_text(text)
+        index, use = self._uses[at]
+        self._uses[at] = (index, ToolUse(use.name, use.arguments, use.call_line, value, failed, line))
+
+    def findings(self, seed: object) -> list[Finding]:
+        """The findings on the uses the session owns (a fork child's inherited calls were its
+        parent's, and are judged there)."""
+        owned_from = safe_integer(seed) or 0
+        uses = [use for index, use in self._uses if index >= owned_from]
+        return [
+            Finding(f.rule, Severity.INFO if f.severity == "info" else Severity.WARNING, f.message, f.line)
+            for f in judge_uses(uses)
+        ]
