@@ -370,16 +370,7 @@ STATUSES = ("active", "paused", "ended")
 LIST_DEFAULT_LIMIT = 100
 LIST_MAX_LIMIT = 500
 SEED_GUARD_CODES = ("subagent_session", "internal_error")
-SEED_INPUT_CODES = (
-    "invalid_prompt",
-    "invalid_selector",
-    "invalid_rule",
-    "invalid_time_zone",
-    "not_future",
-    "time_out_of_range",
-    "frequency_too_high",
-    "no_future_occurrence",
-)
+SEED_INPUT_CODES = (*(code for code in HOST_CODES if code != "internal_error"), "no_future_occurrence")
 """Choice: the seed declares no list; a Host ScheduleInputError's codes are the shipped tools'
 and the session-local `no_future_occurrence` (a resume "needs a future occurrence")."""
 SEED_CHANGE_CODES = (*SEED_INPUT_CODES, *SEED_GUARD_CODES)

@@ -3,7 +3,6 @@ with its own rule id and pointer; random valid stores pass."""
 
 from __future__ import annotations
 
-import copy
 import json
 import shutil
 from pathlib import Path
@@ -18,10 +17,10 @@ from fixtures.host.stores import files as store_files
 from invariant.hostcron import HostCronError, parse_host_cron, spelling_problems
 from invariant.hoststore import store_findings
 from invariant.instant import MAX_MS, MIN_MS, format_instant, parse_instant
-from replay.conform.cases import paths
 from replay.logs.discover import STORE_NAME
 
 from .conftest import ROOT
+from .mutation import mutate
 
 SESSIONS = ROOT / "fixtures" / "sessions"
 
@@ -297,25 +296,9 @@ REPLACEMENTS = st.sampled_from(
 
 
 @st.composite
-def mutated_tasks(draw: Any) -> dict[str, Any]:
-    value = draw(valid_tasks("schedule-a"))
-    for _ in range(draw(st.integers(0, 2))):
-        found = list(paths(value))
-        path = draw(st.sampled_from(found))
-        if not path:
-            continue
-        parent: Any = value
-        for step in path[:-1]:
-            parent = parent[step]
-        how = draw(st.sampled_from(["replace", "delete", "add"]))
-        if how == "delete" and isinstance(parent, dict):
-            del parent[path[-1]]
-        elif how == "add" and isinstance(parent, dict):
-            key = draw(st.sampled_from(["extra", "kind", "time", "weekdays", "window", "prompt"]))
-            parent[key] = copy.deepcopy(draw(REPLACEMENTS))  # drawn values are shared: never mutate them
-        else:
-            parent[path[-1]] = copy.deepcopy(draw(REPLACEMENTS))
-    return value
+def mutated_tasks(draw: Any) -> Any:
+    keys = ["extra", "kind", "time", "weekdays", "window", "prompt"]
+    return mutate(draw, draw(valid_tasks("schedule-a")), REPLACEMENTS, keys)
 
 
 @settings(max_examples=400, deadline=None)

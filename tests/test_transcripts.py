@@ -37,6 +37,7 @@ from replay.audit.transcript import parse_json_text
 from replay.audit.verify import verify_bytes, verify_path
 
 from .conftest import ROOT
+from .mutation import mutate
 from .schemahelp import valid
 
 # --- the fixtures --------------------------------------------------------------------------------
@@ -391,39 +392,12 @@ REPLACEMENTS = st.sampled_from(
 )  # fmt: skip
 
 
-def _paths(value: object, prefix: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
-    out = [prefix]
-    if isinstance(value, dict):
-        for k, v in value.items():
-            out += _paths(v, (*prefix, k))
-    elif isinstance(value, list):
-        for n, v in enumerate(value):
-            out += _paths(v, (*prefix, n))
-    return out
-
-
 @st.composite
 def mutated(draw: Any, pool: dict[tuple[str, str], list[object]]) -> tuple[tuple[str, str], object]:
     key = draw(st.sampled_from(sorted(pool)))
     value = copy.deepcopy(draw(st.sampled_from(pool[key])))
-    for _ in range(draw(st.integers(0, 2))):
-        path = draw(st.sampled_from(_paths(value)))
-        if not path:
-            value = copy.deepcopy(draw(REPLACEMENTS))
-            continue
-        parent: Any = value
-        for step in path[:-1]:
-            parent = parent[step]
-        how = draw(st.sampled_from(["replace", "delete", "add"]))
-        if how == "delete" and isinstance(parent, dict):
-            del parent[path[-1]]
-        elif how == "add" and isinstance(parent, dict):
-            parent[draw(st.sampled_from(["extra", "code", "id", "kind", "title", "deleted", "message"]))] = (
-                copy.deepcopy(draw(REPLACEMENTS))
-            )
-        else:
-            parent[path[-1]] = copy.deepcopy(draw(REPLACEMENTS))
-    return key, value
+    keys = ["extra", "code", "id", "kind", "title", "deleted", "message"]
+    return key, mutate(draw, value, REPLACEMENTS, keys, whole=True)
 
 
 def _folder(surface: str) -> str:
