@@ -11,52 +11,16 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 
-from invariant import format_instant
+from fixtures.host.stores import large_store
 from replay.audit.verify import verify_path
-
-KINDS = ("after", "at", "every", "daily", "weekly", "cron")
-
-
-def _rule(kind: str, ms: int) -> dict[str, object]:
-    """The kind's own fields, with `ms` an occurrence of the rule (a store as the Host keeps it)."""
-    day = datetime.fromtimestamp(ms / 1000, UTC)
-    wall = f"{day:%H:%M:%S}.000"
-    return {
-        "after": {"afterSeconds": 30},
-        "at": {},
-        "every": {"everySeconds": 3600},
-        "daily": {"time": wall, "timeZone": "UTC"},
-        "weekly": {"time": wall, "timeZone": "Etc/UTC", "weekdays": [day.isoweekday()]},
-        "cron": {"expression": f"{day.minute} {day.hour} * * *", "timeZone": "UTC"},
-    }[kind]
-
-
-def store(tasks: int) -> dict[str, object]:
-    rows: dict[str, object] = {}
-    for n in range(tasks):
-        kind = KINDS[n % len(KINDS)]
-        task_id = f"schedule-{n:08x}-0000-4000-8000-000000000000"
-        ms = 1_785_931_200_000 + n * 60_000
-        at = format_instant(ms)
-        record = {"id": task_id, "kind": kind, "title": f"task {n}", "prompt": "check the logs", "scheduledAt": at}
-        receipts = [{"scheduledAt": at, "deliveredAt": at, "messageId": f"m-{n}-{k}"} for k in range(3)]
-        rows[task_id] = {
-            "sessionId": f"session-{n % 97}",
-            "record": {**record, **_rule(kind, ms)},
-            "status": "active",
-            "lastDelivery": dict(receipts[-1]),
-            "deliveryHistory": {"records": receipts, "earlierRecordsUnavailable": False},
-        }
-    return {"unit": {"name": "schedule", "version": 1}, "global": None, "tables": {"tasks": rows}}
 
 
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "schedule.json"
-        path.write_text(json.dumps(store(10_000)))
+        path.write_text(json.dumps(large_store(10_000)))
         cpu = []
         for _ in range(5):
             start = time.process_time()

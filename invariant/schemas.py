@@ -296,6 +296,22 @@ def host_documents() -> dict[str, JsonSchema]:
             task_ref,
             _defs(HOST_SHAPES),
         ),
+        "host/record.schema.json": _document(
+            "host/record.schema.json",
+            "Host schedule record",
+            "A Host schedule record of one of six kinds (after, at, every, daily, weekly, cron).",
+            HOST_BEYOND_SCHEMA[3:],
+            {"oneOf": [{"$ref": f"#/$defs/{shape.name}"} for shape in host.RECORD_SHAPES.values()]},
+            _defs(host.RECORD_SHAPES.values()),
+        ),
+        "host/receipt.schema.json": _document(
+            "host/receipt.schema.json",
+            "Host delivery receipt",
+            host.RECEIPT.description,
+            (),
+            object_schema(host.RECEIPT),
+            {},
+        ),
         "host/store.schema.json": _document(
             "host/store.schema.json",
             "Host task store (schedule.json)",
