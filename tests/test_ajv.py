@@ -20,6 +20,7 @@ from .conftest import ROOT, protocol_examples
 from .schemahelp import valid
 from .test_schema_equivalence import headers, payloads, rows
 from .test_schemas import TOOL_VALUES
+from .test_transcripts import EXAMPLES, RESULTS, folder, mutated
 
 AJV = ROOT / "tests" / "ajv"
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed: ajv check skipped")
@@ -72,6 +73,9 @@ def test_ajv_agrees_with_jsonschema() -> None:
     cases += [(schema_id("chunk-row.schema.json"), r) for r in _draw(rows(), 200)]
     cases += [(schema_id("session-header.schema.json"), h) for h in _draw(headers(), 200)]
     cases += [(schema_id(name), value) for name, value, _ in TOOL_VALUES]
+    for pool, part in ((EXAMPLES, "args"), (RESULTS, "result")):  # the Host 1.0 and seed 002 tools
+        for (surface, tool), value in _draw(mutated(pool), 150):
+            cases.append((schema_id(f"{folder(surface)}/{tool}.{part}.schema.json"), value))
     names = {doc["$id"]: name for name, doc in documents().items()}
     expected = [valid(names[sid], value) for sid, value in cases]
     assert ajv(cases)["results"] == expected

@@ -400,7 +400,7 @@ def mutated(draw: Any, pool: dict[tuple[str, str], list[object]]) -> tuple[tuple
     return key, mutate(draw, value, REPLACEMENTS, keys, whole=True)
 
 
-def _folder(surface: str) -> str:
+def folder(surface: str) -> str:
     return "host/tools" if surface == HOST else "seed-002"
 
 
@@ -409,7 +409,7 @@ def _folder(surface: str) -> str:
 def test_the_argument_schemas_accept_exactly_what_the_checks_accept(case: tuple[tuple[str, str], object]) -> None:
     (surface, name), value = case
     tool = SURFACES[surface][name]
-    assert valid(f"{_folder(surface)}/{name}.args.schema.json", value) == (not object_problems(value, tool.params))
+    assert valid(f"{folder(surface)}/{name}.args.schema.json", value) == (not object_problems(value, tool.params))
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -419,7 +419,7 @@ def test_the_result_schemas_accept_exactly_what_the_checks_accept(case: tuple[tu
 
     (surface, name), value = case
     tool = SURFACES[surface][name]
-    assert valid(f"{_folder(surface)}/{name}.result.schema.json", value) == (not closest_problem(tool.result, value))
+    assert valid(f"{folder(surface)}/{name}.result.schema.json", value) == (not closest_problem(tool.result, value))
 
 
 def test_the_examples_are_valid() -> None:
@@ -428,12 +428,12 @@ def test_the_examples_are_valid() -> None:
             for value in values:
                 if value is NO_RESULT:
                     continue
-                assert valid(f"{_folder(surface)}/{name}.{part}.schema.json", value), (surface, name, value)
+                assert valid(f"{folder(surface)}/{name}.{part}.schema.json", value), (surface, name, value)
 
 
 def test_every_tool_of_both_host_surfaces_has_its_schemas() -> None:
     expected = {
-        f"{_folder(s)}/{n}.{p}.schema.json" for s in (HOST, SEED) for n in SURFACES[s] for p in ("args", "result")
+        f"{folder(s)}/{n}.{p}.schema.json" for s in (HOST, SEED) for n in SURFACES[s] for p in ("args", "result")
     }
     on_disk = {str(p.relative_to(ROOT / "schemas")) for p in (ROOT / "schemas").rglob("*.schema.json")}
     assert expected <= on_disk
