@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from .cron import CronSyntaxError, parse_cron
 from .instant import is_whole_minute, parse_instant
@@ -380,11 +381,12 @@ class ObjectShape:
     forbidden: tuple[str, ...] = ()
     """Keys an open object must not carry."""
 
-    @property
+    @cached_property
     def keys(self) -> frozenset[str]:
+        """The field names (computed once: every object checked against the shape asks)."""
         return frozenset(f.name for f in self.fields)
 
-    @property
+    @cached_property
     def required(self) -> tuple[str, ...]:
         return tuple(f.name for f in self.fields if not f.optional)
 
