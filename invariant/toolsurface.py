@@ -20,6 +20,9 @@ Refusal = Callable[[Mapping[str, object]], Refused | None]
 """What a tool's own checks return for well-typed arguments, or None (they pass)."""
 Disagreement = Callable[[Mapping[str, object], object], str | None]
 """How a value the tool returned contradicts the call's arguments, or None."""
+Appended = Callable[[Mapping[str, object], object, tuple[object, ...]], str | None]
+"""How a value contradicts the schedule/change payloads appended between the call and its
+result, or None (session-local tools append their own changes)."""
 
 
 def _never(args: Mapping[str, object]) -> Refused | None:
@@ -27,6 +30,10 @@ def _never(args: Mapping[str, object]) -> Refused | None:
 
 
 def _agrees(args: Mapping[str, object], value: object) -> str | None:
+    return None
+
+
+def _appends_nothing_checked(args: Mapping[str, object], value: object, appended: tuple[object, ...]) -> str | None:
     return None
 
 
@@ -44,6 +51,7 @@ class Tool:
     """The error codes its output schema declares."""
     refusal: Refusal = _never
     disagreement: Disagreement = _agrees
+    appended: Appended = _appends_nothing_checked
 
 
 def field(name: str, spec: Spec, meaning: str, optional: bool = False) -> Field:

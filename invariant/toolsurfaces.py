@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from .create import check_prompt, select_kind
 from .errors import ScheduleInputError
 from .hoststore import MIN_EVERY_SECONDS, TITLE_UNITS
-from .jsvalue import MAX_SAFE_INTEGER, shown
+from .jsvalue import MAX_SAFE_INTEGER, js_trim, shown
 from .rrule import rrule_problem
 from .shapes import (
     TITLED_RECORD_SHAPES,
@@ -78,13 +78,22 @@ def _local_refusal(args: Mapping[str, object]) -> Refused | None:
 
 
 def _local_created(args: Mapping[str, object], value: object) -> str | None:
-    if isinstance(value, dict) and "state" in value:
-        try:
-            kind = select_kind(args)
-        except ScheduleInputError:
-            return None
-        if value.get("kind") != kind:
-            return f"the view's kind is {value.get('kind')!r}, but the arguments select {kind!r}"
+    """A created view is of the kind the arguments select, with the call's prompt trimmed and
+    its delay or interval (profiles.md §3.7)."""
+    if not isinstance(value, dict) or "state" not in value:
+        return None
+    try:
+        kind = select_kind(args)
+    except ScheduleInputError:
+        return None
+    if value.get("kind") != kind:
+        return f"the view's kind is {value.get('kind')!r}, but the arguments select {kind!r}"
+    prompt = args.get("prompt")
+    if type(prompt) is str and js_trim(prompt) != value.get("prompt"):
+        return "the view's prompt is not the call's prompt trimmed"
+    for arg, key in (("after_seconds", "afterSeconds"), ("every_seconds", "everySeconds")):
+        if arg in args and value.get(key) != args[arg]:
+            return f"the view's {key} is {shown(value.get(key))}, the call's {arg} {shown(args[arg])}"
     return None
 
 
@@ -105,26 +114,64 @@ def _echo(args: Mapping[str, object], value: object) -> str | None:
     return None
 
 
-_LOCAL = "session-local"
+VIEW_ONLY_KEYS = ("state", "deliveryMode", "deliveryNotBefore")
+
+
+def _operations(appended: tuple[object, ...], operation: str) -> list[dict[str, object]]:
+    return [c for c in appended if isinstance(c, dict) and c.get("operation") == operation]
+
+
+def _local_create_appended(args: Mapping[str, object], value: object, appended: tuple[object, ...]) -> str | None:
+    """A created view is the record the call appended (profiles.md §3.7: same id, kind,
+    prompt, timing and target)."""
+    if not isinstance(value, dict) or "state" not in value:
+        return None
+    creates = _operations(appended, "create")
+    if len(creates) != 1:
+        return f"a created view, but the call appended {len(creates)} create(s), not 1"
+    record = creates[0].get("schedule")
+    view = {k: v for k, v in value.items() if k not in VIEW_ONLY_KEYS}
+    if view != record:
+        differ = sorted(k for k in {*view, *(record if isinstance(record, dict) else {})} if
+                        not isinstance(record, dict) or view.get(k) != record.get(k))  # fmt: skip
+        return f"the view differs from the record the call appended ({', '.join(differ)})"
+    return None
+
+
+def _local_delete_appended(args: Mapping[str, object], value: object, appended: tuple[object, ...]) -> str | None:
+    """`deleted: true` appended the delete of that id; `schedule_not_found` appended none."""
+    if not isinstance(value, dict) or "deleted" not in value:
+        return None
+    deletes = [c.get("id") for c in _operations(appended, "delete")]
+    if value["deleted"] is True and deletes != [value.get("id")]:
+        return f"deleted: true, but the call appended the delete of {deletes or 'no id'}"
+    if value["deleted"] is False and deletes:
+        return f"schedule_not_found, but the call appended the delete of {deletes}"
+    return None
+
+
+LOCAL = "session-local"
 LOCAL_TOOLS = (
     Tool(
-        _LOCAL,
+        LOCAL,
         "schedule_create",
         CREATE_ARGS,
         union(*LOCAL_VIEW_SHAPES, *ERROR_SHAPES),
         ERROR_CODES,
         _local_refusal,
         _local_created,
+        _local_create_appended,
     ),
-    Tool(_LOCAL, "schedule_list", LIST_ARGS, union(array_of(LOCAL_VIEW_SHAPES), *ERROR_SHAPES), ERROR_CODES),
+    Tool(LOCAL, "schedule_list", LIST_ARGS, union(array_of(LOCAL_VIEW_SHAPES), *ERROR_SHAPES), ERROR_CODES),
     Tool(
-        _LOCAL,
+        LOCAL,
         "schedule_delete",
         DELETE_ARGS,
         union(DELETED, NOT_FOUND, *ERROR_SHAPES),
         ERROR_CODES,
         _id_refusal,
         _echo,
+        _local_delete_appended,
     ),
 )
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from .jsvalue import shown
 from .shapes import Nested, ObjectShape, OneOf, Reject, Spec, object_problems
 from .toolsurface import Tool
-from .toolsurfaces import HOST, SEED, SURFACES, TARGETS
+from .toolsurfaces import HOST, LOCAL, SEED, SURFACES, TARGETS
 
 SCHEDULE_TOOL_PREFIX = "schedule_"
 RULES = {
@@ -34,6 +34,7 @@ RULES = {
     "tool.result.shape": "the value is none the tool declares",
     "tool.result.code": "an error value whose code the tool does not declare",
     "tool.result.call": "the value contradicts its call (an id not echoed; a page's counts, order or filter)",
+    "tool.result.log": "the value contradicts the `schedule/change` events the call appended (session-local)",
     "tool.surface.unknown": "(info) a `schedule_*` tool no surface has",
 }
 """Each transcript rule and what breaking it means (README, "Tool transcripts")."""
@@ -65,6 +66,8 @@ class ToolUse:
     host_failure: bool = False
     """The host marked the result a failure: no value of the tool."""
     result_line: int | None = None
+    appended: tuple[object, ...] = ()
+    """The `schedule/change` payloads logged between the call and its result."""
 
 
 @dataclass(frozen=True)
@@ -137,12 +140,16 @@ def judge_use(tool: Tool, use: ToolUse) -> list[ToolFinding]:
     declared = value.get("code") if isinstance(value, dict) and is_error_value(value) else None
     if declared is not None and declared not in tool.codes:
         finding("tool.result.code", f"error code {declared!r} is not declared by the tool", use.result_line)
-    elif problem := closest_problem(tool.result, value):
+        return found
+    if problem := closest_problem(tool.result, value):
         finding("tool.result.shape", f"the value is none the tool declares ({problem})", use.result_line)
-    elif refused and is_success(value):
+        return found
+    if refused and is_success(value):
         finding("tool.call.accepted", "arguments the tool must refuse got a value that is no refusal", use.result_line)
     elif not refused and isinstance(args, dict) and (told := tool.disagreement(args, value)) is not None:
         finding("tool.result.call", told, use.result_line)
+    if isinstance(args, dict) and (told := tool.appended(args, value, use.appended)) is not None:
+        finding("tool.result.log", told, use.result_line)
     return found
 
 
@@ -152,7 +159,7 @@ def _pointers(use: ToolUse) -> set[str]:
         return {SEED}
     if use.name == "schedule_update":
         return {HOST}
-    found: set[str] = set()
+    found: set[str] = {LOCAL} if use.appended else set()  # only session-local tools append changes
     args, value = use.arguments, use.result
     if isinstance(args, dict):
         if "rrule" in args or args.get("target") in TARGETS:
@@ -165,25 +172,29 @@ def _pointers(use: ToolUse) -> set[str]:
             mode = view.get("deliveryMode")
             if mode == "host":
                 found.add(HOST)
-            elif mode == "session-local":
-                found.add("session-local")
+            elif mode == LOCAL:
+                found.add(LOCAL)
             elif "scheduledAtLocal" in view or "shown" in view:
                 found.add(SEED)
     return found
 
 
-def surfaces_of(uses: Iterable[ToolUse]) -> tuple[str, ...]:
-    """The surfaces a session's uses point to, in SURFACES order (all when none points)."""
-    pointed: set[str] = set()
+def surfaces_of(uses: Iterable[ToolUse], evidence: Iterable[str] = ()) -> tuple[str, ...]:
+    """The surfaces a session's uses (and `evidence` from the rest of its log) point to, in
+    SURFACES order (all when none points)."""
+    pointed: set[str] = set(evidence)
     for use in uses:
         pointed |= _pointers(use)
     return tuple(s for s in SURFACES if s in pointed) or tuple(SURFACES)
 
 
-def judge_uses(uses: Sequence[ToolUse], surfaces: Sequence[str] | None = None) -> list[ToolFinding]:
+def judge_uses(
+    uses: Sequence[ToolUse], surfaces: Sequence[str] | None = None, evidence: Iterable[str] = ()
+) -> list[ToolFinding]:
     """The findings on a session's uses, each judged against the surface (of `surfaces`, or
-    those the uses point to) that finds the fewest problems with it."""
-    candidates = tuple(surfaces) if surfaces is not None else surfaces_of(uses)
+    those the uses and `evidence` point to) that finds the fewest problems with it. A log with
+    `schedule/change` events is evidence of the session-local tools."""
+    candidates = tuple(surfaces) if surfaces is not None else surfaces_of(uses, evidence)
     found: list[ToolFinding] = []
     for use in uses:
         tools = [SURFACES[s][use.name] for s in candidates if use.name in SURFACES[s]]

@@ -31,7 +31,7 @@ from invariant.hostcron import parse_host_cron
 from invariant.hoststore import RECORD_SHAPES
 from invariant.rrule import RruleError, parse_rrule
 from invariant.shapes import object_problems
-from invariant.toolsurfaces import HOST, SEED, SURFACES
+from invariant.toolsurfaces import HOST, LOCAL, SEED, SURFACES
 from invariant.transcripts import MODEL_RULES, NO_RESULT, ToolUse, Unparsed, judge_use, judge_uses
 from replay.audit.transcript import parse_json_text
 from replay.audit.verify import verify_bytes, verify_path
@@ -176,6 +176,31 @@ def test_a_fork_child_judges_its_own_calls_not_its_parents() -> None:
     data = "".join([json.dumps(header) + "\n", *(json.dumps(e) + "\n" for e in rest)]).encode()
     report = verify_bytes("child.session.v4.jsonl", data)
     assert [(f.code, f.line) for f in report.findings if f.code.startswith("tool.")] == [("tool.call.refused", 10)]
+
+
+def test_a_session_local_value_is_held_to_the_changes_its_call_appended() -> None:
+    delete = {"operation": "delete", "id": "schedule-1"}
+    deleted, missing = {"id": "schedule-1", "deleted": True}, {"id": "schedule-1", "deleted": False,
+                                                               "code": "schedule_not_found"}  # fmt: skip
+    view = {"id": "schedule-1", "kind": "at", "prompt": "p", "scheduledAt": "2026-08-05T12:00:00.000Z"}
+    create = {"operation": "create", "schedule": view}
+    view = view | {"state": "scheduled", "deliveryMode": "session-local"}
+
+    def told(name: str, args: dict[str, Any], value: object, *appended: object) -> list[str]:
+        """The rules broken in a log with schedule/change events (session-local evidence)."""
+        return [f.rule for f in judge_uses([ToolUse(name, args, 1, value, False, 2, appended)], evidence=[LOCAL])]
+
+    assert told("schedule_delete", {"id": "schedule-1"}, deleted, delete) == []
+    assert told("schedule_delete", {"id": "schedule-1"}, deleted) == ["tool.result.log"]
+    assert told("schedule_delete", {"id": "schedule-1"}, missing) == []
+    assert told("schedule_delete", {"id": "schedule-1"}, missing, delete) == ["tool.result.log"]
+    at = {"prompt": " p", "at": "2026-08-05T12:00:00Z"}
+    assert told("schedule_create", at, view, create) == []
+    assert told("schedule_create", at, view) == ["tool.result.log"]
+    assert told("schedule_create", at, view, create, create) == ["tool.result.log"]
+    assert told("schedule_create", {**at, "prompt": "q"}, view, create) == ["tool.result.call"]
+    error = {"code": "persistence_uncertain", "message": "m", "operation": "create", "id": "schedule-1"}
+    assert told("schedule_create", at, error, create) == []  # the barrier failed after the append
 
 
 def test_a_legacy_flat_result_is_read() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from invariant.jsvalue import safe_integer
+from invariant.toolsurfaces import LOCAL
 from invariant.transcripts import (
     TOOL_CALL,
     ToolUse,
@@ -47,6 +48,14 @@ class Transcript:
     def __init__(self) -> None:
         self._uses: list[tuple[int, ToolUse]] = []
         self._open: dict[str, int] = {}
+        self._changes: list[tuple[int, object]] = []
+        self._logged_changes = False
+
+    def change(self, data: object, index: int) -> None:
+        """Hear a `schedule/change` payload (a session-local call appends its own)."""
+        self._logged_changes = True
+        if self._open:
+            self._changes.append((index, data))
 
     def add(self, event: dict[str, object], line: int, index: int) -> None:
         """Hear a `tool/call` or `tool/result` event the reader yielded."""
@@ -62,8 +71,11 @@ class Transcript:
             return
         text, failed = result_text(event)
         value = text if isinstance(text, Unparsed) else parse_json_text(text)
-        index, use = self._uses[at]
-        self._uses[at] = (index, ToolUse(use.name, use.arguments, use.call_line, value, failed, line))
+        called, use = self._uses[at]
+        appended = tuple(data for n, data in self._changes if called < n < index)
+        self._uses[at] = (called, ToolUse(use.name, use.arguments, use.call_line, value, failed, line, appended))
+        if not self._open:
+            self._changes.clear()
 
     def findings(self, seed: object) -> list[Finding]:
         """The findings on the uses the session owns (a fork child's inherited calls were its
@@ -72,5 +84,5 @@ class Transcript:
         uses = [use for index, use in self._uses if index >= owned_from]
         return [
             Finding(f.rule, Severity.INFO if f.severity == "info" else Severity.WARNING, f.message, f.line)
-            for f in judge_uses(uses)
+            for f in judge_uses(uses, evidence=[LOCAL] if self._logged_changes else [])
         ]

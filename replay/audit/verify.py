@@ -360,6 +360,7 @@ def judge_log(log: SessionLog, sink: SessionSink | None = None) -> tuple[Session
         if event.get("type") == SCHEDULE_CHANGE:
             clues.extend(change_clues(event.get("data")))
             changes.append(entry)
+            transcript.change(event.get("data"), entry.event_index)
             if sink is not None:
                 sink.schedule_change(entry)
             if (at := accepted_at(event.get("data"))) is not None:
