@@ -8,6 +8,32 @@ from collections.abc import Iterable
 from pathlib import Path
 
 
+def _umask() -> int:
+    """The process umask, read without changing it where Linux tells it (/proc), else by the
+    set-and-restore dance."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def publish(tmp: Path | str, path: Path) -> None:
+    """Rename the finished `tmp` over `path`, with the mode a plain `open()` would have given
+    `path`: the replaced file's, or 0666 less the umask (a temporary file is made 0600)."""
+    try:
+        mode = os.stat(path).st_mode & 0o7777
+    except OSError:
+        mode = 0o666 & ~_umask()
+    os.chmod(tmp, mode)
+    os.replace(tmp, path)
+
+
 def write_atomic(path: Path, data: bytes) -> None:
     """Replace `path` with `data` in one rename (the directory is created when missing)."""
     write_atomic_chunks(path, (data,))
@@ -23,7 +49,7 @@ def write_atomic_chunks(path: Path, chunks: Iterable[bytes]) -> None:
                 f.write(chunk)
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, path)
+        publish(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import duckdb
 
+from replay.atomic import publish
 from replay.audit.verify import VERDICT_COLUMNS, SessionReport
 from replay.logs import deepjson
 
@@ -41,7 +42,7 @@ def write_verdicts(reports: Sequence[SessionReport], out: Path, name: str | None
                 f"COPY (SELECT * FROM read_json('{source}', columns={{{typed}}}, format='newline_delimited', "
                 f"maximum_object_size={max(1 << 21, longest)})) TO '{path}' (FORMAT parquet)"
             )
-        os.replace(tmp, target)
+        publish(tmp, target)
     finally:
         tmp.unlink(missing_ok=True)
         rows.unlink(missing_ok=True)
