@@ -198,9 +198,11 @@ def judge_uses(
     found: list[ToolFinding] = []
     for use in uses:
         tools = [SURFACES[s][use.name] for s in candidates if use.name in SURFACES[s]]
-        tools = tools or [t[use.name] for t in SURFACES.values() if use.name in t]
+        if surfaces is None:  # the calls' own pointers were a guess: any surface with the tool
+            tools = tools or [t[use.name] for t in SURFACES.values() if use.name in t]
         if not tools:
-            message = f"{use.name}: no known tool surface has this tool; not judged"
+            among = "no known tool surface" if surfaces is None else f"no tool surface of {', '.join(surfaces)}"
+            message = f"{use.name}: {among} has this tool; not judged"
             found.append(ToolFinding("tool.surface.unknown", "info", message, use.call_line))
             continue
         judged: list[list[ToolFinding]] = [judge_use(tool, use) for tool in tools]

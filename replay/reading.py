@@ -7,6 +7,7 @@ from enum import StrEnum
 
 from invariant.hoststore import NO_RETENTION, Retention
 from invariant.profiles import Profile, get_profile
+from invariant.toolsurfaces import SURFACES
 
 AUTO = "auto"
 """The profile name that asks for each session's own profile, as its evidence shows."""
@@ -41,12 +42,17 @@ class Reading:
     """The auditor's instant (epoch ms) for Host tasks overdue then (`verify --now`); never the clock."""
     retention: Retention = NO_RETENTION
     """The deployment's delivery-history bounds, when given (`verify --delivery-history-*`)."""
+    tool_surface: str | None = None
+    """The tool surface every `schedule_*` call is judged against (`verify --tool-surface`);
+    None: the one each session's own calls point to (invariant.transcripts)."""
 
     def __post_init__(self) -> None:
         if self.profile is not None and not isinstance(self.profile, Profile):
             raise TypeError(f"profile must be a Profile (use Reading.of for a name), not {self.profile!r}")
         if not isinstance(self.mode, Mode):
             raise TypeError(f"mode must be a Mode (use Reading.of for a name), not {self.mode!r}")
+        if self.tool_surface is not None and self.tool_surface not in SURFACES:
+            raise ValueError(f"unknown tool surface {self.tool_surface!r}; choose one of {list(SURFACES)}")
         if self.seed_length is not None and (type(self.seed_length) is not int or self.seed_length < 0):
             raise ValueError(f"seed_length must be a non-negative integer or None, not {self.seed_length!r}")
 

@@ -468,3 +468,20 @@ def test_judge_uses_takes_parsed_arguments_from_a_log(tmp_path: Path) -> None:
     path = tmp_path / "s.session.v4.jsonl"
     path.write_text(session_log("s", [("schedule_view", {"id": "task-1"}, seed_task(id="task-2"))]))
     assert [f.code for f in verify_path(str(path)).findings] == ["tool.result.call"]
+
+
+def test_the_tool_surface_can_be_named(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from replay.cli import main
+    from replay.reading import Reading
+
+    seed = str(DIR / "consistent-seed.session.v4.jsonl")
+    for surface, jobs in ((SEED, "1"), ("auto", "2")):
+        out = CliRunner().invoke(main, ["verify", "--tool-surface", surface, "--jobs", jobs, "--format", "json", seed])
+        assert out.exit_code == 0 and "tool." not in out.output
+    out = CliRunner().invoke(main, ["verify", "--tool-surface", HOST, "--format", "json", seed])
+    found = [f["code"] for f in json.loads(out.output)[0]["formatFindings"]]
+    assert found.count("tool.surface.unknown") == 4  # view and edit are no Host 1.0 tools
+    with pytest.raises(ValueError, match="unknown tool surface"):
+        Reading(tool_surface="seed-003")

@@ -77,12 +77,14 @@ class Transcript:
         if not self._open:
             self._changes.clear()
 
-    def findings(self, seed: object) -> list[Finding]:
+    def findings(self, seed: object, surface: str | None = None) -> list[Finding]:
         """The findings on the uses the session owns (a fork child's inherited calls were its
-        parent's, and are judged there)."""
+        parent's, and are judged there), against `surface` (None: the one the calls point to)."""
         owned_from = safe_integer(seed) or 0
         uses = [use for index, use in self._uses if index >= owned_from]
         return [
             Finding(f.rule, Severity.INFO if f.severity == "info" else Severity.WARNING, f.message, f.line)
-            for f in judge_uses(uses, evidence=[LOCAL] if self._logged_changes else [])
+            for f in judge_uses(
+                uses, None if surface is None else [surface], evidence=[LOCAL] if self._logged_changes else []
+            )
         ]

@@ -411,7 +411,11 @@ def judge_log(log: SessionLog, sink: SessionSink | None = None) -> tuple[Session
         schedule_events=len(changes),
         verdict=verdict,
         violation=judgement.violation,
-        findings=(*log.findings, *_host_era(delivered, len(changes), folded), *transcript.findings(seed)),
+        findings=(
+            *log.findings,
+            *_host_era(delivered, len(changes), folded),
+            *transcript.findings(seed, log.reading.tool_surface),
+        ),
         folded=folded,
         format_version=log.version,
         profile=ProfileChoice.of(profile, detection, others),

@@ -24,6 +24,7 @@ from invariant import parse_instant
 from invariant.conformance import OPERATIONS, ops_of
 from invariant.hoststore import Retention
 from invariant.profiles import PROFILES
+from invariant.toolsurfaces import SURFACES
 from invariant.zones import icu_version
 from replay.atomic import write_atomic
 from replay.audit.candidate import CandidateInputError, check_log_candidate
@@ -268,6 +269,13 @@ def _escape_unencodable_output() -> None:
     default=None,
     help="Host stores: records kept per task.",
 )
+@click.option(
+    "--tool-surface",
+    type=click.Choice([AUTO, *SURFACES]),
+    default=AUTO,
+    show_default=True,
+    help="The tool surface logged schedule_* calls are judged against; auto: the one each session's calls point to.",
+)
 @JOBS
 @selection_options
 def verify(
@@ -279,6 +287,7 @@ def verify(
     now: str | None,
     delivery_history_days: int | None,
     delivery_history_records: int | None,
+    tool_surface: str,
 ) -> None:
     """Check session logs (files, directories, or - for stdin) and Host task stores against the
     schedule protocol.
@@ -291,7 +300,8 @@ def verify(
     if now is not None and now_ms is None:
         raise click.UsageError(f"--now {now!r} is not a canonical YYYY-MM-DDTHH:MM:SS.mmmZ instant")
     retention = Retention(delivery_history_days, delivery_history_records)
-    reading = dataclasses.replace(reading, now=now_ms, retention=retention)
+    surface = None if tool_surface == AUTO else tool_surface
+    reading = dataclasses.replace(reading, now=now_ms, retention=retention, tool_surface=surface)
     files = list(discover(paths, stores=True))
     stdin = _stdin() if STDIN in paths else None
     if not files and paths:  # (no paths at all: a shard that holds none of the logs, judged as such)
