@@ -25,8 +25,8 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
-from .shapes import ZONE_SHAPE
-from .zones import resolve_zone
+from .hoststore import KnownZone
+from .shapes import Reject
 
 FREQUENCIES = ("MINUTELY", "HOURLY", "DAILY", "WEEKLY", "MONTHLY", "YEARLY")
 PARTS = ("FREQ", "INTERVAL", "COUNT", "UNTIL", "BYMINUTE", "BYHOUR", "BYDAY", "BYMONTHDAY", "BYMONTH")
@@ -99,8 +99,11 @@ def parse_start(line: str) -> Start:
         raise RruleError("DTSTART has both TZID and a Z stamp")
     if zone is None and not utc:
         raise RruleError("DTSTART is floating (no TZID, no Z): a Host record needs a time zone")
-    if zone is not None and ((zone != "UTC" and ZONE_SHAPE.fullmatch(zone) is None) or resolve_zone(zone) is None):
-        raise RruleError(f"TZID {zone!r} is not UTC or a zone name the Host resolves")
+    if zone is not None:
+        try:
+            KnownZone().check(zone)  # the Host record's own zone rule
+        except Reject:
+            raise RruleError(f"TZID {zone!r} is not UTC or a zone name the Host resolves") from None
     return Start(*_stamp(match.groups()[1:7], "DTSTART"), zone="UTC" if zone is None else zone)
 
 
