@@ -3,8 +3,6 @@ is read, judged by invariant.transcripts."""
 
 from __future__ import annotations
 
-import json
-
 from invariant.jsvalue import safe_integer
 from invariant.toolsurfaces import LOCAL
 from invariant.transcripts import (
@@ -16,30 +14,19 @@ from invariant.transcripts import (
     result_text,
     schedule_call,
 )
-from replay.logs import deepjson
-from replay.logs.jsonline import JsonLineError, parse_json_line
+from replay.logs.jsonline import JsonLineError
+from replay.logs.jsonline import parse_json_text as parse_text
 from replay.logs.logfile import Finding, Severity
 
 
-def _no_constants(name: str) -> object:
-    raise ValueError(f"{name} is not JSON")
-
-
 def parse_json_text(text: object) -> object:
-    """JSON.parse of a JavaScript string (a call's arguments, a result's text), or Unparsed.
-    A string holding a lone surrogate (JavaScript keeps them) is parsed as text, not bytes."""
+    """JSON.parse of a call's arguments or a result's text, or Unparsed saying why not."""
     if type(text) is not str:
         return Unparsed(f"not a string but {type(text).__name__}")
     try:
-        try:
-            return parse_json_line(text.encode())
-        except UnicodeEncodeError:
-            try:
-                return json.loads(text, parse_constant=_no_constants)
-            except RecursionError:
-                return deepjson.parse(text)
-    except (JsonLineError, ValueError) as err:
-        return Unparsed(f"not JSON ({str(err).split(': line')[0]})")
+        return parse_text(text)
+    except JsonLineError as err:
+        return Unparsed(f"not JSON ({err})")
 
 
 class Transcript:

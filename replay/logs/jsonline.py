@@ -35,7 +35,11 @@ def parse_json_line(raw: bytes) -> object:
         return decode_json(raw)
     except (msgspec.MsgspecError, RecursionError):
         pass
-    text = raw.decode("utf-8", "replace")
+    return _parse_text(raw.decode("utf-8", "replace"))
+
+
+def _parse_text(text: str) -> object:
+    """The standard library's reading, `NaN`/`Infinity` refused, unbounded nesting allowed."""
     try:
         try:
             return json.loads(text, parse_constant=_no_constants)
@@ -43,6 +47,17 @@ def parse_json_line(raw: bytes) -> object:
             return deepjson.parse(text)
     except ValueError as err:
         raise JsonLineError(str(err).split(": line")[0]) from None
+
+
+def parse_json_text(text: str) -> object:
+    """`JSON.parse` of a JavaScript string (a tool call's arguments, a result's text), or
+    JsonLineError: a string holding a lone surrogate (JavaScript keeps them) has no UTF-8 form
+    and is read as text."""
+    try:
+        raw = text.encode()
+    except UnicodeEncodeError:
+        return _parse_text(text)
+    return parse_json_line(raw)
 
 
 def _parse_int(token: str) -> int | float:
