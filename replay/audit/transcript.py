@@ -36,11 +36,9 @@ class Transcript:
         self._uses: list[tuple[int, ToolUse]] = []
         self._open: dict[str, int] = {}
         self._changes: list[tuple[int, object]] = []
-        self._logged_changes = False
 
     def change(self, data: object, index: int) -> None:
         """Hear a `schedule/change` payload (a session-local call appends its own)."""
-        self._logged_changes = True
         if self._open:
             self._changes.append((index, data))
 
@@ -64,14 +62,15 @@ class Transcript:
         if not self._open:
             self._changes.clear()
 
-    def findings(self, seed: object, surface: str | None = None) -> list[Finding]:
+    def findings(self, seed: object, surface: str | None, logged_changes: bool) -> list[Finding]:
         """The findings on the uses the session owns (a fork child's inherited calls were its
-        parent's, and are judged there), against `surface` (None: the one the calls point to)."""
+        parent's, and are judged there), against `surface` (None: the one the calls point to;
+        a log with schedule/change events points to the session-local tools)."""
         owned_from = safe_integer(seed) or 0
         uses = [use for index, use in self._uses if index >= owned_from]
         return [
             Finding(f.rule, Severity.INFO if f.severity == "info" else Severity.WARNING, f.message, f.line)
             for f in judge_uses(
-                uses, None if surface is None else [surface], evidence=[LOCAL] if self._logged_changes else []
+                uses, None if surface is None else [surface], evidence=[LOCAL] if logged_changes else []
             )
         ]

@@ -414,7 +414,7 @@ def judge_log(log: SessionLog, sink: SessionSink | None = None) -> tuple[Session
         findings=(
             *log.findings,
             *_host_era(delivered, len(changes), folded),
-            *transcript.findings(seed, log.reading.tool_surface),
+            *transcript.findings(seed, log.reading.tool_surface, logged_changes=bool(changes)),
         ),
         folded=folded,
         format_version=log.version,
