@@ -682,36 +682,39 @@ class SessionLog:
             stop = next(i for i, (seq, at, n) in enumerate(out_of_line) if seq != at or n < 0)
         if self.marks_cut and rows:  # no rows in a v2+ log: the exact path makes the first one a defect
             stop = min(stop, rows[0])
-        for i in self._telling_records(records, kinds, starts, stop, lines):
+        for i, event in self._telling_records(records, kinds, starts, stop, lines).items():
             self.event_count = starts[i] + 1
-            yield Entry(before + i + 1, starts[i], self._event(records[i]), None, _utf8(lines[i]))
+            yield Entry(before + i + 1, starts[i], event or self._event(records[i]), None, _utf8(lines[i]))
         self.event_count = starts[stop]
         return stop
 
     def _telling_records(
         self, records: list[Record], kinds: list[type], starts: list[int], stop: int, lines: list[bytes]
-    ) -> list[int]:
-        """Which of `records[:stop]` the reader yields: the schedule changes, and those the
-        exact path finds telling (`_telling`): a v2+ marker that cuts the fork, an event of
-        CLUE_TYPES whose line holds a needle (of the request headers only the log's first)."""
+    ) -> dict[int, dict[str, object] | None]:
+        """Which of `records[:stop]` the reader yields, each with its event where deciding
+        needed it decoded (else None): the schedule changes, and those the exact path finds
+        telling (`_telling`): a v2+ marker that cuts the fork, an event of CLUE_TYPES whose line
+        holds a needle (of the request headers only the log's first), a `schedule_*` tool event."""
         classes = REGISTRY.classes
         change, marker = classes.get(SCHEDULE_CHANGE), classes.get(END_SEED)
         tools = {classes.get(tag) for tag in TOOL_TYPES}
         wanted = {classes.get(tag) for tag in CLUE_TYPES} | tools | {change, marker if self.marks_cut else None}
-        found = []
+        found: dict[int, dict[str, object] | None] = {}
         for i in compress(range(stop), map(wanted.__contains__, kinds)):
             kind = kinds[i]
             if kind is change:
-                found.append(i)
+                found[i] = None
             elif kind is marker:
-                if self._cuts(self._event(records[i]), starts[i]):
-                    found.append(i)
+                if self._cuts(event := self._event(records[i]), starts[i]):
+                    found[i] = event
             elif kind in tools:
                 tag = str(kind.__struct_config__.tag)
-                if self._tool_telling(tag, _utf8(lines[i]), records[i]):
-                    found.append(i)
+                if self._tool_may_tell(tag, _utf8(lines[i])) and self._tool_telling(
+                    tag, event := self._event(records[i])
+                ):
+                    found[i] = event
             elif self._bears_clues(kind.__struct_config__.tag, _utf8(lines[i])):  # type: ignore[attr-defined]
-                found.append(i)
+                found[i] = None
         return found
 
     @staticmethod
@@ -728,27 +731,30 @@ class SessionLog:
         """Whether an event that is no schedule change is yielded all the same: a marker that cuts
         the fork (v2+), or an event that may bear profile clues. (Its cut is noted either way.)"""
         if tag in TOOL_TYPES:
-            return self._tool_telling(tag, raw, event)
+            return self._tool_may_tell(tag, raw) and self._tool_telling(tag, event)
         return (tag == END_SEED and self._cuts(event, index)) or (tag in CLUE_TYPES and self._bears_clues(tag, raw))
 
-    def _tool_telling(self, tag: str, raw: bytes | None, event: dict[str, object] | Record) -> bool:
-        """Whether a tool event is a `schedule_*` call, or the result of one yielded (its
-        transcript is checked, invariant.transcripts). The line's bytes are searched first:
-        most tool events are of other tools, and their data is never decoded."""
+    def _tool_may_tell(self, tag: str, raw: bytes | None) -> bool:
+        """Whether a tool event's bytes may make it telling (`_tool_telling`): a call's line holds
+        `schedule_`, a result's the id of a call yielded and not yet answered. Most tool events
+        are of other tools, and their data is never decoded."""
+        if raw is None:  # re-encoded: its bytes are not kept
+            return tag == TOOL_CALL or bool(self._schedule_calls)
         if tag == TOOL_CALL:
-            if raw is not None and b"schedule_" not in raw:
-                return False
-            call = schedule_call(event if isinstance(event, dict) else self._event(event))
+            return b"schedule_" in raw
+        return any(needle in raw for needle in self._schedule_calls.values())
+
+    def _tool_telling(self, tag: str, event: dict[str, object]) -> bool:
+        """Whether a tool event is a `schedule_*` call, or the result of one yielded (its
+        transcript is checked, invariant.transcripts)."""
+        if tag == TOOL_CALL:
+            call = schedule_call(event)
             if call is None:
                 return False
             plain = _PLAIN_ID.fullmatch(call[0]) is not None
             self._schedule_calls[call[0]] = b'"' + call[0].encode() + b'"' if plain else b""
             return True
-        if not self._schedule_calls:
-            return False
-        if raw is not None and not any(needle in raw for needle in self._schedule_calls.values()):
-            return False
-        answered = result_call_id(event if isinstance(event, dict) else self._event(event))
+        answered = result_call_id(event)
         return answered is not None and self._schedule_calls.pop(answered, None) is not None
 
     def _bears_clues(self, tag: str, raw: bytes | None) -> bool:
