@@ -133,6 +133,14 @@ def host_message_id(event: Mapping[str, object]) -> str | None:
     )
 
 
+def host_message_text(event: Mapping[str, object]) -> str:
+    """The text parts of a Host reminder message, joined by newlines (what names its tasks)."""
+    data = event.get("data")
+    content = data.get("content") if isinstance(data, Mapping) else None
+    parts = content if isinstance(content, list) else []
+    return "\n".join(t for p in parts if isinstance(p, Mapping) and isinstance(t := p.get("text"), str))
+
+
 def _text_clues(text: str) -> list[Clue]:
     clues = []
     if "[SCHEDULE REMINDER" in text:

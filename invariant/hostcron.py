@@ -5,12 +5,9 @@ day-of-week 0-7 with 7 for Sunday as 0); elements `*`, `n`, `a-b`, `*/n`, `a-b/n
 lists; no names, macros, `L`, `W`, `#`, `?` or seconds. Inverted ranges, a step below 1 and
 empty elements are refused (`invalid_rule`).
 
-The Host stores expressions in a canonical form and refuses a stored one that is not. Its
-exact algorithm (how runs merge, when a uniform step is written `a-b/n`) is not in the spec,
-so `spelling_problems` names only what no canonical form can hold (choice, documented: a
-store is never called corrupt on a guess): a leading zero, `7` for Sunday, a step of 1, a
-range `a-a`, list items out of ascending order or repeated, and whitespace other than single
-spaces between the fields.
+The Host stores an expression only in its canonical spelling (host.md §4.1) and refuses a
+stored one that differs by a character: `canonical` computes it from the parsed value sets and
+star flags, so a store can be judged exactly and a maintainer told what to write instead.
 """
 
 from __future__ import annotations
@@ -19,7 +16,7 @@ import re
 from dataclasses import dataclass
 from itertools import pairwise
 
-from .jsvalue import js_trim
+from .jsvalue import js_trim, shown
 
 FIELDS = (("minute", 0, 59), ("hour", 0, 23), ("day-of-month", 1, 31), ("month", 1, 12), ("day-of-week", 0, 7))
 """Each field's name and value range (day-of-week 7 is Sunday, read as 0)."""
@@ -42,19 +39,27 @@ class HostCron:
     star: tuple[bool, ...]
 
 
+def _number(digits: str) -> int:
+    """A decimal number as the Host reads it (leading zeros allowed); one of more than six
+    significant digits is out of every range, read as such without converting it (a log may
+    hold a number longer than the interpreter converts)."""
+    significant = digits.lstrip("0")
+    return int(significant or "0") if len(significant) <= 6 else 10**6
+
+
 def _element(text: str, name: str, lo: int, hi: int) -> set[int]:
     match = _ELEMENT.fullmatch(text)
     if match is None:
-        raise HostCronError(f"{name}: {text!r} is not *, n, a-b, */n or a-b/n")
+        raise HostCronError(f"{name}: {shown(text)} is not *, n, a-b, */n or a-b/n")
     star, first, last, step_text = match.group(1) == "*", match.group(2), match.group(3), match.group(4)
     if not star and last is None and step_text is not None:
-        raise HostCronError(f"{name}: a step needs * or a range ({text!r})")
-    a, b = (lo, hi) if star else (int(first), int(last if last is not None else first))
+        raise HostCronError(f"{name}: a step needs * or a range ({shown(text)})")
+    a, b = (lo, hi) if star else (_number(first), _number(last if last is not None else first))
     if not (lo <= a <= hi and lo <= b <= hi):
-        raise HostCronError(f"{name}: {text!r} is outside {lo}-{hi}")
+        raise HostCronError(f"{name}: {shown(text)} is outside {lo}-{hi}")
     if a > b:
-        raise HostCronError(f"{name}: inverted range {text!r}")
-    step = int(step_text) if step_text is not None else 1
+        raise HostCronError(f"{name}: inverted range {shown(text)}")
+    step = _number(step_text) if step_text is not None else 1
     if step < 1:
         raise HostCronError(f"{name}: step {step} is below 1")
     return set(range(a, b + 1, step))
@@ -79,28 +84,46 @@ def parse_host_cron(text: object) -> HostCron:
     return HostCron(text, tuple(values), tuple(star))
 
 
-def spelling_problems(text: str) -> list[str]:
-    """What keeps a grammatical expression from being any canonical spelling (see the module)."""
-    problems = []
-    if text != " ".join(f for f in _JS_SPACE.split(text) if f):
-        problems.append("fields are not separated by single spaces")
-    for field, (name, _, _) in zip(text.split(" "), FIELDS, strict=False):
-        starts: list[int] = []
-        for element in field.split(","):
-            match = _ELEMENT.fullmatch(element)
-            if match is None:
-                continue
-            numbers = [g for g in (match.group(2), match.group(3), match.group(4)) if g is not None]
-            if any(len(n) > 1 and n.startswith("0") for n in numbers):
-                problems.append(f"{name}: {element!r} has a leading zero")
-            if name == "day-of-week" and any(int(n) == 7 for n in (match.group(2), match.group(3)) if n is not None):
-                problems.append(f"{name}: Sunday is written 0, not 7")
-            if match.group(4) is not None and int(match.group(4)) == 1:
-                problems.append(f"{name}: {element!r} has a step of 1")
-            if match.group(3) is not None and int(match.group(2)) == int(match.group(3)):
-                problems.append(f"{name}: {element!r} is a range of one value")
-            if match.group(2) is not None:
-                starts.append(int(match.group(2)))
-        if any(b <= a for a, b in pairwise(starts)):
-            problems.append(f"{name}: list items are not in ascending order without repeats")
-    return problems
+def _plain(values: list[int]) -> str:
+    """A field whose text does not start with `*`, spelled from its sorted values: one value;
+    an arithmetic run `first-last` or `first-last/d` (any two values are one); else the maximal
+    runs of consecutive values, comma-joined."""
+    if len(values) == 1:
+        return str(values[0])
+    gaps = {b - a for a, b in pairwise(values)}
+    if len(gaps) == 1:
+        (d,) = gaps
+        return f"{values[0]}-{values[-1]}" + ("" if d == 1 else f"/{d}")
+    runs: list[list[int]] = []
+    for v in values:
+        if runs and v == runs[-1][-1] + 1:
+            runs[-1].append(v)
+        else:
+            runs.append([v])
+    return ",".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
+
+
+def _starred(values: frozenset[int], lo: int, hi: int, day_of_week: bool) -> str:
+    """A field whose text starts with `*`: `*` when every value of the range is present, else
+    the star walk `*/k` holding the most values (all present; the smallest k wins a tie),
+    then any remaining values spelled plainly."""
+    if set(range(lo, 7 if day_of_week else hi + 1)) <= values:
+        return "*"
+    best: tuple[int, set[int]] | None = None
+    for k in range(1, hi - lo + 2):
+        walk = {v % 7 if day_of_week else v for v in range(lo, hi + 1, k)}
+        if walk <= values and (best is None or len(walk) > len(best[1])):
+            best = (k, walk)
+    if best is None:
+        raise HostCronError("no star walk fits: the field cannot keep its leading *")
+    rest = sorted(values - best[1])
+    return f"*/{best[0]}" + (f",{_plain(rest)}" if rest else "")
+
+
+def canonical(cron: HostCron) -> str:
+    """The one spelling the Host stores for this expression (host.md §4.1): each field spelled
+    from its value set alone, by whether its text starts with `*`."""
+    return " ".join(
+        _starred(values, lo, hi, name == "day-of-week") if star else _plain(sorted(values))
+        for values, star, (name, lo, hi) in zip(cron.values, cron.star, FIELDS, strict=True)
+    )

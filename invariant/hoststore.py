@@ -6,26 +6,33 @@ store is judged whole, and every finding is kept (not only the first), each with
 its JSON pointer into the store and the task it belongs to. The shapes are `ObjectShape`s, as
 the log protocol's are, so that the JSON Schemas can be rendered from the same definitions.
 
-Choices (host.md leaves them to the toolkit): `global` must be `null` and `tables` holds only
-`tasks`; a `window`'s `start` and `end` are canonical instants; a history record's optional
-`prompt` is any string; the stored cron expression is checked for the spellings no canonical
-form holds (`hostcron.spelling_problems`), not against a guessed canonical algorithm.
+The file layer is judged as the Host's JSON storage backend reads it (host.md §1): strict about
+the header (`unit` names `schedule`, its version the number 1; `tables` an object; `tasks`, when
+present, a plain object), lenient about the rest of the envelope (`global`, other top-level keys,
+other `unit` keys, other tables), which `ignored_parts` names as information, never as a refusal.
+A stored cron expression must be its canonical spelling (`hostcron.canonical`, host.md §4.1).
+
+Choices (host.md leaves them to the toolkit): a history record's optional `prompt` is any
+string; a `window`'s dates are years 0001-9999, as every other Host date; the later 1.0
+revision's `window.timeZone` rule (a zone ICU resolves) is the one applied.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from itertools import pairwise
 
-from .hostcron import HostCronError, parse_host_cron, spelling_problems
+from .hostcron import HostCronError, canonical, parse_host_cron
 from .instant import format_instant, parse_instant
-from .jsvalue import MAX_SAFE_INTEGER, shown
+from .jsvalue import is_number, shown
 from .occurrences import DAY_MS
-from .patterns import END, ZONE
+from .patterns import DATE, END, ZONE
 from .shapes import (
+    MAX_EVERY_SECONDS,
     ZONE_SHAPE,
     ArrayOf,
     Boolean,
@@ -86,6 +93,36 @@ class WallTime(Spec):
 
 
 @dataclass(frozen=True)
+class CalendarDate(Spec):
+    """A real calendar date `YYYY-MM-DD` of years 0001-9999 (a window bound: not an instant)."""
+
+    description: str = ""
+
+    def check(self, value: object) -> object:
+        if not _is_date(value):
+            raise Reject(f"must be a YYYY-MM-DD calendar date, got {shown(value)}")
+        return value
+
+    def schema(self) -> JsonSchema:
+        return {"type": "string", "pattern": f"^{DATE}{END}"}
+
+
+@dataclass(frozen=True)
+class NonEmptyText(Spec):
+    """A non-empty string, taken as written (no trim rule: the Host opens `" a"`)."""
+
+    description: str = ""
+
+    def check(self, value: object) -> object:
+        if type(value) is not str or not value:
+            raise Reject(f"must be a non-empty string, got {shown(value)}")
+        return value
+
+    def schema(self) -> JsonSchema:
+        return {"type": "string", "minLength": 1}
+
+
+@dataclass(frozen=True)
 class Weekdays(Spec):
     """Non-empty, unique, ascending integers 1..7 (Monday 1 ... Sunday 7)."""
 
@@ -132,13 +169,11 @@ class HostCronText(Spec):
         if type(value) is not str:
             raise Reject(f"must be a string, got {shown(value)}")
         try:
-            parse_host_cron(value)
+            spelled = canonical(parse_host_cron(value))
         except HostCronError as err:
             raise Reject(str(err), "host.cron.grammar") from None
-        assert isinstance(value, str)
-        problems = spelling_problems(value)
-        if problems:
-            raise Reject(f"{value!r} is not canonical: {problems[0]}", "host.cron.canonical")
+        if spelled != value:
+            raise Reject(f"stored {shown(value)}; the Host stores {spelled!r}", "host.cron.canonical")
         return value
 
     def schema(self) -> JsonSchema:
@@ -168,9 +203,9 @@ _EXTRA = {
     "every": (
         _f(
             "everySeconds",
-            SafeInt(MIN_EVERY_SECONDS, MAX_SAFE_INTEGER),
+            SafeInt(MIN_EVERY_SECONDS, MAX_EVERY_SECONDS),
             "host.every.everySeconds",
-            "The interval: at least 60 seconds.",
+            "The interval: at least 60 seconds, its milliseconds a safe integer.",
         ),
     ),
     "daily": (_TIME, _ZONE),
@@ -220,8 +255,8 @@ WINDOW = ObjectShape(
     "Recurrence window",
     "1.0.x: when a recurring task may fire.",
     (
-        _f("start", HostInstant(), "host.window.start", "No occurrence before it.", True),
-        _f("end", HostInstant(), "host.window.end", "No occurrence after it.", True),
+        _f("start", CalendarDate(), "host.window.start", "The first local date it may fire on.", True),
+        _f("end", CalendarDate(), "host.window.end", "The last local date it may fire on.", True),
         _ZONE,
     ),
 )
@@ -230,7 +265,7 @@ TASK = ObjectShape(
     "Host task",
     "One row of the `tasks` table: the record, its session, status and deliveries.",
     (
-        _f("sessionId", TrimmedText(), "host.task.sessionId", "The session that created it and receives it."),
+        _f("sessionId", NonEmptyText(), "host.task.sessionId", "The session that created it and receives it."),
         _f(
             "record",
             OneOf(tuple(Nested(shape) for shape in RECORD_SHAPES.values())),
@@ -243,7 +278,6 @@ TASK = ObjectShape(
         _f("window", Nested(WINDOW), "host.window", "When a recurring task may fire.", True),
     ),
 )
-UNIT = {"name": "schedule", "version": 1}
 
 
 @dataclass(frozen=True)
@@ -333,6 +367,23 @@ def _deliveries(task: Mapping[str, object], pointer: str, task_id: str) -> Itera
         yield HostFinding("host.history.last-delivery", f"{pointer}/lastDelivery", task_id, text)
 
 
+def _is_date(value: object) -> bool:
+    return type(value) is str and re.fullmatch(DATE, value) is not None
+
+
+def _window(task: Mapping[str, object], pointer: str, task_id: str) -> Iterator[HostFinding]:
+    """A window bounds something: at least one date, and `start` not after `end`."""
+    window = task.get("window")
+    if not isinstance(window, dict):
+        return
+    start, end = window.get("start"), window.get("end")
+    if "start" not in window and "end" not in window:
+        yield HostFinding("host.window.bounds", f"{pointer}/window", task_id, "a window needs start or end")
+    elif _is_date(start) and _is_date(end) and str(start) > str(end):  # YYYY-MM-DD compares as text
+        text = f"window start {start} is after its end {end}"
+        yield HostFinding("host.window.order", f"{pointer}/window", task_id, text)
+
+
 def task_findings(key: str, task: object, pointer: str) -> Iterator[HostFinding]:
     """Every rule of host.md §2-§4 one task (row `key`) breaks."""
     yield from _object(task, TASK, pointer, key, "host.task.keys")
@@ -344,30 +395,81 @@ def task_findings(key: str, task: object, pointer: str) -> Iterator[HostFinding]
         if isinstance(record, dict) and "id" in record and record["id"] != key:
             text = f"row key {key!r} differs from record.id {shown(record['id'])}"
             yield HostFinding("host.task.key", f"{pointer}/record/id", key, text)
+    yield from _window(task, pointer, key)
     yield from _deliveries(task, pointer, key)
+
+
+def _header(store: Mapping[str, object]) -> Iterator[HostFinding]:
+    """The JSON backend's header checks (host.md §1): `unit` an object naming `schedule` with a
+    number for `version` (else a malformed medium), that number 1 (else a version mismatch);
+    `tables` an object (an array passes); `tasks`, when present, a plain object."""
+    unit = store.get("unit")
+    if not isinstance(unit, dict):
+        yield HostFinding("host.store.unit", "/unit", None, f"unit must be an object, got {shown(unit)}")
+    else:
+        if unit.get("name") != "schedule":
+            text = f"unit.name must be 'schedule', got {shown(unit.get('name'))}"
+            yield HostFinding("host.store.unit", "/unit/name", None, text)
+        version = unit.get("version")
+        if not is_number(version):
+            yield HostFinding(
+                "host.store.unit", "/unit/version", None, f"unit.version must be a number, got {shown(version)}"
+            )
+        elif version != 1:
+            text = f"unit.version is {shown(version)}; this Host reads version 1"
+            yield HostFinding("host.store.version", "/unit/version", None, text)
+    tables = store.get("tables")
+    if not isinstance(tables, dict | list):
+        yield HostFinding("host.store.tables", "/tables", None, f"tables must be an object, got {shown(tables)}")
+    elif isinstance(tables, dict) and "tasks" in tables and not isinstance(tables["tasks"], dict):
+        text = f"tables.tasks must be an object of tasks by id, got {shown(tables['tasks'])}"
+        yield HostFinding("host.store.tables", "/tables/tasks", None, text)
 
 
 def store_findings(store: object) -> list[HostFinding]:
     """Every rule the store breaks (empty: the Host opens it)."""
-    found: list[HostFinding] = []
     if not isinstance(store, dict):
-        return [HostFinding("host.store.shape", "", None, f"the store must be an object, got {shown(store)}")]
-    for key in store:
-        if key not in ("unit", "global", "tables"):
-            found.append(HostFinding("host.store.shape", f"/{_escape(key)}", None, f"unexpected key {key}"))
-    if store.get("unit") != UNIT or any(type(v) is bool for v in (store.get("unit") or {}).values()):
+        return [HostFinding("host.store.json", "", None, f"the store must be a JSON object, got {shown(store)}")]
+    found = list(_header(store))
+    for key, task in tasks_of(store).items():
+        found.extend(task_findings(key, task, f"/tables/tasks/{_escape(key)}"))
+    return found
+
+
+def ignored_parts(store: object) -> list[HostFinding]:
+    """What the Host reads past without a word (host.md §1): top-level keys other than `unit`,
+    `global` and `tables`, a `global` that is not null, other `unit` keys, other tables. Worth
+    mentioning, never a reason to call the store corrupt."""
+    if not isinstance(store, dict):
+        return []
+    found = [
+        HostFinding("host.store.ignored", f"/{_escape(key)}", None, f"top-level key {key!r} is not read")
+        for key in store
+        if key not in ("unit", "global", "tables")
+    ]
+    if store.get("global") is not None:
         found.append(
-            HostFinding("host.store.unit", "/unit", None, f"unit must be {UNIT}, got {shown(store.get('unit'))}")
+            HostFinding(
+                "host.store.ignored", "/global", None, f"global is {shown(store['global'])}, not null; it is not read"
+            )
         )
-    if store.get("global", 0) is not None:
-        found.append(HostFinding("host.store.shape", "/global", None, "global must be null"))
-    tables = store.get("tables")
-    tasks = tables.get("tasks") if isinstance(tables, dict) else None
-    if not isinstance(tables, dict) or set(tables) != {"tasks"} or not isinstance(tasks, dict):
-        found.append(HostFinding("host.store.shape", "/tables", None, "tables must be exactly {tasks: {...}}"))
-    if isinstance(tasks, dict):
-        for key, task in tasks.items():
-            found.extend(task_findings(key, task, f"/tables/tasks/{_escape(key)}"))
+    unit, tables = store.get("unit"), store.get("tables")
+    if isinstance(unit, dict):
+        found += [
+            HostFinding("host.store.ignored", f"/unit/{_escape(key)}", None, f"unit key {key!r} is not read")
+            for key in unit
+            if key not in ("name", "version")
+        ]
+    if isinstance(tables, dict):
+        found += [
+            HostFinding("host.store.ignored", f"/tables/{_escape(key)}", None, f"table {key!r} is not read")
+            for key in tables
+            if key != "tasks"
+        ]
+    elif isinstance(tables, list):
+        found.append(HostFinding("host.store.ignored", "/tables", None, "tables is an array: read as no tasks"))
+    if isinstance(tables, dict) and "tasks" not in tables:
+        found.append(HostFinding("host.store.ignored", "/tables", None, "no tasks table: read as no tasks"))
     return found
 
 
@@ -386,6 +488,51 @@ def receipts(task: Mapping[str, object]) -> list[dict[str, object]]:
     kept = [r for r in records if isinstance(r, dict)] if isinstance(records, list) else []
     last = task.get("lastDelivery")
     return kept if kept or not isinstance(last, dict) else [last]
+
+
+_NAMED_ID = re.compile(r"^schedule_id_json: (.*)$", re.MULTILINE)
+_NAMED_BATCH = re.compile(r"^reminders_json: (.*)$", re.MULTILINE)
+
+
+def _json(text: str) -> object:
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+
+
+def named_tasks(text: str) -> list[str]:
+    """The schedule ids a reminder's framing names: each `schedule_id_json` line, and each item
+    of a batch's `reminders_json` (profiles.md §3.4)."""
+    names = [n for m in _NAMED_ID.finditer(text) if isinstance(n := _json(m.group(1)), str)]
+    for m in _NAMED_BATCH.finditer(text):
+        items = _json(m.group(1))
+        for item in items if isinstance(items, list) else []:
+            if isinstance(item, dict) and isinstance(name := item.get("schedule_id"), str):
+                names.append(name)
+    return names
+
+
+def from_a_kept_task(text: str, session_id: str, tasks: Mapping[str, object]) -> bool:
+    """Whether a task still in the store may have delivered this reminder text to `session_id`:
+    one the framing names by id, or, for a framing that names none, one of the session's tasks
+    whose prompt the text holds (as written or JSON-escaped). A deleted task takes its receipts
+    with it (host.md §5), so a reminder from none of them can have no receipt."""
+    names = named_tasks(text)
+    if names:
+        return any(name in tasks for name in names)
+    for task in tasks.values():
+        if not isinstance(task, dict) or task.get("sessionId") != session_id:
+            continue
+        record = task.get("record")
+        prompt = record.get("prompt") if isinstance(record, dict) else None
+        if (
+            isinstance(prompt, str)
+            and prompt
+            and (prompt in text or json.dumps(prompt, ensure_ascii=False)[1:-1] in text)
+        ):
+            return True
+    return False
 
 
 def is_store(value: object) -> bool:

@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
+from .hostcron import HostCronError, canonical, parse_host_cron
 from .hoststore import KnownZone
 from .shapes import Reject
 
@@ -171,7 +172,10 @@ def _cron(freq: str, by: dict[str, tuple[int, ...]], start: Start) -> str:
     hours = by.get("BYHOUR", None if freq == "HOURLY" else (start.hour,))
     minutes = by.get("BYMINUTE", (start.minute,))
     weekdays = None if days is None else tuple(sorted(d % 7 for d in days))  # cron's Sunday is 0
-    return " ".join(_field(f) for f in (minutes, hours, month_days, months, weekdays))
+    try:  # stored, as the Host stores it, in its canonical spelling (host.md §4.1)
+        return canonical(parse_host_cron(" ".join(_field(f) for f in (minutes, hours, month_days, months, weekdays))))
+    except HostCronError as err:
+        raise RruleError(str(err)) from None
 
 
 def parse_rrule(text: str) -> RuleRecord:

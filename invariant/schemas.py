@@ -255,9 +255,10 @@ HOST_BEYOND_SCHEMA = (
     "a row's key equals its record's id",
     "lastDelivery equals the latest history record, and an empty history has none",
     "message ids are unique within a task",
+    "a window holds start or end, and start is not after end",
     "weekdays ascend",
     "timeZone is a name ICU resolves (the stored spelling kept)",
-    "a cron expression is in the Host grammar and a canonical spelling",
+    "a cron expression is in the Host grammar and spelled canonically (host.md §4.1)",
     "title is at most 120 UTF-16 code units (JSON Schema counts code points)",
 )
 HOST_SHAPES = (host.TASK, *host.RECORD_SHAPES.values(), host.RECEIPT, host.HISTORY_RECORD, host.HISTORY, host.WINDOW)
@@ -266,25 +267,26 @@ HOST_SHAPES = (host.TASK, *host.RECORD_SHAPES.values(), host.RECEIPT, host.HISTO
 def host_documents() -> dict[str, JsonSchema]:
     """The Host task store (host.md §1-§4): one task, and the whole `schedule.json`."""
     task_ref: JsonSchema = {"$ref": f"#/$defs/{host.TASK.name}"}
-    store = {
+    store: JsonSchema = {
         "type": "object",
         "properties": {
             "unit": {
                 "type": "object",
-                "properties": {"name": {"const": "schedule"}, "version": {"type": "integer", "const": 1}},
+                "description": "Other keys are read past.",
+                "properties": {"name": {"const": "schedule"}, "version": {"type": "number", "const": 1}},
                 "required": ["name", "version"],
-                "additionalProperties": False,
             },
-            "global": {"type": "null"},
+            "global": {"description": "Not read (the Host writes null)."},
             "tables": {
-                "type": "object",
-                "properties": {"tasks": {"type": "object", "additionalProperties": task_ref}},
-                "required": ["tasks"],
-                "additionalProperties": False,
+                "description": "An array passes the backend's object test and holds no tasks; "
+                "other tables are read past.",
+                "anyOf": [
+                    {"type": "object", "properties": {"tasks": {"type": "object", "additionalProperties": task_ref}}},
+                    {"type": "array"},
+                ],
             },
         },
-        "required": ["unit", "global", "tables"],
-        "additionalProperties": False,
+        "required": ["unit", "tables"],
     }
     return {
         "host/task.schema.json": _document(
@@ -300,7 +302,7 @@ def host_documents() -> dict[str, JsonSchema]:
             "host/record.schema.json",
             "Host schedule record",
             "A Host schedule record of one of six kinds (after, at, every, daily, weekly, cron).",
-            HOST_BEYOND_SCHEMA[3:],
+            HOST_BEYOND_SCHEMA[4:],
             {"oneOf": [{"$ref": f"#/$defs/{shape.name}"} for shape in host.RECORD_SHAPES.values()]},
             _defs(host.RECORD_SHAPES.values()),
         ),
@@ -315,7 +317,8 @@ def host_documents() -> dict[str, JsonSchema]:
         "host/store.schema.json": _document(
             "host/store.schema.json",
             "Host task store (schedule.json)",
-            "The JSON storage backend's file: unit schedule v1, no global state, one table of tasks by id.",
+            "The JSON storage backend's file (host.md §1): unit schedule v1 and a table of tasks by id; "
+            "the backend reads past other keys, global and other tables.",
             HOST_BEYOND_SCHEMA,
             store,
             _defs(HOST_SHAPES),

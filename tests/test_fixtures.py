@@ -21,6 +21,7 @@ VECTORS = [
     "calendar-examples.jsonl",
     "owner-scenarios.jsonl",
     "fixed-rate-examples.jsonl",
+    "host-cron-examples.jsonl",
     "zones-icu.json",
 ]
 

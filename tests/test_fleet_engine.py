@@ -33,9 +33,15 @@ def _rows(directory: Path) -> list[tuple[object, ...]]:
 
 @pytest.fixture(scope="module")
 def fleet_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The bundled sessions and format fixtures (zstd among them), and an unreadable log."""
+    """The bundled sessions and format fixtures (zstd among them), a Host root (its task store
+    beside its sessions, with delivery mismatches), a corrupt store, and an unreadable log."""
     root = tmp_path_factory.mktemp("fleet")
     shutil.copytree(ROOT / "fixtures" / "sessions", root / "sessions")
+    shutil.copytree(ROOT / "fixtures" / "host" / "root", root / "host")
+    (root / "broken-host").mkdir()
+    shutil.copy(
+        ROOT / "fixtures" / "host" / "stores" / "corrupt-window-inverted.json", root / "broken-host" / "schedule.json"
+    )
     shutil.copytree(ROOT / "fixtures" / "formats", root / "formats")
     (root / "garbage.session.jsonl").write_bytes(b"\x00\x01 not a log")
     return root
@@ -52,6 +58,9 @@ def test_the_fleet_gives_the_rows_verify_gives(fleet_logs: Path, tmp_path: Path)
     verdicts = {row[1] for row in rows}
     assert {"ok", "corrupt", "unreadable", "unsupported"} <= verdicts
     assert any(str(row[0]).endswith(".zstd") for row in rows)
+    stores = {Path(str(row[0])).parent.name: row for row in rows if str(row[0]).endswith("schedule.json")}
+    assert stores["host"][1] == "ok" and stores["broken-host"][1] == "corrupt"
+    assert "host.receipt.unmatched" in str(stores["host"][7])  # the root's cross-check, as verify gives it
 
 
 @pytest.mark.slow

@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fixtures.host.stores import CORRUPTIONS, RECEIPT, RECORDS, T, store, task
+from fixtures.host.stores import CORRUPTIONS, RECEIPT, RECORDS, VARIANTS, WINDOW, T, corrupted, store, task, varied
 from fixtures.host.stores import files as store_files
-from invariant.hostcron import HostCronError, parse_host_cron, spelling_problems
-from invariant.hoststore import store_findings
+from invariant.hostcron import HostCronError, canonical, parse_host_cron
+from invariant.hoststore import ignored_parts, store_findings
 from invariant.instant import MAX_MS, MIN_MS, format_instant, parse_instant
 from replay.logs.discover import STORE_NAME
 
@@ -59,21 +59,26 @@ def test_each_kind_rule(kind: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("expression", "problem"),
+    ("expression", "spelled"),
     [
-        ("0 09 * * *", "leading zero"),
-        ("0 9 * * 7", "Sunday is written 0"),
-        ("*/1 * * * *", "step of 1"),
-        ("5-5 * * * *", "range of one value"),
-        ("30,15 * * * *", "ascending"),
-        ("0  9 * * *", "single spaces"),
+        ("0 09 * * *", "0 9 * * *"),
+        ("0 9 * * 7", "0 9 * * 0"),
+        ("*/1 * * * *", "* * * * *"),
+        ("5-5 * * * *", "5 * * * *"),
+        ("30,15 * * * *", "15-30/15 * * * *"),
+        ("0  9 * * *", "0 9 * * *"),
+        (" 0 9 * * *", "0 9 * * *"),
+        ("0 9 * * 1,2,3,4,5", "0 9 * * 1-5"),
     ],
 )
-def test_a_stored_cron_in_no_canonical_spelling_is_refused(expression: str, problem: str) -> None:
+def test_a_stored_cron_not_in_its_canonical_spelling_is_refused_and_the_spelling_named(
+    expression: str, spelled: str
+) -> None:
     bad = task("cron")
     bad["record"]["expression"] = expression
     (finding,) = store_findings(store(bad))
-    assert finding.rule == "host.cron.canonical" and problem in finding.message
+    assert finding.rule == "host.cron.canonical" and f"the Host stores {spelled!r}" in finding.message
+    assert f"stored {expression!r}" in finding.message
 
 
 @pytest.mark.parametrize(
@@ -89,7 +94,7 @@ def test_the_host_grammar_reads_sunday_seven_as_zero_and_keeps_star_spelling() -
     cron = parse_host_cron("*/20 0 * * 5-7")
     assert cron.values[4] == frozenset({5, 6, 0}) and cron.values[0] == frozenset({0, 20, 40})
     assert cron.star == (True, False, True, True, False)
-    assert spelling_problems("*/20 0 * * 0,5-6") == []
+    assert canonical(cron) == "*/20 0 * * 0,5-6"
 
 
 def test_every_finding_is_kept_not_only_the_first() -> None:
@@ -105,10 +110,81 @@ def test_every_finding_is_kept_not_only_the_first() -> None:
 
 
 def test_a_store_that_is_not_an_object_or_has_no_tasks() -> None:
-    assert [f.rule for f in store_findings([])] == ["host.store.shape"]
-    assert [f.rule for f in store_findings({"unit": {"name": "schedule", "version": 1}, "global": None})] == [
-        "host.store.shape"
-    ]
+    assert [f.rule for f in store_findings([])] == ["host.store.json"]
+    no_tables = {"unit": {"name": "schedule", "version": 1}, "global": None}
+    assert [(f.rule, f.pointer) for f in store_findings(no_tables)] == [("host.store.tables", "/tables")]
+
+
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+def test_a_store_as_the_host_writes_it_opens(name: str) -> None:
+    """host.md §1-§2: a window of dates, an untrimmed session id, envelope extras (read past)."""
+    assert store_findings(varied(name)) == []
+
+
+def test_what_the_host_reads_past_is_named_as_information() -> None:
+    assert ignored_parts(store()) == []
+    assert [f.pointer for f in ignored_parts(varied("envelope extras"))] == [
+        "/extra", "/global", "/unit/writer", "/tables/other"
+    ]  # fmt: skip
+    assert [f.pointer for f in ignored_parts(varied("no tasks table"))] == ["/tables"]
+    assert [f.pointer for f in ignored_parts({**store(), "tables": []})] == ["/tables"]
+    assert store_findings({**store(), "tables": []}) == []  # an array passes the JSON backend's test
+
+
+@pytest.mark.parametrize(
+    ("unit", "rule", "pointer"),
+    [
+        ([], "host.store.unit", "/unit"),
+        (None, "host.store.unit", "/unit"),
+        ({"name": "Schedule", "version": 1}, "host.store.unit", "/unit/name"),
+        ({"version": 1}, "host.store.unit", "/unit/name"),
+        ({"name": "schedule"}, "host.store.unit", "/unit/version"),
+        ({"name": "schedule", "version": True}, "host.store.unit", "/unit/version"),
+        ({"name": "schedule", "version": 2}, "host.store.version", "/unit/version"),
+        ({"name": "schedule", "version": 1.5}, "host.store.version", "/unit/version"),
+    ],
+)
+def test_each_header_refusal(unit: object, rule: str, pointer: str) -> None:
+    """host.md §1: a malformed medium (unit not an object, name not `schedule`, version not a
+    number) or a version mismatch (a number other than 1)."""
+    value = {**store(), "unit": unit}
+    assert [(f.rule, f.pointer) for f in store_findings(value)] == [(rule, pointer)]
+
+
+@pytest.mark.parametrize("tasks", [None, [], "x", 1, True])
+def test_a_tasks_table_that_is_no_plain_object_is_refused(tasks: object) -> None:
+    value = {**store(), "tables": {"tasks": tasks}}
+    assert [(f.rule, f.pointer) for f in store_findings(value)] == [("host.store.tables", "/tables/tasks")]
+
+
+@pytest.mark.parametrize(
+    ("seconds", "ok"), [(60, True), (9_007_199_254_740, True), (9_007_199_254_741, False), (2**53 - 1, False)]
+)
+def test_every_seconds_in_milliseconds_is_a_safe_integer(seconds: int, ok: bool) -> None:
+    value = task("every")
+    value["record"]["everySeconds"] = seconds
+    assert [f.rule for f in store_findings(store(value))] == ([] if ok else ["host.every.everySeconds"])
+
+
+@pytest.mark.parametrize(
+    ("window", "rule"),
+    [
+        (WINDOW, None),
+        ({"end": "2026-09-20", "timeZone": "US/Eastern"}, None),
+        ({"start": "2024-02-29", "timeZone": "UTC"}, None),
+        ({"start": "2026-09-20T00:00:00.000Z", "end": "2026-09-21", "timeZone": "UTC"}, "host.window.start"),
+        ({"start": "2025-02-29", "timeZone": "UTC"}, "host.window.start"),
+        ({"start": "0000-01-01", "timeZone": "UTC"}, "host.window.start"),
+        ({"timeZone": "UTC"}, "host.window.bounds"),
+        ({**WINDOW, "end": "2026-09-19"}, "host.window.order"),
+        ({"start": "2026-09-20"}, "host.window.keys"),
+        ({**WINDOW, "timeZone": "GMT"}, "host.record.timeZone"),
+    ],
+)  # fmt: skip
+def test_a_window_holds_calendar_dates_in_order(window: dict[str, Any], rule: str | None) -> None:
+    value = task("daily")
+    value["window"] = window
+    assert [f.rule for f in store_findings(store(value))] == ([] if rule is None else [rule])
 
 
 TITLES = st.text(st.characters(codec="utf-8", exclude_categories=("Zs", "Cc")), min_size=1, max_size=40)
@@ -124,7 +200,7 @@ def valid_tasks(draw: Any, task_id: str) -> dict[str, Any]:
     if kind == "weekly":
         value["record"]["weekdays"] = sorted(draw(st.sets(st.integers(1, 7), min_size=1)))
     if kind == "every":
-        value["record"]["everySeconds"] = draw(st.integers(60, 2**53 - 1))
+        value["record"]["everySeconds"] = draw(st.integers(60, (2**53 - 1) // 1000))
     receipts = draw(st.lists(INSTANTS, max_size=4))
     records = [{"scheduledAt": t, "deliveredAt": t, "messageId": f"m{n}"} for n, t in enumerate(receipts)]
     value["deliveryHistory"]["records"] = records
@@ -195,7 +271,7 @@ def test_a_json_file_that_is_no_store_is_read_as_a_log(tmp_path: Path) -> None:
 
 
 def reminder(seq: int, message_id: str) -> dict[str, Any]:
-    content = [{"type": "text", "text": "[SCHEDULE REMINDER]\nstand-up"}]
+    content = [{"type": "text", "text": "[SCHEDULE REMINDER]\njoin the call"}]  # the prompt of task()
     data = {"id": message_id, "role": "user", "content": content, "source": {"kind": "schedule"}}
     return {"type": "user/message", "seq": seq, "time": 0, "data": data}
 
@@ -281,6 +357,8 @@ BEYOND_SCHEMA = {
     "host.task.key",
     "host.history.last-delivery",
     "host.history.duplicate-message",
+    "host.window.bounds",
+    "host.window.order",
     "host.weekly.weekdays.order",
     "host.record.timeZone.unknown",
     "host.cron.grammar",
@@ -326,7 +404,12 @@ def test_the_task_schema_accepts_exactly_what_the_decoder_accepts(value: dict[st
 def test_the_schemas_hold_the_host_documents() -> None:
     from .schemahelp import valid
 
-    assert valid("host/store.schema.json", store()) and not valid("host/store.schema.json", {**store(), "x": 1})
+    assert valid("host/store.schema.json", store()) and valid("host/store.schema.json", {**store(), "x": 1})
+    for name in VARIANTS:
+        assert valid("host/store.schema.json", varied(name)), name
+    for name, (_, rule, _) in CORRUPTIONS.items():
+        if rule.startswith("host.store."):
+            assert not valid("host/store.schema.json", corrupted(name)), name
     assert valid("host/task.schema.json", task("cron")) and not valid("host/task.schema.json", {"sessionId": "s"})
 
 
@@ -465,3 +548,75 @@ def test_the_large_generated_store_is_ok_with_no_finding(tmp_path: Path) -> None
     path.write_text(json.dumps(large_store(10_000)))
     report = verify_path(str(path))
     assert (report.verdict, report.events, report.findings) == ("ok", 10_000, ())
+
+
+# --- the file layer (host.md §1): what the JSON backend refuses before any task ----------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "rule"),
+    [
+        ("a BOM", b"\xef\xbb\xbf" + json.dumps(store()).encode(), "host.store.json"),
+        ("NaN", json.dumps(store()).replace('"version": 1', '"version": NaN').encode(), "host.store.json"),
+        ("trailing bytes", json.dumps(store()).encode() + b"\n{}", "host.store.json"),
+        ("an empty file", b"", "host.store.json"),
+        ("not an object", b"[]", "host.store.json"),
+        ("unit not an object", json.dumps({**store(), "unit": "schedule"}).encode(), "host.store.unit"),
+        ("another unit", json.dumps({**store(), "unit": {"name": "tasks", "version": 1}}).encode(), "host.store.unit"),
+        ("version 2", json.dumps({**store(), "unit": {"name": "schedule", "version": 2}}).encode(),
+         "host.store.version"),
+        ("tables null", json.dumps({**store(), "tables": None}).encode(), "host.store.tables"),
+        ("tasks null", json.dumps({**store(), "tables": {"tasks": None}}).encode(), "host.store.tables"),
+    ],
+)  # fmt: skip
+def test_a_schedule_json_the_host_refuses_to_open_is_corrupt(tmp_path: Path, name: str, data: bytes, rule: str) -> None:
+    path = tmp_path / STORE_NAME
+    path.write_bytes(data)
+    code, out = verify("--format", "json", str(path))
+    (report,) = json.loads(out)
+    assert code == 1 and report["kind"] == "host-task-store" and report["verdict"] == "corrupt", out
+    assert report["violation"]["rule"] == rule
+
+
+def test_extras_the_host_reads_past_are_information_on_an_ok_store(tmp_path: Path) -> None:
+    path = tmp_path / STORE_NAME
+    path.write_text(json.dumps(varied("envelope extras")))
+    code, out = verify("--format", "json", str(path))
+    (report,) = json.loads(out)
+    assert code == 0 and report["verdict"] == "ok"
+    notes = [(f["code"], f["severity"]) for f in report["formatFindings"] if f["code"].startswith("host.store")]
+    assert notes == [("host.store.ignored", "info")] * 4
+
+
+def framed(message_id: str, task_id: str, prompt: str) -> dict[str, Any]:
+    """A Host reminder naming its task as the framing does (profiles.md §3.4)."""
+    event = reminder(0, message_id)
+    text = f"[SCHEDULE REMINDER]\nschedule_id_json: {json.dumps(task_id)}\nreminder_prompt_json: {json.dumps(prompt)}"
+    event["data"]["content"] = [{"type": "text", "text": text}]
+    return event
+
+
+def test_a_reminder_from_a_task_deleted_since_is_information(tmp_path: Path) -> None:
+    """host.md §5: delete removes the task with its history, so no receipt can name its messages."""
+    from .sessionfiles import ev, header, write_session
+
+    root = tmp_path / "root"
+    (root / "s1").mkdir(parents=True)
+    events = [
+        ev(0),
+        {**framed("m1", "schedule-a", "stand-up in five minutes"), "seq": 1},
+        {**framed("m-old", "schedule-gone", "water the plants"), "seq": 2},  # its task was deleted
+        {**framed("m-lost", "schedule-a", "stand-up in five minutes"), "seq": 3},  # a kept task, no receipt
+        {**reminder(4, "m-plain"), "data": {**reminder(4, "m-plain")["data"], "content": [
+            {"type": "text", "text": "[SCHEDULE REMINDER]\nfeed the cat"}]}},  # names no id; no kept task's prompt
+    ]  # fmt: skip
+    write_session(root / "s1" / "session.jsonl", events, header("s1"))
+    (root / STORE_NAME).write_text(json.dumps(store(delivered("schedule-a", "s1", "m1"))))
+    _, out = verify("--format", "json", str(root))
+    (report,) = [r for r in json.loads(out) if r.get("kind") == "host-task-store"]
+    got = sorted((f["code"], f["severity"], f["message"].split("'")[1]) for f in report["formatFindings"])
+    assert got == [
+        ("host.message.task-deleted", "info", "m-old"),
+        ("host.message.task-deleted", "info", "m-plain"),
+        ("host.message.unreceipted", "warning", "m-lost"),
+    ]

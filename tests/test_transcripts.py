@@ -276,9 +276,9 @@ MAPPED = {
                                                                "weekdays": [3]}),
     "DTSTART:20260805T123000Z\nRRULE:FREQ=MONTHLY": ("cron", {"expression": "30 12 5 * *", "timeZone": "UTC"}),
     "DTSTART:20260805T123000Z\nRRULE:FREQ=YEARLY": ("cron", {"expression": "30 12 5 8 *", "timeZone": "UTC"}),
-    "DTSTART:20260805T123000Z\nRRULE:FREQ=WEEKLY;BYDAY=SU,MO;BYHOUR=17,9": ("cron", {"expression": "30 9,17 * * 0,1",
+    "DTSTART:20260805T123000Z\nRRULE:FREQ=WEEKLY;BYDAY=SU,MO;BYHOUR=17,9": ("cron", {"expression": "30 9-17/8 * * 0-1",
                                                                                     "timeZone": "UTC"}),
-    "DTSTART:20260805T123000Z\nRRULE:FREQ=HOURLY;BYMINUTE=0,30": ("cron", {"expression": "0,30 * * * *",
+    "DTSTART:20260805T123000Z\nRRULE:FREQ=HOURLY;BYMINUTE=0,30": ("cron", {"expression": "0-30/30 * * * *",
                                                                            "timeZone": "UTC"}),
 }  # fmt: skip
 REFUSED = {

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from invariant.hoststore import receipts, tasks_of
+from invariant.hoststore import from_a_kept_task, receipts, tasks_of
 from replay.audit.verify import SessionReport, Verdict, store_value
 from replay.logs.logfile import Finding, Severity
 
@@ -29,7 +29,8 @@ def _receipts(task: dict[str, Any]) -> tuple[set[str], bool]:
 def root_findings(store: SessionReport, sessions: Sequence[SessionReport]) -> list[Finding]:
     """The store against the session logs beside it (host.md §6): every retained receipt names a
     Host reminder message in its task's session; every such message has a receipt (unless that
-    session's history was pruned); every task's session has a log."""
+    session's history was pruned); every task's session has a log. A reminder from a task
+    deleted since (its receipts went with it) is only information."""
     tasks = tasks_of(store_value(store.path))
     by_session = {r.session: r for r in sessions if r.session is not None and not r.store}
     found: list[Finding] = []
@@ -53,7 +54,15 @@ def root_findings(store: SessionReport, sessions: Sequence[SessionReport]) -> li
     for session_id, log in by_session.items():
         if session_id in pruned:
             continue
+        texts = dict(zip(log.host_messages, log.host_message_texts, strict=False))
         for message in sorted(set(log.host_messages) - named.get(session_id, set())):
+            if not from_a_kept_task(texts.get(message, ""), session_id, tasks):
+                text = (
+                    f"Host reminder message {message!r} in {log.path} came from no task still in the store "
+                    "(deleted since, with its receipts): no receipt can name it"
+                )
+                found.append(Finding("host.message.task-deleted", Severity.INFO, text))
+                continue
             text = f"Host reminder message {message!r} in {log.path} has no receipt in the store"
             found.append(Finding("host.message.unreceipted", Severity.WARNING, text))
     return found

@@ -25,9 +25,10 @@ from invariant.detect import (
     era_clue,
     folds_may_differ,
     host_message_id,
+    host_message_text,
     message_evidence,
 )
-from invariant.hoststore import is_store, soft_findings, store_findings, tasks_of
+from invariant.hoststore import HostFinding, ignored_parts, is_store, soft_findings, store_findings, tasks_of
 from invariant.jsvalue import safe_integer
 from invariant.logshapes import file_version
 from invariant.profiles import Profile, get_profile
@@ -184,6 +185,8 @@ class SessionReport:
     """A Host task store (`schedule.json`), not a session log: `events` counts its tasks."""
     host_messages: tuple[str, ...] = ()
     """The ids of the reminder messages the Host delivered to this session (receipts name them)."""
+    host_message_texts: tuple[str, ...] = ()
+    """Those messages' texts, in the same order (they name the tasks delivered)."""
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -352,6 +355,7 @@ def judge_log(log: SessionLog, sink: SessionSink | None = None) -> tuple[Session
     clues: list[Clue] = []
     accepted: list[str] = []
     messages: list[str] = []
+    texts: list[str] = []
     delivered = 0
     transcript = Transcript()
     for entry in log.entries(schedule_only=True, others=None if sink is None else sink.other_record):
@@ -375,6 +379,7 @@ def judge_log(log: SessionLog, sink: SessionSink | None = None) -> tuple[Session
             delivered += host
             if host and (message := host_message_id(event)) is not None:
                 messages.append(message)
+                texts.append(host_message_text(event))
             if sink is not None:
                 sink.other_record(entry.line, entry.event_index, event, entry.row, entry.raw)
     seed = log.reading.seed_for(log.seed_length)
@@ -421,6 +426,7 @@ def judge_log(log: SessionLog, sink: SessionSink | None = None) -> tuple[Session
         profile=ProfileChoice.of(profile, detection, others),
         generation=file_version(os.path.basename(log.path)),
         host_messages=tuple(messages),
+        host_message_texts=tuple(texts),
     )
     return report, judgement
 
@@ -433,34 +439,51 @@ SNIFF_BYTES = 4096
 MAX_STORE_BYTES = 1 << 30
 
 
-def store_value(path: str) -> object | None:
-    """The file's JSON value when it may be a Host task store (None: read it as a session log)."""
+def _store_file(path: str) -> tuple[object, str | None] | None:
+    """What a file holds as a Host task store, read as the Host's JSON backend reads it:
+    `(value, None)`; `(None, why)` for a file named `schedule.json` that is no JSON (the Host
+    refuses it: a malformed medium); None when it is no store (read it as a session log). A
+    file of another name is a store when its content says so (its unit names `schedule`)."""
     if path.endswith(LOG_SUFFIXES) or path == "<stdin>":
         return None
+    named = os.path.basename(path) == STORE_NAME
     try:
         with open(path, "rb") as f:
             head = f.read(SNIFF_BYTES)
-            if os.path.basename(path) != STORE_NAME and (not head.lstrip().startswith(b"{") or b'"unit"' not in head):
+            if not named and (not head.lstrip().startswith(b"{") or b'"unit"' not in head):
                 return None
             data = head + f.read(MAX_STORE_BYTES)
     except OSError:
         return None
     try:
         value = parse_json_line(data)
-    except JsonLineError:
-        return None
-    return value if is_store(value) else None
+    except JsonLineError as err:
+        return (None, f"{STORE_NAME} is not JSON: {err}") if named else None
+    return (value, None) if named or is_store(value) else None
+
+
+def is_store_file(path: str) -> bool:
+    """Whether `verify` judges the file as a Host task store (see `_store_file`)."""
+    return _store_file(path) is not None
+
+
+def store_value(path: str) -> object | None:
+    """The file's JSON value when it is a readable Host task store (None: it is not one)."""
+    found = _store_file(path)
+    return None if found is None else found[0]
 
 
 def store_report(path: str, reading: Reading = DEFAULT_READING) -> SessionReport | None:
-    """A Host task store's report, or None when the file is not one: recognised by its content
-    (a JSON object whose `unit` names `schedule`), wherever it is named. It is corrupt when the
-    Host would refuse to open it (host.md §1-§4): the first finding is its violation, every
-    other one a finding, each located by JSON pointer and task id."""
-    value = store_value(path)
-    if value is None:
+    """A Host task store's report, or None when the file is not one: a file named
+    `schedule.json`, or one whose content is a store (a JSON object whose `unit` names
+    `schedule`), wherever it is. It is corrupt exactly when the Host would refuse to open it
+    (host.md §1-§4): the first finding is its violation, every other one a finding, each
+    located by JSON pointer and task id; what the Host reads past is information."""
+    held = _store_file(path)
+    if held is None:
         return None
-    found = store_findings(value)
+    value, unreadable = held
+    found = store_findings(value) if unreadable is None else [HostFinding("host.store.json", "", None, unreadable)]
     soft = [] if found else soft_findings(value, reading.now, reading.retention)
     count = len(tasks_of(value))
     violation = None
@@ -470,7 +493,11 @@ def store_report(path: str, reading: Reading = DEFAULT_READING) -> SessionReport
         violation = Violation(CORRUPT_TASK_STORE, first.rule, None, None, None, first.pointer, where + first.message)
     findings = tuple(
         Finding(f.rule, severity, f"{f.pointer}" + (f" (task {f.task!r})" if f.task else "") + f": {f.message}")
-        for severity, group in ((Severity.ERROR, found[1:]), (Severity.WARNING, soft))
+        for severity, group in (
+            (Severity.ERROR, found[1:]),
+            (Severity.WARNING, soft),
+            (Severity.INFO, ignored_parts(value)),
+        )
         for f in group
     )
     return SessionReport(

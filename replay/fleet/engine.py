@@ -10,16 +10,23 @@ own Parquet writer and block model for what is, here, a map over file groups.
 Each task verifies a group of consecutive paths and writes `part-NNNNN.parquet`, named by the
 group: a task the engine retries after losing a worker rewrites the same part (atomically), so no
 verdict is lost or counted twice.
+
+Host task stores (`schedule.json`, local ones) are judged as `verify` judges them, with their root's
+cross-check against the session logs beside them: the tasks hand back what the cross-check reads
+of each session (its id, path and Host reminder messages), and the stores' verdicts are written
+as one last part once every session is judged.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from replay.audit.fanout import grouped
-from replay.audit.verify import SessionReport, verify_bytes, verify_path
+from replay.audit.hoststore import cross_checked
+from replay.audit.verify import SessionReport, is_store_file, verify_bytes, verify_path
 from replay.duck.verdicts import write_verdicts
 from replay.logs.discover import LOG_SUFFIXES, current_generations, discover
 from replay.reading import DEFAULT_READING, Reading
@@ -37,7 +44,7 @@ def expand(patterns: Sequence[str]) -> list[str]:
     import fsspec
 
     local = [p for p in patterns if "://" not in p or p.startswith("file://")]
-    found = list(discover([p.removeprefix("file://") for p in _globbed(local)]))
+    found = list(discover([p.removeprefix("file://") for p in _globbed(local)], stores=True))
     for pattern in (p for p in patterns if p not in local):
         fs, _, roots = fsspec.get_fs_token_paths(pattern)
         protocol = fs.protocol if isinstance(fs.protocol, str) else fs.protocol[0]
@@ -67,9 +74,13 @@ def read_bytes(path: str) -> bytes:
     return data
 
 
-def verify_group(paths: Sequence[str], part: int, out: str, reading: Reading, delay: float = 0.0) -> int:
-    """Verify `paths` and write their verdicts as part `part` in `out`; the number of reports.
-    (A log that cannot be read is an unreadable verdict, as in `verify`.)"""
+def verify_group(
+    paths: Sequence[str], part: int, out: str, reading: Reading, delay: float = 0.0, deliveries: bool = False
+) -> tuple[int, list[SessionReport]]:
+    """Verify `paths` and write their verdicts as part `part` in `out`; the number of reports,
+    and with `deliveries` what a Host root's cross-check reads of each (the reports without their
+    fold, violation and findings). (A log that cannot be read is an unreadable verdict, as in
+    `verify`.)"""
     reports: list[SessionReport] = []
     for path in paths:
         if "://" not in path:  # a local file: read as verify reads it (its generations beside it too)
@@ -82,7 +93,8 @@ def verify_group(paths: Sequence[str], part: int, out: str, reading: Reading, de
             reports.append(verify_bytes(path, data, reading))
         time.sleep(delay)  # (tests: a task long enough to kill its worker under it)
     write_verdicts(reports, Path(out), name=f"part-{part:05d}")
-    return len(reports)
+    light = [replace(r, folded=None, findings=(), violation=None) for r in reports] if deliveries else []
+    return len(reports), light
 
 
 def run_fleet(
@@ -97,12 +109,13 @@ def run_fleet(
     started: Callable[[object], None] | None = None,
 ) -> int:
     """Verify every path on a Dask cluster (a local one of `workers` processes, or the one at
-    `scheduler`), writing Parquet parts into `out`; return the number of sessions judged.
-    `started` hears the client once the tasks are submitted."""
+    `scheduler`), writing Parquet parts into `out`; return the number of sessions (and stores)
+    judged. `started` hears the client once the tasks are submitted."""
     from distributed import Client, LocalCluster
 
     out.mkdir(parents=True, exist_ok=True)
-    local = [p for p in paths if "://" not in p]
+    stores = [p for p in paths if "://" not in p and is_store_file(p)]
+    local = [p for p in paths if "://" not in p and p not in stores]
     groups = [[path for path, _ in g] for g in grouped(local, group, TASK_BYTES)]  # by files and bytes
     remote = [p for p in paths if "://" in p]
     groups += [remote[n : n + group] for n in range(0, len(remote), group)]
@@ -112,12 +125,19 @@ def run_fleet(
     try:
         with Client(scheduler or cluster) as client:
             futures = [
-                client.submit(verify_group, g, n, str(out), reading, delay, pure=False, retries=3)
+                client.submit(verify_group, g, n, str(out), reading, delay, bool(stores), pure=False, retries=3)
                 for n, g in enumerate(groups)
             ]
             if started is not None:
                 started(client)
-            return sum(client.gather(futures))
+            results: list[tuple[int, list[SessionReport]]] = client.gather(futures)
     finally:
         if cluster is not None:
             cluster.close()
+    judged = sum(count for count, _ in results)
+    if stores:
+        sessions = [r for _, light in results for r in light]
+        checked = cross_checked([*(verify_path(p, reading) for p in stores), *sessions])
+        write_verdicts([r for r in checked if r.store], out, name=f"part-{len(groups):05d}")
+        judged += len(stores)
+    return judged
