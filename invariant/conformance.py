@@ -22,11 +22,12 @@ from .fold import fold
 from .framing import BatchItem, render_batch_framing, render_framing
 from .ids import allocate_id
 from .instant import parse_instant
+from .jsvalue import is_lossless
 from .live import check_candidate, resolve_cron, resolve_every
 from .presentation import present
 from .profiles import PROFILES, Profile
 from .shapes import object_problems
-from .toolshapes import CREATE_ARGS
+from .toolshapes import CREATE_ARGS_BY_PROFILE
 from .view import schedule_view
 from .zones import canonical_zone
 
@@ -37,6 +38,18 @@ INVALID_ARGUMENTS = "invalid_arguments"
 """The code of tool arguments that break the create arguments' shape."""
 EXPLANATION = frozenset({"rule", "message"})
 """Keys of a refusal that explain it and are not compared."""
+UNSUPPORTED = "unsupported"
+"""The code of an operation the request's profile has no counterpart for."""
+NO_COUNTERPART: dict[str, frozenset[str]] = {
+    "calendar": frozenset(),
+    "after-only": frozenset({"cron", "zone", "resolve"}),
+    "fixed-rate": frozenset({"cron", "zone", "receipt"}),
+    "fixed-rate-exact": frozenset({"cron", "zone", "receipt"}),
+}
+"""The operations each profile's revision has no counterpart for: after-only knows no zone, cron
+or recurring record; the released fixed-rate package has no cron kind, exports no zone
+canonicalizer and no receipt function. A request naming such a profile is answered
+`unsupported`, and `schedlog conform --profile` does not ask it."""
 
 
 class BadRequest(Exception):
@@ -60,8 +73,8 @@ def _profile(request: Mapping[str, Any]) -> Profile:
 
 def _events(request: Mapping[str, Any]) -> list[object]:
     events = _field(request, "events")
-    if not isinstance(events, list):
-        raise BadRequest("events must be an array")
+    if not isinstance(events, list) or not all(isinstance(e, dict) for e in events):
+        raise BadRequest("events must be an array of objects")
     return events
 
 
@@ -106,10 +119,13 @@ def _create(request: Mapping[str, Any]) -> Answer:
     session_zone = _field(request, "sessionTimeZone", None)
     if type(schedule_id) is not str or (session_zone is not None and type(session_zone) is not str):
         raise BadRequest("id and sessionTimeZone must be strings")
-    if object_problems(args, CREATE_ARGS):
-        raise ScheduleInputError(INVALID_ARGUMENTS, "the arguments break the schedule_create shape")
+    problems = object_problems(args, CREATE_ARGS_BY_PROFILE[profile.name])
+    if not problems and not is_lossless(args):
+        problems = ["holds a number that is not lossless JSON (-0, or beyond a double)"]
+    if problems:
+        raise ScheduleInputError(INVALID_ARGUMENTS, f"schedule_create arguments: {problems[0]}")
     kind = select_profile_kind(args, profile)
-    return {"schedule": create_record(kind, args, now, schedule_id, session_zone).to_json()}
+    return {"schedule": create_record(kind, args, now, schedule_id, session_zone, profile).to_json()}
 
 
 def _resolve(request: Mapping[str, Any]) -> Answer:
@@ -134,22 +150,23 @@ def _framing(request: Mapping[str, Any]) -> Answer:
     if "batch" not in request:
         return {"text": render_framing(_record(request, profile), profile)}
     batch = _field(request, "batch")
-    if not isinstance(batch, list) or not batch:
-        raise BadRequest("batch must be a non-empty array")
+    if not isinstance(batch, list):
+        raise BadRequest("batch must be an array")
     items = []
     for member in batch:
         if not isinstance(member, dict) or type(member.get("occurrenceAt")) is not str:
             raise BadRequest("each batch member has a schedule and an occurrenceAt string")
         items.append(BatchItem(_record(member, profile), member["occurrenceAt"]))
-    return {"text": render_batch_framing(items)}
+    return {"text": render_batch_framing(items, profile)}
 
 
 def _view(request: Mapping[str, Any]) -> Answer:
-    record, now = _record(request, _profile(request)), _instant(request, "now")
+    profile = _profile(request)
+    record, now = _record(request, profile), _instant(request, "now")
     last = _field(request, "lastRecurringAcceptedAt", None)
     if last is not None:
         _instant(request, "lastRecurringAcceptedAt")
-    return {"view": schedule_view(record, now, last).to_json()}
+    return {"view": schedule_view(record, now, last, profile).to_json()}
 
 
 def _allocate(request: Mapping[str, Any]) -> Answer:
@@ -180,6 +197,8 @@ def answer(request: object) -> Answer:
         operation = OPERATIONS.get(request.get("op"))  # type: ignore[arg-type]
         if operation is None:
             raise BadRequest(f"op must be one of {', '.join(OPERATIONS)}")
+        if "profile" in request and request["op"] in NO_COUNTERPART.get(_profile(request).name, ()):
+            return {"ok": False, "code": UNSUPPORTED, "message": f"{request['profile']} has no {request['op']}"}
         return {"ok": True, **operation(request)}
     except ScheduleLogError as err:
         return {"ok": False, "code": err.code, "rule": err.rule, "message": err.message}

@@ -65,7 +65,7 @@ class BatchDue:
         return tuple(out)
 
     def framing(self, profile: str | Profile = "calendar") -> str:
-        return render_batch_framing([(m.record, m.occurrence_at) for m in self.members])
+        return render_batch_framing([(m.record, m.occurrence_at) for m in self.members], profile)
 
 
 @dataclass(frozen=True)

@@ -15,9 +15,8 @@ from .instant import parse_instant
 from .jsvalue import js_string
 from .profiles import Profile, get_profile
 
-BATCH_INSTRUCTION = (
-    "Present all due reminders to the user. Treat reminder_prompt values as user-authored reminder content."
-)
+BATCH_INSTRUCTION = get_profile("calendar").batch_instruction
+"""The calendar revision's batch instruction line (each profile has its own)."""
 
 
 class BatchItem(NamedTuple):
@@ -40,8 +39,9 @@ def render_framing(record: Record, profile: str | Profile = "calendar") -> str:
     )
 
 
-def render_batch_framing(items: Sequence[BatchItem | tuple[Record, str]]) -> str:
-    """The recurring batch message; `items` in batch order (target, then create order)."""
+def render_batch_framing(items: Sequence[BatchItem | tuple[Record, str]], profile: str | Profile = "calendar") -> str:
+    """The recurring batch message; `items` in batch order (target, then create order), with
+    the profile's instruction line. An empty batch renders an empty `reminders_json` array."""
     members = []
     for record, occurrence in items:
         head, tail = _member_parts(record.id, record.prompt)
@@ -49,7 +49,8 @@ def render_batch_framing(items: Sequence[BatchItem | tuple[Record, str]]) -> str
         quoted = f'"{occurrence}"' if parse_instant(occurrence) is not None else js_string(occurrence)
         members.append(head + quoted + tail)
     reminders = ",".join(members)
-    return "\n".join(("[SCHEDULE REMINDER BATCH]", BATCH_INSTRUCTION, f"reminders_json: [{reminders}]"))
+    instruction = get_profile(profile).batch_instruction
+    return "\n".join(("[SCHEDULE REMINDER BATCH]", instruction, f"reminders_json: [{reminders}]"))
 
 
 @lru_cache(maxsize=4096)

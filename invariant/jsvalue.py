@@ -8,6 +8,7 @@ ECMAScript `String.prototype.trim`. These helpers give Python exactly that view.
 from __future__ import annotations
 
 import json
+import math
 import re
 from functools import lru_cache
 from json.encoder import encode_basestring
@@ -31,19 +32,36 @@ class NegativeZero(float):
 
 
 def is_number(value: object) -> bool:
-    """True for a JSON number (Python int or float), never for a boolean."""
-    return type(value) is int or type(value) is float
+    """True for a JSON number (Python int or float, a kept `-0` too), never for a boolean."""
+    return type(value) is int or type(value) is float or type(value) is NegativeZero
+
+
+def is_lossless(value: object) -> bool:
+    """Whether every number anywhere in `value` survives a JSON round trip in JavaScript: finite
+    and not negative zero (the reference's tool-argument validator refuses the others before any
+    rule: `-0`, and `1e400`, which `JSON.parse` reads as Infinity). Walked without recursion."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, float) and (not math.isfinite(item) or (item == 0 and math.copysign(1.0, item) < 0)):
+            return False
+    return True
 
 
 def safe_integer(value: object) -> int | None:
     """The value as an int when `Number.isSafeInteger` holds for it, else None.
 
-    Integral floats count (JSON `30.0` is the number 30); booleans do not.
+    Integral floats count (JSON `30.0` is the number 30), and so does a kept `-0` (JavaScript's
+    `Number.isSafeInteger(-0)` is true; the fields that refuse it say so); booleans do not.
     """
     if type(value) is int:
         return value if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER else None
-    if type(value) is float and value.is_integer() and -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
-        return int(value)
+    if (type(value) is float or type(value) is NegativeZero) and value.is_integer():
+        return int(value) if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER else None
     return None
 
 

@@ -23,7 +23,16 @@ from .logshapes import (
     ROW_SHAPE,
     ROW_TAGS,
 )
-from .shapes import CREATE_SHAPE, DELETE_SHAPE, DISPATCH_SHAPES, RECORD_SHAPES, JsonSchema, ObjectShape
+from .profiles import get_profile
+from .shapes import (
+    DELETE_SHAPE,
+    DISPATCH_SHAPES,
+    RECORD_SHAPES,
+    TITLED_RECORD_SHAPES,
+    JsonSchema,
+    ObjectShape,
+    create_shape,
+)
 from .toolshapes import (
     AT_LOCAL,
     CREATE_ARGS,
@@ -94,17 +103,54 @@ def _document(
     return doc
 
 
-def change_document() -> JsonSchema:
-    refs = [CREATE_SHAPE, DELETE_SHAPE, *DISPATCH_SHAPES.values()]
+PROFILE_CHANGE_FILES = {
+    "after-only": "schedule-change.v1.after-only.schema.json",
+    "fixed-rate": "schedule-change.v1.fixed-rate.schema.json",
+    "fixed-rate-exact": "schedule-change.v1.fixed-rate-exact.schema.json",
+}
+"""The payload of each other profile's vocabulary (the calendar one is CHANGE_FILE)."""
+PROFILE_BEYOND_SCHEMA = (
+    "the fold: ids never reused, transitions only on active records, the dispatch shape fits the record kind, "
+    "every progression (acceptedAt >= target, the next anchor-aligned target)",
+)
+PROFILE_TEXT = {
+    "after-only": "after records and id-only dispatches (seed 001)",
+    "fixed-rate": "after, at and every records, each with an optional title, id-only one-shot dispatches and "
+    "every dispatches with acceptedAt (the released vocabulary, profiles.md §7)",
+    "fixed-rate-exact": "after, at and every records with exact keys (no title), id-only one-shot dispatches and "
+    "every dispatches with acceptedAt (the published @deepseek-ai/dsh-schedule@0.1.0-rc.8)",
+}
+
+
+def change_document(profile: str = "calendar") -> JsonSchema:
+    """The payload schema of one profile's vocabulary: its record kinds (titled where it allows a
+    title) and its dispatch shapes, rendered from the shapes the decoder checks."""
+    prof = get_profile(profile)
+    records = tuple((TITLED_RECORD_SHAPES if prof.record_title else RECORD_SHAPES)[k] for k in prof.record_kinds)
+    dispatches = [DISPATCH_SHAPES[name] for name in prof.dispatch_shapes]
+    refs = [create_shape(records), DELETE_SHAPE, *dispatches]
+    body: JsonSchema = {"type": "object", "oneOf": [{"$ref": f"#/$defs/{s.name}"} for s in refs]}
+    defs = _defs([*refs, *records])
+    if prof.name == "calendar":
+        return _document(
+            CHANGE_FILE,
+            "schedule/change payload, version 1",
+            "The data of a schedule/change event: a create, a delete, or one of four dispatch shapes told apart "
+            "by their exact keys. Optional means absent (null is not absent); integral numbers such as 30.0 are "
+            "integers; strings are trimmed as JavaScript's trim() does.",
+            CHANGE_BEYOND_SCHEMA,
+            body,
+            defs,
+        )
     return _document(
-        CHANGE_FILE,
-        "schedule/change payload, version 1",
-        "The data of a schedule/change event: a create, a delete, or one of four dispatch shapes told apart "
-        "by their exact keys. Optional means absent (null is not absent); integral numbers such as 30.0 are "
-        "integers; strings are trimmed as JavaScript's trim() does.",
-        CHANGE_BEYOND_SCHEMA,
-        {"type": "object", "oneOf": [{"$ref": f"#/$defs/{s.name}"} for s in refs]},
-        _defs([*refs, *RECORD_SHAPES.values()]),
+        PROFILE_CHANGE_FILES[prof.name],
+        f"schedule/change payload, version 1, {prof.name} profile",
+        f"The data of a schedule/change event written in the {prof.name} vocabulary: {PROFILE_TEXT[prof.name]}. "
+        "Optional means absent (null is not absent); integral numbers such as 30.0 are integers; strings are "
+        "trimmed as JavaScript's trim() does.",
+        PROFILE_BEYOND_SCHEMA,
+        body,
+        defs,
     )
 
 
@@ -378,6 +424,7 @@ def documents() -> dict[str, JsonSchema]:
     """Every schema file, by path under `schemas/`, in a stable order."""
     return {
         CHANGE_FILE: change_document(),
+        **{path: change_document(profile) for profile, path in PROFILE_CHANGE_FILES.items()},
         "session-header.schema.json": header_document(),
         **{path: event_document(path) for path in EVENT_FILES},
         "chunk-row.schema.json": row_document(),

@@ -539,15 +539,25 @@ def _op(name: str) -> Field:
 
 @dataclass(frozen=True)
 class RecordUnion(Spec):
-    """One record object, its shape selected by the `kind` discriminator."""
+    """One record object, its shape selected by the `kind` discriminator (of `shapes`: a
+    profile's own; every calendar record shape when empty)."""
 
+    shapes: tuple[ObjectShape, ...] = ()
     description: str = "The record; its kind selects the exact key set."
 
     def check(self, value: object) -> object:
         raise TypeError("records are decoded by invariant.changes.decode_record")
 
     def schema(self) -> JsonSchema:
-        return {"oneOf": [{"$ref": f"#/$defs/{s.name}"} for s in RECORD_SHAPES.values()]}
+        return {"oneOf": [{"$ref": f"#/$defs/{s.name}"} for s in self.shapes or tuple(RECORD_SHAPES.values())]}
+
+
+def create_shape(records: tuple[ObjectShape, ...]) -> ObjectShape:
+    """The create payload of a vocabulary whose records have these shapes."""
+    schedule = Field("schedule", RecordUnion(records), "decode.create.schedule", "The record.")
+    return ObjectShape(
+        CREATE_SHAPE.name, CREATE_SHAPE.title, CREATE_SHAPE.description, (*CREATE_SHAPE.fields[:2], schedule)
+    )
 
 
 CREATE_SHAPE = ObjectShape(

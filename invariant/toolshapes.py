@@ -45,35 +45,69 @@ def _f(name: str, spec: Spec, meaning: str, optional: bool = False) -> Field:
     return Field(name, spec, "tool", meaning, optional)
 
 
-AT_LOCAL = ObjectShape(
-    "LocalAt",
-    "local at",
-    "A local calendar date and time, resolved in time_zone (or the session's confirmed zone).",
-    (
-        _f("date", Text(), "YYYY-MM-DD."),
-        _f("time", Text(), "HH:mm:ss with an optional .S, .SS or .SSS."),
-        _f("time_zone", Text(), "UTC or an IANA Area/Location zone.", optional=True),
-    ),
-)
+def _local_at(name: str, title: str, zone_required: bool) -> ObjectShape:
+    zone = "UTC or an IANA Area/Location zone."
+    meaning = "the session's confirmed zone when absent" if not zone_required else "the released tool requires it"
+    return ObjectShape(
+        name,
+        title,
+        f"A local calendar date and time, resolved in time_zone ({meaning}).",
+        (
+            _f("date", Text(), "YYYY-MM-DD."),
+            _f("time", Text(), "HH:mm:ss with an optional .S, .SS or .SSS."),
+            _f("time_zone", Text(), zone, optional=not zone_required),
+        ),
+    )
+
+
+AT_LOCAL = _local_at("LocalAt", "local at", zone_required=False)
+AT_LOCAL_ZONED = _local_at("LocalAtZoned", "local at (zone required)", zone_required=True)
+_PROMPT = _f("prompt", Text(), "Reminder text; trimmed before storing.")
+_AFTER = _f("after_seconds", Number(), "Positive safe-integer delay.", optional=True)
+_EVERY = _f("every_seconds", Number(), "Safe-integer interval of at least 300.", optional=True)
+
+
+def _at(local: ObjectShape, meaning: str) -> Field:
+    return _f("at", OneOf((Text(), Nested(local))), meaning, optional=True)
+
+
 CREATE_ARGS = ObjectShape(
     "ScheduleCreateArgs",
     "schedule_create arguments",
     "A non-empty prompt and exactly one selector: after_seconds, at, every_seconds, or cron with time_zone.",
     (
-        _f("prompt", Text(), "Reminder text; trimmed before storing."),
-        _f("after_seconds", Number(), "Positive safe-integer delay.", optional=True),
-        _f("every_seconds", Number(), "Safe-integer interval of at least 300.", optional=True),
+        _PROMPT,
+        _AFTER,
+        _EVERY,
         _f("cron", Text(), "Restricted five-field cron (minute hour day-of-month month day-of-week).", optional=True),
         _f("time_zone", Text(), "IANA zone of the cron rule.", optional=True),
-        _f(
-            "at",
-            OneOf((Text(), Nested(AT_LOCAL))),
-            "YYYY-MM-DDTHH:mm:ss[.SSS](Z|+HH:MM) or a local {date, time, time_zone?}.",
-            optional=True,
-        ),
+        _at(AT_LOCAL, "YYYY-MM-DDTHH:mm:ss[.SSS](Z|+HH:MM) or a local {date, time, time_zone?}."),
     ),
     closed=False,
 )
+FIXED_RATE_CREATE_ARGS = ObjectShape(
+    "FixedRateScheduleCreateArgs",
+    "schedule_create arguments (fixed-rate)",
+    "The released tool's parameters: a prompt and one of after_seconds, at (an offset instant, or a local "
+    "date and time with its zone) or every_seconds.",
+    (_PROMPT, _AFTER, _EVERY, _at(AT_LOCAL_ZONED, "Strict offset RFC 3339, or a local {date, time, time_zone}.")),
+    closed=False,
+)
+AFTER_ONLY_CREATE_ARGS = ObjectShape(
+    "AfterOnlyScheduleCreateArgs",
+    "schedule_create arguments (after-only)",
+    "A prompt and a delay in seconds.",
+    (_PROMPT, _f("after_seconds", Number(), "Positive safe-integer delay.")),
+    closed=False,
+)
+CREATE_ARGS_BY_PROFILE = {
+    "calendar": CREATE_ARGS,
+    "after-only": AFTER_ONLY_CREATE_ARGS,
+    "fixed-rate": FIXED_RATE_CREATE_ARGS,
+    "fixed-rate-exact": FIXED_RATE_CREATE_ARGS,
+}
+"""The parameters each revision's host validates before the tool body runs (a value that breaks
+them, or holds a number that is not lossless JSON, is `invalid_arguments`)."""
 LIST_ARGS = ObjectShape(
     "ScheduleListArgs", "schedule_list arguments", "No parameters; any are ignored.", (), closed=False
 )

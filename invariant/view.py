@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from .changes import RECURRING_KINDS, Record
 from .instant import MAX_MS, format_instant, gate_instant, parse_instant
+from .profiles import Profile, get_profile
 
 DELIVERY_MODE = "session-local"
 
@@ -28,17 +29,21 @@ class ScheduleView:
         return out
 
 
-def schedule_view(record: Record, now: int, last_recurring_accepted_at: str | None = None) -> ScheduleView:
+def schedule_view(
+    record: Record, now: int, last_recurring_accepted_at: str | None = None, profile: str | Profile = "calendar"
+) -> ScheduleView:
     """View of `record` at `now` (epoch ms).
 
-    `overdue` once now >= target. An overdue every/cron record reports `deliveryNotBefore`
-    = last batch + 300 s while that gate instant is still ahead and representable.
+    `overdue` once now >= target. Under a profile with the recurring gate, an overdue
+    every/cron record reports `deliveryNotBefore` = last batch + 300 s while that gate instant
+    is still ahead and representable (the fixed-rate revision has no gate, so never).
     """
     target = parse_instant(record.scheduled_at)
     assert target is not None
     overdue = now >= target
     not_before = None
-    if overdue and record.kind in RECURRING_KINDS and last_recurring_accepted_at is not None:
+    gated = get_profile(profile).recurring_gate
+    if gated and overdue and record.kind in RECURRING_KINDS and last_recurring_accepted_at is not None:
         gate = gate_instant(last_recurring_accepted_at)
         assert gate is not None
         if now < gate <= MAX_MS:

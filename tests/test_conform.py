@@ -197,7 +197,8 @@ def test_a_protocol_error_is_reported_with_its_request_and_exit_2(how: str) -> N
         assert "cannot start /nonexistent/schedlog-port" in out
         return
     failure = json.loads(out)["protocolError"]
-    assert failure["request"].startswith('{"op":"zone"') and failure["detail"]
+    request = json.loads(failure["request"])
+    assert request["op"] == "zone" and request["tag"] == failure["name"] and failure["detail"]  # tagged with its case
 
 
 def test_a_silent_implementation_times_out() -> None:

@@ -130,6 +130,17 @@ def test_adversarial_variant_gets_its_own_finding(case: str, tmp_path: Path) -> 
     assert named in next(f.message for f in report.findings if f.code == expected)
 
 
+@pytest.mark.parametrize("case", ["isSeeded without marker", "marker without isSeeded"])
+def test_a_seeded_mismatch_is_refused_in_lenient_mode_too(case: str, tmp_path: Path) -> None:
+    """formats.md §5: either mismatch refuses the log, whatever the mode (the cut is unknown)."""
+    from replay.reading import Mode, Reading
+
+    name, head, events = _adversarial()[case]
+    (tmp_path / name).write_bytes(log_bytes(head, events))
+    report = verify_path(str(tmp_path / name), Reading(mode=Mode.LENIENT))
+    assert report.verdict is Verdict.CORRUPT and _finding_codes(report) == {"format.is-seeded"}
+
+
 def test_a_version_above_4_is_not_judged(tmp_path: Path) -> None:
     head, events = _fork_v4()
     path = tmp_path / "session.v5.jsonl"

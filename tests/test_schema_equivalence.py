@@ -9,12 +9,14 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from invariant import MAX_MS, MIN_MS, ScheduleLogError, decode_change, format_instant, parse_cron
 from invariant.cron import CronSyntaxError
 from invariant.logshapes import header_problems
+from invariant.schemas import PROFILE_CHANGE_FILES
 from replay.logs.chunks import ROW_TAGS, RowError, decode_row
 
 from .schemahelp import valid
@@ -100,6 +102,8 @@ def records(draw: Any) -> dict[str, Any]:
         rec["scheduledAt"] = draw(mostly(valid_instants.map(lambda s: s[:17] + "00.000Z"), instants))
     else:
         rec["scheduledAt"] = draw(mostly(valid_instants, instants))
+    if draw(st.integers(0, 3)) == 0:  # the fixed-rate vocabulary's optional title
+        rec["title"] = draw(mostly(st.sampled_from(["Standup", "x" * 120, "\U0001f600" * 60]), text))
     return rec
 
 
@@ -147,13 +151,13 @@ def mutated(draw: Any, value: dict[str, Any]) -> object:
         elif action == "drop":
             del parent[path[-1]]
         elif isinstance(parent, dict):
-            parent[draw(st.sampled_from(["extra", "anchor", "id", "acceptedAt"]))] = draw(anything)
+            parent[draw(st.sampled_from(["extra", "anchor", "id", "acceptedAt", "title"]))] = draw(anything)
     return draw(mostly(st.just(value), anything))
 
 
-def decoder_accepts(value: object) -> bool:
+def decoder_accepts(value: object, profile: str = "calendar") -> bool:
     try:
-        decode_change(value)
+        decode_change(value, profile)
     except ScheduleLogError:
         return False
     return True
@@ -163,6 +167,14 @@ def decoder_accepts(value: object) -> bool:
 @given(payloads())
 def test_change_schema_equals_the_decoder(value: object) -> None:
     assert valid("schedule-change.v1.schema.json", value) == decoder_accepts(value)
+
+
+@pytest.mark.parametrize("profile", sorted(PROFILE_CHANGE_FILES))
+@SETTINGS
+@given(value=payloads())
+def test_each_profiles_change_schema_equals_its_decoder(profile: str, value: object) -> None:
+    """The after-only and fixed-rate vocabularies' schemas, rendered from the same shapes."""
+    assert valid(PROFILE_CHANGE_FILES[profile], value) == decoder_accepts(value, profile)
 
 
 # --- chunk rows ------------------------------------------------------------------------------------
@@ -238,11 +250,20 @@ def test_header_schema_equals_the_strict_header_check(head: object) -> None:
     assert valid("session-header.schema.json", head) == accepted
 
 
+def test_a_titled_record_is_the_fixed_rate_vocabulary_only() -> None:
+    record = {"id": "s", "kind": "every", "prompt": "p", "everySeconds": 300, "scheduledAt": "2026-08-05T12:05:00.000Z"}
+    titled = {"version": 1, "operation": "create", "schedule": {**record, "title": "Standup"}}
+    verdicts = {p: (valid(f, titled), decoder_accepts(titled, p)) for p, f in PROFILE_CHANGE_FILES.items()}
+    assert verdicts == {"after-only": (False, False), "fixed-rate": (True, True), "fixed-rate-exact": (False, False)}
+
+
 def test_the_generators_produce_both_verdicts() -> None:
     from hypothesis import find
 
     find(payloads(), decoder_accepts, settings=settings(database=None))
     find(payloads(), lambda v: not decoder_accepts(v), settings=settings(database=None))
+    for profile in PROFILE_CHANGE_FILES:
+        find(payloads(), lambda v, p=profile: decoder_accepts(v, p), settings=settings(database=None))
     find(rows(), lambda r: codec_verdict(r)[0], settings=settings(database=None))
     find(
         headers(),

@@ -20,7 +20,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from invariant.conformance import OPERATIONS, answer
+from invariant.conformance import NO_COUNTERPART, OPERATIONS, answer
 from invariant.instant import MAX_MS, MIN_MS, format_instant, parse_instant
 from invariant.jsvalue import MAX_SAFE_INTEGER
 from invariant.profiles import PROFILES
@@ -42,8 +42,9 @@ class Case:
 
     @property
     def line(self) -> str:
-        """The request as its protocol line (what a reproduction sends)."""
-        return request_line(self.request)
+        """The request as its protocol line, tagged with the case's name (what a reproduction
+        sends: the answer names the case it answers)."""
+        return request_line(self.request, tag=self.name)
 
 
 def vectors_dir() -> Path:
@@ -77,8 +78,14 @@ def _log_cases(example: dict[str, Any], profile: str) -> Iterator[Case]:
                 yield Case(f"{name}/receipt/{i}", {"op": "receipt", **base, "dispatchSeq": i})
 
 
-def _calendar_case(e: dict[str, Any], n: int) -> Case | None:
+def _calendar_case(e: dict[str, Any], n: int, profile: str | None = None) -> Case | None:
+    """The request a calendar example implies; under another `profile`, only the creates of
+    kinds that profile has (asked under it)."""
     kind, name = e["kind"], f"calendar-{n}/{e['kind']}"
+    if profile not in (None, "calendar"):
+        kinds = PROFILES[profile].record_kinds
+        if kind not in ("after", "every", "at") or kind not in kinds:
+            return None
     if kind == "cron_canonical":
         return Case(name, {"op": "cron", "cron": e["input"]})
     if kind == "zone":
@@ -93,6 +100,8 @@ def _calendar_case(e: dict[str, Any], n: int) -> Case | None:
         request: Request = {"op": "create", "args": {"prompt": "check logs", **selector()}, "now": e["now"]}
         if e.get("implicit_time_zone") is not None:
             request["sessionTimeZone"] = e["implicit_time_zone"]
+        if profile not in (None, "calendar"):
+            request["profile"] = profile
         return Case(name, request)
     if kind == "cron_resolve":
         schedule = {"id": "schedule-1", "kind": "cron", "prompt": "p", "cron": e["cron"], "timeZone": e["time_zone"]}
@@ -109,17 +118,19 @@ def _record_cases(records: Sequence[tuple[str, dict[str, Any]]]) -> Iterator[Cas
 
 
 def fixture_cases(profile: str | None = None) -> list[Case]:
-    """Every request the conformance vectors imply (of `profile` only, when given)."""
+    """Every request the conformance vectors imply: each under its own profile, or, when
+    `profile` is given, every log and record asked under it (schedlog's answer under that
+    profile is the expected one) and the calendar examples' creates of its kinds."""
     cases: list[Case] = []
     for file, default in (("protocol-examples.jsonl", "calendar"), ("fixed-rate-examples.jsonl", "fixed-rate")):
         for example in _jsonl(file):
-            p = example.get("profile", default)
-            if profile in (None, p):
-                cases.extend(_log_cases(example, p))
-    if profile in (None, "calendar"):
-        found = (_calendar_case(e, n) for n, e in enumerate(_jsonl("calendar-examples.jsonl")))
-        cases.extend(c for c in found if c is not None)
-    cases.extend(_record_cases([r for r in pools().records if profile in (None, r[0])]))
+            cases.extend(_log_cases(example, profile or example.get("profile", default)))
+    found = (_calendar_case(e, n, profile) for n, e in enumerate(_jsonl("calendar-examples.jsonl")))
+    cases.extend(c for c in found if c is not None)
+    records = pools().records
+    if profile is not None:
+        records = tuple((profile, r) for _, r in records if r.get("kind") in PROFILES[profile].record_kinds)
+    cases.extend(_record_cases(records))
     return cases
 
 
@@ -228,7 +239,7 @@ def _renumber(events: list[Any]) -> list[Any]:
     return events
 
 
-def _bend_list(value: list[Any], rng: random.Random) -> list[Any]:
+def _bend_list(value: list[Any], rng: random.Random, events: bool = False) -> list[Any]:
     out = list(value)
     choice = rng.randrange(3) if out else 3
     if choice == 0:
@@ -239,8 +250,8 @@ def _bend_list(value: list[Any], rng: random.Random) -> list[Any]:
     elif choice == 2 and len(out) > 1:
         i, j = rng.sample(range(len(out)), 2)
         out[i], out[j] = out[j], out[i]
-    else:
-        out.append(rng.choice((None, 0, "x", {})))
+    else:  # a log's events stay objects (an array of others is no log: a bad request)
+        out.append(rng.choice(({}, {"type": "x"})) if events else rng.choice((None, 0, "x", {})))
     return _renumber(out) if all(isinstance(e, dict) and "seq" in e for e in value) else out
 
 
@@ -277,24 +288,25 @@ def replace_at(value: Any, path: Sequence[object], new: object) -> Any:
     return out
 
 
-def bend(value: object, rng: random.Random) -> object:
+def bend(value: object, rng: random.Random, events: bool = False) -> object:
     """`value` changed at one random place: a leaf bent, a key dropped or added, an element
-    dropped, repeated or moved (events keep contiguous seqs)."""
+    dropped, repeated or moved (events keep contiguous seqs, and stay objects). `events`: the
+    value itself is a log's events."""
     path = rng.choice(list(paths(value)))
     target = get_at(value, path)
     if isinstance(target, dict):
         new: object = _bend_dict(target, rng)
     elif isinstance(target, list):
-        new = _bend_list(target, rng)
+        new = _bend_list(target, rng, events=path == ("events",) or (events and path == ()))
     else:
         new = _bend_leaf(target, rng)
     return replace_at(value, path, new)
 
 
-def bent(value: object, rng: random.Random, most: int = 2) -> object:
+def bent(value: object, rng: random.Random, most: int = 2, events: bool = False) -> object:
     """`value` bent 0 to `most` times (a third of the cases stay valid)."""
     for _ in range(rng.choice((0, 0, *range(1, most + 1)))):
-        value = bend(value, rng)
+        value = bend(value, rng, events)
     return value
 
 
@@ -303,6 +315,12 @@ def bent(value: object, rng: random.Random, most: int = 2) -> object:
 
 def _profile(rng: random.Random, only: str | None) -> str:
     return only or rng.choice(sorted(PROFILES))
+
+
+def _fits(pool: str, only: str | None) -> bool:
+    """Whether a pool value of profile `pool` is a starting point for cases of `only` (the
+    exact fixed-rate reading starts from the fixed-rate values)."""
+    return only in (None, pool) or (only == "fixed-rate-exact" and pool == "fixed-rate")
 
 
 def _instant(rng: random.Random) -> str:
@@ -353,10 +371,10 @@ def _args(rng: random.Random, kinds: Sequence[str] = ("after", "every", "at", "c
 
 
 def _record(rng: random.Random, only: str | None) -> tuple[str, dict[str, Any]]:
-    fitting = [r for r in pools().records if only in (None, r[0])] or list(pools().records)
+    fitting = [r for r in pools().records if _fits(r[0], only)] or list(pools().records)
     profile, record = rng.choice(fitting)
     record = dict(record, prompt=_text(rng)) if rng.random() < 0.5 else record
-    return profile, record
+    return only or profile, record
 
 
 IDS = ("schedule-1", "schedule-2", "schedule-3", "schedule-4", "schedule-01", "schedule-0", "reminder")
@@ -395,16 +413,17 @@ def _log(rng: random.Random, only: str | None) -> Request:
         profile = _profile(rng, only)
         events = _fresh_log(rng)
         seed = rng.randrange(len(events) + 1) if rng.random() < 0.3 else 0
-        return {"events": bent(events, rng, 1), "seedLength": seed, "profile": profile}
-    fitting = [log for log in pools().logs if only in (None, log[0])] or list(pools().logs)
+        return {"events": bent(events, rng, 1, events=True), "seedLength": seed, "profile": profile}
+    fitting = [log for log in pools().logs if _fits(log[0], only)] or list(pools().logs)
     profile, kept, kept_seed = rng.choice(fitting)
-    return {"events": bent(list(kept), rng, 3), "seedLength": bent(kept_seed, rng, 1), "profile": profile}
+    bent_events = bent(list(kept), rng, 3, events=True)
+    return {"events": bent_events, "seedLength": bent(kept_seed, rng, 1), "profile": only or profile}
 
 
 def _gen_decode(rng: random.Random, only: str | None) -> Request:
-    fitting = [c for c in pools().changes if only in (None, c[0])] or list(pools().changes)
+    fitting = [c for c in pools().changes if _fits(c[0], only)] or list(pools().changes)
     profile, change = rng.choice(fitting)
-    return {"op": "decode", "change": bent(change, rng, 3), "profile": profile}
+    return {"op": "decode", "change": bent(change, rng, 3), "profile": only or profile}
 
 
 def _gen_fold(rng: random.Random, only: str | None) -> Request:
@@ -413,7 +432,7 @@ def _gen_fold(rng: random.Random, only: str | None) -> Request:
 
 def _gen_check(rng: random.Random, only: str | None) -> Request:
     log = _log(rng, only)
-    changes = [c for p, c in pools().changes if p == log["profile"]] or [c for _, c in pools().changes]
+    changes = [c for p, c in pools().changes if _fits(p, log["profile"])] or [c for _, c in pools().changes]
     if rng.random() < 0.5:
         return {"op": "check", **log, "candidate": bent(rng.choice(changes), rng, 2)}
     operation, schedule_id = rng.choice(("create", "delete", "dispatch")), rng.choice(IDS)
@@ -454,8 +473,8 @@ def _gen_create(rng: random.Random, only: str | None) -> Request:
 
 
 def _gen_resolve(rng: random.Random, only: str | None) -> Request:
-    profile = only if only in ("calendar", "fixed-rate") else rng.choice(("calendar", "fixed-rate"))
-    kinds = ("every", "cron") if profile == "calendar" else ("every",)
+    profile = only or rng.choice(("calendar", "fixed-rate"))
+    kinds = tuple(k for k in ("every", "cron") if k in PROFILES[profile].record_kinds) or ("every",)
     for _ in range(50):  # a recurring record the create rules accept
         kind = rng.choice(kinds)
         args = {"prompt": "p", **({"every_seconds": rng.choice((300, 3600, 86_400))} if kind == "every" else {})}
@@ -519,6 +538,9 @@ def generated_cases(op: str, count: int, seed: int, profile: str | None = None) 
 
 
 def all_cases(ops: Sequence[str], count: int, seed: int, profile: str | None = None) -> list[Case]:
-    """The fixture cases of `ops`, then `count` generated cases of each."""
+    """The fixture cases of `ops`, then `count` generated cases of each; with `profile`, only
+    the operations it has a counterpart for, every request naming it."""
+    if profile is not None:
+        ops = [op for op in ops if op not in NO_COUNTERPART[profile]]
     fixtures = [c for c in fixture_cases(profile) if c.op in ops]
     return fixtures + [c for op in ops for c in generated_cases(op, count, seed, profile)]

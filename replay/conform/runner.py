@@ -17,7 +17,7 @@ from typing import Any
 from invariant.conformance import Answer, agree
 from replay.conform.cases import Case, Request, get_at, paths, replace_at
 from replay.conform.transport import Implementation, ProtocolError, request_line, safe_answer
-from replay.logs.jsonline import parse_json_line
+from replay.logs.jsonline import parse_header_line
 
 SHRINK_BUDGET = 400
 """Requests one shrink may try: enough for logs of dozens of events, bounded for slow hosts."""
@@ -61,7 +61,7 @@ class Outcome:
 
 def _expected(request: Request) -> Answer:
     """schedlog's answer to the request as the wire carries it (read back as JSON.parse would)."""
-    return safe_answer(parse_json_line(request_line(request).encode("ascii")))
+    return safe_answer(parse_header_line(request_line(request).encode("ascii")))
 
 
 def _kind(value: Answer) -> tuple[object, object]:
@@ -87,8 +87,13 @@ def _shifted(request: Request, i: int) -> Request | None:
     return out
 
 
+KEPT = ("op", "profile")
+"""Top-level keys a shrink keeps whole: the operation, and the profile a disagreement is of."""
+
+
 def smaller(request: Request) -> Iterator[Request]:
-    """Every request one step smaller than `request`, biggest steps first."""
+    """Every request one step smaller than `request`, biggest steps first (its `op` and
+    `profile` kept)."""
     for path in paths(request):
         node = get_at(request, path)
         if isinstance(node, list):
@@ -99,9 +104,9 @@ def smaller(request: Request) -> Iterator[Request]:
                     yield replace_at(base, path, _without(node, i, events))
         elif isinstance(node, dict):
             for key in node:
-                if path or key != "op":
+                if path or key not in KEPT:
                     yield replace_at(request, path, {k: v for k, v in node.items() if k != key})
-        elif isinstance(node, str) and len(node) > 1:
+        elif isinstance(node, str) and len(node) > 1 and path not in (("op",), ("profile",)):
             yield replace_at(request, path, node[: len(node) // 2])
             yield replace_at(request, path, node[len(node) // 2 :])
 
@@ -152,6 +157,6 @@ def _shrunk(implementation: Implementation, case: Case, expected: Answer, actual
         return (_kind(ours), _kind(theirs)) == pair and not agree(ours, theirs)
 
     small = shrink(case.request, fails)
-    size = len(request_line(case.request))
+    size = len(case.line)
     theirs = {k: v for k, v in implementation.ask(small).items() if k != "tag"}
     return Disagreement(case.name, small, _expected(small), theirs, size)

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import IO, Any
 
 from invariant.conformance import Answer, answer
-from replay.logs.jsonline import JsonLineError, parse_json_line
+from replay.logs.jsonline import JsonLineError, parse_header_line, parse_json_line
 
 SEP = (",", ":")
 """Compact JSON, as JavaScript's JSON.stringify writes it."""
@@ -42,7 +42,7 @@ def safe_answer(request: object) -> Answer:
 def answer_line(line: bytes) -> str:
     """The answer line (with the request's tag) to one request line."""
     try:
-        request: object = parse_json_line(line)
+        request: object = parse_header_line(line)
     except JsonLineError as err:
         refusal = {"tag": None, "ok": False, "code": "bad_request", "message": f"not JSON: {err}"}
         return json.dumps(refusal, ensure_ascii=True, separators=SEP)

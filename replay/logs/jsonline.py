@@ -70,7 +70,8 @@ def _parse_float(token: str) -> float:
 
 
 def parse_header_line(raw: bytes) -> object:
-    """Like `parse_json_line`, but keeps the sign of negative zero (header checks need it)."""
+    """Like `parse_json_line`, but keeps the sign of negative zero (header checks and conformance
+    requests need it: JavaScript reads `-0` as negative zero)."""
     text = raw.decode("utf-8", "replace")
     try:
         try:

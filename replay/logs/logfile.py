@@ -872,7 +872,9 @@ class SessionLog:
         self._find("format.generations", Severity.INFO, message, None)
 
     def _check_seeded(self) -> None:
-        """v2+: `isSeeded` true needs an inherited marker, false forbids one (formats.md §5)."""
+        """v2+: `isSeeded` true needs an inherited marker, false forbids one (formats.md §5):
+        either mismatch refuses the log in every mode, the fork cut being undecidable (lenient
+        mode eases header fields, not the cut)."""
         seeded = None if self.header is None else self.header.get("isSeeded")
         if not self.marks_cut or type(seeded) is not bool or seeded == (self.marker_cut is not None):
             return
@@ -880,7 +882,7 @@ class SessionLog:
             message = "the header says isSeeded, but no session/end-seed marker with inherited: true is committed"
         else:
             message = f"the header says not isSeeded, but the session/end-seed at event {self.marker_cut} is inherited"
-        self._header_problem(message, code="format.is-seeded")
+        self._find("format.is-seeded", Severity.ERROR, message, 1)  # refused in every mode (formats.md §5)
 
     def _torn(self, line_no: int, size: int) -> None:
         self._find(

@@ -1,0 +1,86 @@
+"""The released reference, installed for the differential tier: the pinned npm packages of
+`docs/reference-adapter/` (`@deepseek-ai/dsh-schedule@0.1.0-rc.8` and its peers, and
+`@deepseek-ai/dsh-session@0.1.1-rc.2` as `dsh-session-chunks`), installed once with `npm ci` into
+a cache outside the checkout, keyed by the lock file's digest, with the adapter beside them.
+
+`reference_dir()` answers the folder, or skips the calling test with the reason when the npm
+registry cannot be reached (or npm is missing); any other install failure fails the test.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from .conftest import ROOT
+
+ADAPTER = ROOT / "docs" / "reference-adapter"
+FILES = ("package.json", "package-lock.json")
+
+
+def _cache_root() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "schedlog" / "reference"
+
+
+def _npm(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["npm", *args], cwd=cwd, capture_output=True, text=True, timeout=600)
+
+
+@cache
+def _installed() -> Path | str:
+    """The installed folder, or why it cannot be had."""
+    if shutil.which("npm") is None or shutil.which("node") is None:
+        return "node and npm are not installed"
+    digest = hashlib.sha256(b"".join((ADAPTER / name).read_bytes() for name in FILES)).hexdigest()[:16]
+    target = _cache_root() / digest
+    if not (target / "node_modules" / "@deepseek-ai" / "dsh-schedule").is_dir():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix="install-", dir=target.parent))
+        for name in FILES:
+            shutil.copy(ADAPTER / name, staging / name)
+        done = _npm("ci", "--legacy-peer-deps", "--no-audit", "--no-fund", "--ignore-scripts", cwd=staging)
+        if done.returncode != 0:
+            shutil.rmtree(staging, ignore_errors=True)
+            reachable = _npm("view", "@deepseek-ai/dsh-schedule@0.1.0-rc.8", "version", cwd=target.parent)
+            if reachable.returncode != 0:
+                return f"the npm registry cannot be reached: {reachable.stderr.strip()[-300:]}"
+            pytest.fail(f"npm ci of the reference packages failed:\n{done.stderr[-2000:]}")
+        shutil.rmtree(target, ignore_errors=True)
+        staging.rename(target)
+    adapter = (ADAPTER / "adapter.mjs").read_bytes()
+    if not (target / "adapter.mjs").is_file() or (target / "adapter.mjs").read_bytes() != adapter:
+        (target / "adapter.mjs").write_bytes(adapter)
+    return target
+
+
+def reference_dir() -> Path:
+    """The folder holding the reference packages and the adapter (skips when it cannot be had)."""
+    found = _installed()
+    if isinstance(found, str):
+        pytest.skip(f"the reference tier needs the published packages: {found}")
+    return found
+
+
+def node(script: str, stdin: str = "", timeout: float = 600) -> str:
+    """Standard output of a Node ES module run in the reference folder (so it imports the
+    reference packages); a failure fails the test."""
+    folder = reference_dir()
+    done = subprocess.run(
+        ["node", "--input-type=module", "-e", script],
+        cwd=folder,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    if done.returncode != 0:
+        pytest.fail(f"node failed:\n{done.stderr[-2000:]}")
+    return done.stdout

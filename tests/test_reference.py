@@ -1,0 +1,154 @@
+"""The reference tier: schedlog against the released packages, run (tests/reference.py installs
+them). The fixed-rate answers through `schedlog conform --exec` and the published-package
+adapter (docs/reference-adapter/adapter.mjs), and the real logs' chunk rows through
+`@deepseek-ai/dsh-session`'s own expansion."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from invariant.conformance import OPERATIONS, agree
+from replay.cli import main
+from replay.conform.cases import all_cases
+from replay.conform.runner import _expected
+from replay.conform.transport import Implementation
+from replay.logs.chunks import ROW_TAGS, RowError, decode_row
+
+from .conftest import REAL_LOGS, ROOT, requires_real_logs
+from .reference import node, reference_dir
+
+
+def adapter() -> str:
+    return f"node {reference_dir() / 'adapter.mjs'}"
+
+
+def test_the_exact_reading_agrees_with_the_published_package_on_every_case() -> None:
+    """Acceptance: every fixture case and 1,000 generated cases per operation the fixed-rate
+    revision has, answered alike (fixed-rate-exact refuses titles, as the package does)."""
+    result = CliRunner().invoke(
+        main, ["conform", "--exec", adapter(), "--profile", "fixed-rate-exact", "--format", "json"]
+    )
+    outcome = json.loads(result.output)
+    assert outcome["status"] == "agree", json.dumps(outcome["disagreements"][:3], indent=1)
+    assert sum(outcome["asked"].values()) > 10_000
+    assert set(outcome["asked"]) == set(OPERATIONS) - {"cron", "zone", "receipt"}
+
+
+def _has_title(value: Any) -> bool:
+    """Whether a record with a `title` key is anywhere in the request."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if "title" in item and "kind" in item:
+                return True
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+def test_the_fixed_rate_profile_parts_from_the_package_only_on_titles() -> None:
+    """The pinned divergence: schedlog's fixed-rate profile accepts the optional `title` of later
+    builds (formats.md §6), the published rc.8 refuses it; every other answer is the same."""
+    implementation = Implementation(adapter())
+    try:
+        cases = all_cases(list(OPERATIONS), 300, 11, "fixed-rate")
+        differing = [c for c in cases if not agree(_expected(c.request), implementation.ask(c.request))]
+    finally:
+        implementation.close()
+    assert differing, "the title cases must differ (the package refuses titles)"
+    assert [c.line for c in differing if not _has_title(c.request)] == []
+
+
+def test_the_zone_rules_are_the_reference_runtimes() -> None:
+    """Zone offsets come from the tzdata package, pinned to the tz release the reference
+    runtime's ICU carries (Node 20: 2025c)."""
+    import tzdata
+
+    runtime = node("console.log(process.versions.tz)").strip()
+    assert runtime == tzdata.IANA_VERSION, f"tzdata {tzdata.IANA_VERSION} but the reference runtime has tz {runtime}"
+
+
+EXPAND = """
+import { createInterface } from 'node:readline'
+import { decodeStorageRecord } from 'dsh-session-chunks'
+for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
+  try {
+    process.stdout.write(JSON.stringify({ events: decodeStorageRecord(JSON.parse(line)) }) + '\\n')
+  } catch (error) {
+    process.stdout.write(JSON.stringify({ error: String(error.message) }) + '\\n')
+  }
+}
+"""
+
+
+def _rows(paths: list[Path]) -> list[str]:
+    rows = []
+    for path in paths:
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            if any(f'"type":"{tag}"' in line for tag in ROW_TAGS):
+                rows.append(line)
+    return rows
+
+
+def _ours(line: str) -> dict[str, Any]:
+    value = json.loads(line)
+    try:
+        return {"events": list(decode_row(value, value["type"]).events())}
+    except RowError as err:
+        return {"error": str(err)}
+
+
+def _compare(rows: list[str]) -> None:
+    theirs = [json.loads(line) for line in node(EXPAND, "\n".join(rows) + "\n").splitlines()]
+    assert len(theirs) == len(rows)
+    for line, answer in zip(rows, theirs, strict=True):
+        ours = _ours(line)
+        if "error" in answer:
+            assert "error" in ours, (line[:200], answer)
+        else:  # the same events, keys in the same order
+            assert json.dumps(ours, ensure_ascii=False) == json.dumps(answer, ensure_ascii=False), line[:200]
+
+
+@requires_real_logs
+def test_every_real_chunk_row_expands_as_the_session_package_expands_it() -> None:
+    rows = _rows(sorted(REAL_LOGS.glob("*.jsonl")))
+    assert len(rows) >= 60  # 68 in the 23 logs of 2026-12
+    _compare(rows)
+
+
+def test_malformed_rows_are_refused_as_the_session_package_refuses_them() -> None:
+    good = {
+        "type": "text-chunks",
+        "seq0": 3,
+        "time0": 10,
+        "data": {"turn": 1, "step": 1, "index": 0, "dt": [5], "texts": ["a", "b"]},
+    }
+    call = {"turn": 1, "step": 1, "index": 0, "id": "c", "name": "f", "dt": [1, 2], "args": ["{", "}", "x"]}
+    tool = {"type": "tool-call-chunks", "seq0": 0, "time0": 0, "data": call}
+    broken: list[dict[str, Any]] = [good, tool]
+    for key, value in (("dt", [5, 6]), ("dt", [1.5]), ("texts", []), ("texts", ["a", 1]), ("turn", "1")):
+        broken.append({**good, "data": {**good["data"], key: value}})
+    broken += [{**good, "seq0": -1}, {**good, "time0": 1.5}, {**good, "extra": 1}]
+    _compare([json.dumps(r) for r in broken])
+
+
+def test_the_adapter_is_shipped_with_its_pinned_packages() -> None:
+    folder = ROOT / "docs" / "reference-adapter"
+    package = json.loads((folder / "package.json").read_text())
+    assert package["dependencies"]["@deepseek-ai/dsh-schedule"] == "0.1.0-rc.8"
+    assert package["dependencies"]["dsh-session-chunks"] == "npm:@deepseek-ai/dsh-session@0.1.1-rc.2"
+    assert (folder / "package-lock.json").is_file() and (folder / "adapter.mjs").is_file()
+
+
+@pytest.mark.parametrize("profile", ["fixed-rate", "fixed-rate-exact"])
+def test_an_operation_the_package_lacks_is_declared_and_not_asked(profile: str) -> None:
+    asked = {c.op for c in all_cases(list(OPERATIONS), 2, 0, profile)}
+    assert asked == set(OPERATIONS) - {"cron", "zone", "receipt"}
+    assert all(c.request.get("profile") == profile for c in all_cases(list(OPERATIONS), 20, 0, profile))
