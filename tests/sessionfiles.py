@@ -41,8 +41,17 @@ def zstd_session(batches: Sequence[Sequence[object]], head: dict[str, Any] | Non
     return out
 
 
+DEFAULT_DATA: dict[str, dict[str, Any]] = {"turn/end": {"turn": 1, "reason": {"kind": "completed"}}}
+"""The data an event of a type needs to load at the session layer when a test gives none."""
+
+
 def ev(seq: int, type_: str = "turn/start", data: object = None, time: int = 0) -> dict[str, Any]:
-    return {"type": type_, "seq": seq, "time": time, "data": {} if data is None else data}
+    return {
+        "type": type_,
+        "seq": seq,
+        "time": time,
+        "data": dict(DEFAULT_DATA.get(type_, {})) if data is None else data,
+    }
 
 
 def text_row(seq0: int, texts: Sequence[str], dt: Sequence[int] | None = None, time0: int = 0) -> dict[str, Any]:

@@ -68,7 +68,7 @@ def test_silent_evidence_never_hides_a_violation(tmp_path: Path) -> None:
     """Without the plugin and framing clues, batches 120 s apart are no proof of fixed-rate: the
     strictest possible profile judges, and the report says fixed-rate would accept the log."""
     source = (FORMATS / "fixed-rate" / "v0" / "session.jsonl").read_text().splitlines()
-    silent = [line for line in source if "agent/inbox/spliced" not in line]
+    silent = [line for line in source if "agent/inbox/spliced" not in line and "SCHEDULE REMINDER" not in line]
     # renumber seqs after the dropped lines
     out, seq = [silent[0]], 0
     for line in silent[1:]:

@@ -331,7 +331,7 @@ def test_a_century_of_reminders_stops_with_a_clear_message(tmp_path: Path) -> No
 def test_records_longer_than_duckdbs_default_line_replay_whole(size: int, where: str, tmp_path: Path) -> None:
     """The loader's line readers are sized by the longest staged line (DuckDB's default is 2 MB):
     read from the log itself (a file) or from a staged copy (standard input)."""
-    big = {"type": "user/message", "seq": verify_path(str(VALID)).events, "time": 0, "data": {"text": "x" * size}}
+    big = {"type": "note/long", "seq": verify_path(str(VALID)).events, "time": 0, "data": {"text": "x" * size}}
     log = tmp_path / "long.session.jsonl"
     log.write_bytes(VALID.read_bytes() + json.dumps(big).encode() + b"\n")
     db = tmp_path / "long.duckdb"

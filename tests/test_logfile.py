@@ -137,7 +137,7 @@ def test_not_a_session_log_is_unreadable(data: bytes, expect_unreadable: bool) -
 
 
 def test_invalid_utf8_inside_a_string_is_replaced_not_fatal() -> None:
-    data = line(header()) + b'{"type":"user/message","seq":0,"time":0,"data":"caf\xe9"}\n'
+    data = line(header()) + b'{"type":"note","seq":0,"time":0,"data":"caf\xe9"}\n'
     log, seqs = read(data)
     assert seqs == [0] and not log.rejected
 
@@ -155,7 +155,7 @@ def test_lone_surrogate_escape_is_accepted() -> None:
 
 
 def test_five_megabyte_line() -> None:
-    big = ev(0, "user/message", "x" * (5 << 20))
+    big = ev(0, "assistant/chunk", "x" * (5 << 20))
     log, seqs = read(session_bytes([big, ev(1, "turn/end")]))
     assert seqs == [0, 1] and not log.rejected
 

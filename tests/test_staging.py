@@ -310,7 +310,7 @@ def test_deeply_nested_records_replay_as_the_reference_reads_them(tmp_path: Path
     """JSON.parse has no nesting limit: a record nested deeper than msgspec reads or writes is
     still one event, stored as it was written (CR whitespace aside) or as JavaScript holds it."""
     header, first, *rest = _FORK_CHILD.read_bytes().split(b"\n")
-    deep = b'{"type":"tool/result","seq":0,"time":1785931200000,"data":' + b"[" * depth + b"]" * depth + b"}"
+    deep = b'{"type":"note/deep","seq":0,"time":1785931200000,"data":' + b"[" * depth + b"]" * depth + b"}"
     assert first.startswith(b'{"type":"turn/start","seq":0,')
     log = tmp_path / "deep.session.jsonl"
     log.write_bytes(b"\n".join([header, deep.replace(b":[", b": [", 1) + end.rstrip(b"\n"), *rest]))

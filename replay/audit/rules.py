@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from invariant.reminders import RULES as DELIVERY_RULES
 from invariant.transcripts import RULES
 
 
@@ -107,6 +108,11 @@ FORMAT = (
     Rule(("format.envelope",), "an event's envelope (type, seq, time, data) breaks its shape"),
     Rule(("format.malformed-row",), "a packed chunk row breaks its shape"),
     Rule(("format.seq-gap",), "event seqs are not contiguous from 0"),
+    Rule(
+        ("format.session",),
+        "the session layer refuses an event: a message without an identified message of its role and source, "
+        "a request/header without provider and model, obsolete vocabulary, a malformed legacy shape",
+    ),
     Rule(("format.torn-tail", "format.torn-frame"), "the last line or zstd frame is torn (a crash tail)"),
     Rule(("format.zstd",), "the Zstandard container is corrupt"),
     Rule(("format.generations",), "other format generations of the session lie beside the file"),
@@ -116,7 +122,10 @@ FORMAT = (
 TRANSCRIPT = tuple(Rule((rule,), text) for rule, text in RULES.items())
 """The findings on `schedule_*` tool calls and results (README, "Tool transcripts")."""
 
-TABLE = {rule_id: row for row in (*PROTOCOL, *LIVE, *FORMAT, *TRANSCRIPT) for rule_id in row.ids}
+DELIVERY = tuple(Rule((rule,), text) for rule, text in DELIVERY_RULES.items())
+"""The soft delivery checks (README, "Did each reminder reach the conversation?")."""
+
+TABLE = {rule_id: row for row in (*PROTOCOL, *LIVE, *FORMAT, *TRANSCRIPT, *DELIVERY) for rule_id in row.ids}
 
 
 def row_of(rule_id: str) -> Rule | None:

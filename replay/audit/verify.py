@@ -15,6 +15,7 @@ from enum import StrEnum
 from typing import Any, Protocol
 
 from invariant import SCHEDULE_CHANGE, Folded, Folder, ScheduleLogError, Step
+from invariant.changes import DispatchChange
 from invariant.detect import (
     Clue,
     Detection,
@@ -32,6 +33,7 @@ from invariant.hoststore import HostFinding, ignored_parts, is_store, soft_findi
 from invariant.jsvalue import safe_integer
 from invariant.logshapes import file_version
 from invariant.profiles import Profile, get_profile
+from invariant.reminders import ReminderMessage, delivery_findings, reminder_messages
 from invariant.transcripts import TOOL_TYPES
 from replay.audit.fanout import Group, group_bytes, grouped, in_processes
 from replay.audit.transcript import Transcript
@@ -326,6 +328,20 @@ def judge(
         return Judgement(None, _violation(err, header_line, changes, header_line), tuple(steps))
 
 
+def _deliveries(judgement: Judgement, seed: object, profile: Profile, messages: list[ReminderMessage]) -> list[Finding]:
+    """Whether each owned dispatch's reminder reached the conversation (invariant.reminders):
+    warnings, located at the dispatch's line."""
+    owned = safe_integer(seed) or 0
+    applied = [(e, s) for e, s in judgement.steps if s is not None and e.event_index >= owned]
+    if not any(isinstance(s.change, DispatchChange) for _, s in applied):
+        return []
+    times = {e.event_index: (e.event or {}).get("time") for e, _ in applied}
+    lines = {e.event_index: e.line for e, _ in applied}
+    mine = [m for m in messages if not m.queued or m.index >= owned]
+    found = delivery_findings([s for _, s in applied], times, mine, profile)
+    return [Finding(f.code, Severity.WARNING, f.message, lines.get(f.index)) for f in found]
+
+
 def _host_era(delivered: int, changes: int, folded: Folded | None) -> list[Finding]:
     """The reminders the Host delivered, as information (a Host-era log has no schedule stream:
     an empty fold, valid); legacy schedule/change reminders beside them are worth a warning,
@@ -356,6 +372,7 @@ def judge_log(log: SessionLog, sink: SessionSink | None = None) -> tuple[Session
     accepted: list[str] = []
     messages: list[str] = []
     texts: list[str] = []
+    reminders: list[ReminderMessage] = []
     delivered = 0
     transcript = Transcript()
     for entry in log.entries(schedule_only=True, others=None if sink is None else sink.other_record):
@@ -376,6 +393,7 @@ def judge_log(log: SessionLog, sink: SessionSink | None = None) -> tuple[Session
         else:  # a marker that cuts the fork (v2+), or a record that bears clues
             found, host = message_evidence(event)
             clues.extend(found)
+            reminders.extend(reminder_messages(event, entry.event_index))
             delivered += host
             if host and (message := host_message_id(event)) is not None:
                 messages.append(message)
@@ -419,6 +437,7 @@ def judge_log(log: SessionLog, sink: SessionSink | None = None) -> tuple[Session
         findings=(
             *log.findings,
             *_host_era(delivered, len(changes), folded),
+            *_deliveries(judgement, seed, profile, reminders),
             *transcript.findings(seed, log.reading.tool_surface, logged_changes=bool(changes)),
         ),
         folded=folded,

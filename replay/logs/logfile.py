@@ -42,6 +42,7 @@ from invariant.logshapes import (
     format_version,
     header_problems,
 )
+from invariant.sessionload import CHECKED_TYPES, LoadChecks
 from invariant.shapes import object_problems
 from invariant.transcripts import TOOL_CALL, TOOL_TYPES, result_call_id, schedule_call
 from replay.logs.chunks import ROW_TAGS, ChunkRow, RowError, decode_row
@@ -301,6 +302,8 @@ class SessionLog:
     line must hold (empty: an id whose escaping may vary, so every result is read)."""
     _counts: dict[str, int] = field(default_factory=dict)
     _consumed: int = 0
+    _load_checks: LoadChecks = field(default_factory=LoadChecks)
+    """The session layer's load checks, fed every committed event of CHECKED_TYPES in order."""
 
     # --- findings -------------------------------------------------------------------------
 
@@ -597,6 +600,8 @@ class SessionLog:
                 )
             ):
                 self.event_count = index + 1
+                if tag in CHECKED_TYPES:
+                    self._check_load(value, line_no)
                 telling = tag in _TELLING_TYPES and self._telling(tag, value, index, raw)
                 if self._schedule_only and tag != SCHEDULE_CHANGE and not telling:
                     if self._others is not None:
@@ -682,6 +687,9 @@ class SessionLog:
             stop = next(i for i, (seq, at, n) in enumerate(out_of_line) if seq != at or n < 0)
         if self.marks_cut and rows:  # no rows in a v2+ log: the exact path makes the first one a defect
             stop = min(stop, rows[0])
+        checked = {REGISTRY.classes.get(tag) for tag in CHECKED_TYPES} - {None}
+        for i in compress(range(stop), map(checked.__contains__, kinds)):
+            self._check_load(self._event(records[i]), before + i + 1)
         for i, event in self._telling_records(records, kinds, starts, stop, lines).items():
             self.event_count = starts[i] + 1
             yield Entry(before + i + 1, starts[i], event or self._event(records[i]), None, _utf8(lines[i]))
@@ -828,6 +836,8 @@ class SessionLog:
             return None
         assert isinstance(value, dict)
         self._check_envelope(value, line_no)
+        if type(tag) is str and tag in CHECKED_TYPES:
+            self._check_load(value, line_no)
         self.event_count += 1
         return self._committed(line_no, index, value, None, raw)
 
@@ -853,6 +863,14 @@ class SessionLog:
         if problems:
             severity = Severity.ERROR if self.reading.mode is Mode.STRICT else Severity.WARNING
             self._find("format.envelope", severity, f"event envelope at line {line_no}: {'; '.join(problems)}", line_no)
+
+    def _check_load(self, event: dict[str, object], line_no: int) -> None:
+        """The session layer's load checks (invariant.sessionload, session-log.md §11.2): the
+        harness refuses a log holding an event they refuse (in lenient mode, a warning)."""
+        problem = self._load_checks.refusal(event)
+        if problem is not None:
+            severity = Severity.ERROR if self.reading.mode is Mode.STRICT else Severity.WARNING
+            self._find("format.session", severity, f"event {event.get('seq')} at line {line_no}: {problem}", line_no)
 
     def _note_defect(self, code: str, message: str, line_no: int) -> None:
         if self._defect is None:

@@ -1,0 +1,242 @@
+"""Did each reminder reach the conversation? The soft delivery checks of profiles.md §2.5, §4.7
+and §5.1 steps 4-5, for every profile.
+
+The live owner queues the reminder message (an `agent/inbox/spliced` insertion whose text is the
+framing), then appends the dispatch(es) right after; the message becomes the `user/message` of a
+later turn, with the same id. None of this is enforced by the reference fold (a crash between
+queueing and the dispatch, or a failed append mid-batch, leave legitimate traces), so every
+finding here is a warning, never a verdict:
+
+- `delivery.unqueued`: a dispatch with no reminder message queued before it (since the previous
+  dispatch): its reminder was never put into the conversation;
+- `delivery.framing`: the queued message is not exactly the framing of what was dispatched;
+- `delivery.undelivered`: the queued message never appears as a `user/message`;
+- `delivery.early`: a dispatch event written before its record was due (one-shot: its target;
+  recurring: the batch's `acceptedAt`);
+- `delivery.order`: a one-shot dispatched while an earlier one (target, then create order) was
+  due; a batch that leaves out a due recurring record, holds one not due, is out of (target,
+  create order) order, or was dispatched while a one-shot was due.
+
+Pure: the fold's steps and the reminder messages in, findings out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+from .changes import ONE_SHOT_KINDS, CreateChange, DeleteChange, DispatchChange, Record
+from .fold import Step
+from .framing import render_batch_framing, render_framing
+from .instant import parse_instant
+from .profiles import Profile
+
+FRAMING_HEAD = "[SCHEDULE REMINDER"
+RULES = {
+    "delivery.unqueued": "a dispatch with no reminder message queued before it",
+    "delivery.framing": "the queued reminder message is not exactly the framing of what was dispatched",
+    "delivery.undelivered": "the queued reminder message never appears as a user/message",
+    "delivery.early": "a dispatch written before its record was due",
+    "delivery.order": "a one-shot or a batch dispatched out of (target, create order), or a batch missing a due record",
+}
+"""The soft delivery rules, by code."""
+
+
+@dataclass(frozen=True)
+class ReminderMessage:
+    """A reminder message seen in the log: queued (an inbox insertion) or delivered (a
+    `user/message`), at event `index`."""
+
+    index: int
+    queued: bool
+    message_id: str | None
+    text: str
+
+
+@dataclass(frozen=True)
+class DeliveryFinding:
+    """A soft delivery rule one dispatch (at event `index`) breaks."""
+
+    code: str
+    index: int
+    message: str
+
+
+def _text(message: Mapping[str, object]) -> str | None:
+    content = message.get("content")
+    if not isinstance(content, list):
+        return None
+    texts = [p.get("text") for p in content if isinstance(p, Mapping) and p.get("type") == "text"]
+    return "".join(t for t in texts if isinstance(t, str)) if texts else None
+
+
+def reminder_messages(event: Mapping[str, object], index: int) -> Iterator[ReminderMessage]:
+    """The reminder messages an event carries: the user messages an inbox splice inserts, or the
+    event's own `user/message`, whose text is a reminder framing."""
+    data = event.get("data")
+    if not isinstance(data, Mapping):
+        return
+    kind = event.get("type")
+    if kind == "agent/inbox/spliced":
+        inserted = data.get("inserted")
+        messages = [(m, True) for m in inserted if isinstance(m, Mapping)] if isinstance(inserted, list) else []
+    elif kind == "user/message":
+        messages = [(data, False)]
+    else:
+        return
+    for message, queued in messages:
+        text = _text(message)
+        if text is not None and text.startswith(FRAMING_HEAD):
+            found = message.get("id")
+            yield ReminderMessage(index, queued, found if isinstance(found, str) else None, text)
+
+
+def _target(record: Record) -> int:
+    ms = parse_instant(record.scheduled_at)
+    assert ms is not None
+    return ms
+
+
+def _groups(steps: Sequence[Step]) -> Iterator[list[Step]]:
+    """The dispatches, grouped as the owner wrote them: a one-shot alone, a batch as the
+    consecutive dispatches sharing one `acceptedAt`."""
+    group: list[Step] = []
+    for step in steps:
+        change = step.change
+        if not isinstance(change, DispatchChange):
+            continue
+        accepted = change.accepted_at
+        if group and (
+            accepted is None or group[-1].index + 1 != step.index or accepted != group[0].change.accepted_at  # type: ignore[union-attr]
+        ):
+            yield group
+            group = []
+        group.append(step)
+        if accepted is None:
+            yield group
+            group = []
+    if group:
+        yield group
+
+
+def _first_difference(expected: str, found: str) -> str:
+    for n, (a, b) in enumerate(zip(expected.split("\n"), found.split("\n"), strict=False), start=1):
+        if a != b:
+            return f"line {n} is {b[:80]!r}, the framing's is {a[:80]!r}"
+    return "the framing has {} line(s), the message {}".format(expected.count("\n") + 1, found.count("\n") + 1)
+
+
+def delivery_findings(
+    steps: Iterable[Step],
+    times: Mapping[int, object],
+    messages: Sequence[ReminderMessage],
+    profile: Profile,
+) -> list[DeliveryFinding]:
+    """Every soft delivery rule the owned dispatches break (see the module). `steps` are the
+    applied fold steps in log order; `times` the events' `time` by index."""
+    steps = list(steps)
+    found: list[DeliveryFinding] = []
+    queued = [m for m in messages if m.queued]
+    delivered: dict[str | None, int] = {m.message_id: m.index for m in messages if not m.queued and m.message_id}
+    active: dict[str, tuple[Record, int]] = {}
+    order = 0
+    groups = {group[0].index: group for group in _groups(steps)}
+    previous_end = -1
+    for step in steps:
+        change = step.change
+        if isinstance(change, CreateChange):
+            order += 1
+            active[change.record.id] = (change.record, order)
+            continue
+        if isinstance(change, DeleteChange):
+            active.pop(change.id, None)
+            continue
+        group = groups.get(step.index)
+        if group is not None:
+            found += _group_findings(group, active, times, queued, delivered, previous_end, profile)
+            previous_end = group[-1].index
+        if step.after is None:
+            active.pop(change.id, None)
+        else:
+            active[step.after.id] = (step.after, active[step.after.id][1])
+    return found
+
+
+def _group_findings(
+    group: list[Step],
+    active: Mapping[str, tuple[Record, int]],
+    times: Mapping[int, object],
+    queued: Sequence[ReminderMessage],
+    delivered: Mapping[str | None, int],
+    previous_end: int,
+    profile: Profile,
+) -> list[DeliveryFinding]:
+    first = group[0]
+    records = [s.before for s in group if s.before is not None]
+    ids = ", ".join(repr(r.id) for r in records)
+    batch = first.change.accepted_at is not None  # type: ignore[union-attr]
+    found: list[DeliveryFinding] = []
+    if batch:
+        expected = render_batch_framing([(s.before, s.occurrence_at or "") for s in group if s.before], profile)
+        decided = parse_instant(first.change.accepted_at)  # type: ignore[union-attr]
+    else:
+        expected = render_framing(records[0], profile)
+        decided = _target(records[0])
+    before = [m for m in queued if previous_end < m.index < first.index]
+    if not before:
+        text = f"dispatch of {ids} with no reminder message queued before it: the reminder never reached the session"
+        found.append(DeliveryFinding("delivery.unqueued", first.index, text))
+    else:
+        message = before[-1]
+        if message.text != expected:
+            text = f"the reminder queued at event {message.index} is not the framing of {ids}: "
+            found.append(
+                DeliveryFinding("delivery.framing", first.index, text + _first_difference(expected, message.text))
+            )
+        seen = delivered.get(message.message_id)
+        if seen is None or seen < message.index:
+            text = f"the reminder queued at event {message.index} for {ids} never appears as a user/message"
+            found.append(DeliveryFinding("delivery.undelivered", first.index, text))
+    for step in group:
+        time = times.get(step.index)
+        if decided is not None and type(time) is int and time < decided:
+            text = f"dispatch of {step.change.id!r} written at {time} ms, before it was due ({decided} ms)"  # type: ignore[union-attr]
+            found.append(DeliveryFinding("delivery.early", step.index, text))
+    found += _order_findings(group, records, active, decided, batch)
+    return found
+
+
+def _order_findings(
+    group: list[Step],
+    records: list[Record],
+    active: Mapping[str, tuple[Record, int]],
+    decided: int | None,
+    batch: bool,
+) -> list[DeliveryFinding]:
+    index = group[0].index
+    one_shots = [(_target(r), n, r.id) for r, n in active.values() if r.kind in ONE_SHOT_KINDS]
+    if not batch:
+        mine = (_target(records[0]), active[records[0].id][1], records[0].id) if records[0].id in active else None
+        earlier = [e for e in one_shots if mine is not None and e < mine]
+        if earlier:
+            text = f"one-shot {records[0].id!r} dispatched while {earlier[0][2]!r} was due earlier"
+            return [DeliveryFinding("delivery.order", index, text)]
+        return []
+    if decided is None:
+        return []
+    due = sorted(
+        (_target(r), n, r.id) for r, n in active.values() if r.kind not in ONE_SHOT_KINDS and _target(r) <= decided
+    )
+    got = [r.id for r in records]
+    found = []
+    if got != [i for _, _, i in due]:
+        text = (
+            f"batch holds {got}, but the records due at acceptedAt were {[i for _, _, i in due]} (target, create order)"
+        )
+        found.append(DeliveryFinding("delivery.order", index, text))
+    pending = [i for t, _, i in sorted(one_shots) if t <= decided]
+    if pending:
+        found.append(
+            DeliveryFinding("delivery.order", index, f"batch dispatched while one-shot {pending[0]!r} was due")
+        )
+    return found
