@@ -222,7 +222,7 @@ class _Writer:
             text += " " + LONE_SURROGATE
         body: dict[str, object] = {"id": f"{kind}-{self.seq}", "role": "assistant" if kind == "a" else "user"}
         body["content"] = [{"type": "text", "text": text}]
-        body["source"] = {"kind": {"a": "model", "u": "user", "t": "tool"}[kind]}
+        body["source"] = {"kind": "model", "provider": "p", "model": "m"} if kind == "a" else {"kind": "user"}
         return body if step is None else {"turn": self.turns, "step": step, "message": body}
 
     def turn(self) -> None:
@@ -230,7 +230,7 @@ class _Writer:
         self.turns += 1
         t = self.turns
         self.emit("turn/start", {"turn": t})
-        self.emit("user/message", {"turn": t, "message": self.message("u", rng.randint(5, 60))})
+        self.emit("user/message", self.message("u", rng.randint(5, 60)))  # as the harness writes it
         if rng.random() < 0.3:
             inserted = [self.message("u", rng.randint(5, 30))]
             self.emit("agent/inbox/spliced", {"target": "next-turn", "start": 0, "inserted": inserted})
@@ -239,7 +239,8 @@ class _Writer:
             self.emit("step/start", {"turn": t, "step": step})
             if step == 1 and t % 3 == 1:
                 tools = [{"name": f"tool_{i}", "description": _text(rng, 40)} for i in range(6)]
-                self.emit("request/header", {"turn": t, "step": step, "header": {"model": "m", "tools": tools}})
+                header = {"config": {"provider": "p", "model": "m"}, "tools": tools}
+                self.emit("request/header", {"turn": t, "step": step, "header": header})
             self.emit("request/context", {"turn": t, "step": step, "messages": rng.randint(1, 200)})
             self.row("reasoning-chunks", step, 0, rng.randint(4, 50))
             if step < steps:
@@ -248,7 +249,15 @@ class _Writer:
                 args = {"command": _text(rng, rng.randint(2, 12))}
                 self.emit("tool/call", {"turn": t, "step": step, "callId": call, "name": "bash", "args": args})
                 words = rng.randint(5, 120) if rng.random() > 0.04 else rng.randint(1500, 9000)
-                self.emit("tool/result", {"turn": t, "step": step, "callId": call, "output": _text(rng, words)})
+                output = [{"type": "text", "text": _text(rng, words)}]
+                block = {"type": "tool-result", "toolCallId": call, "content": output}
+                result = {
+                    "id": f"r-{self.seq}",
+                    "role": "user",
+                    "content": [block],
+                    "source": {"kind": "tool", "callId": call},
+                }
+                self.emit("tool/result", {"turn": t, "step": step, "message": result})
             else:
                 self.row("text-chunks", step, 0, rng.randint(3, 40))
                 self.emit("assistant/message", self.message("a", rng.randint(10, 90), step))

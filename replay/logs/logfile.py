@@ -59,6 +59,7 @@ from replay.logs.envelope import (
     decode_lines,
 )
 from replay.logs.jsonline import JsonLineError, decode_json, parse_header_line, parse_json_line
+from replay.logs.loadfast import surely_loads
 from replay.logs.zstdframes import MAX_FRAME_TEXT, FrameError, decompress_frame, decompress_torn, scan_frames
 from replay.reading import DEFAULT_READING, Mode, Reading
 
@@ -689,7 +690,12 @@ class SessionLog:
             stop = min(stop, rows[0])
         checked = {REGISTRY.classes.get(tag) for tag in CHECKED_TYPES} - {None}
         for i in compress(range(stop), map(checked.__contains__, kinds)):
-            self._check_load(self._event(records[i]), before + i + 1)
+            record = records[i]
+            surely = surely_loads(record.__struct_config__.tag, record.data)  # type: ignore[arg-type,attr-defined]
+            if surely is None:
+                self._check_load(self._event(record), before + i + 1)
+            elif surely[1] is not None:
+                self._load_checks.message_ids[record.seq] = surely[1]
         for i, event in self._telling_records(records, kinds, starts, stop, lines).items():
             self.event_count = starts[i] + 1
             yield Entry(before + i + 1, starts[i], event or self._event(records[i]), None, _utf8(lines[i]))
