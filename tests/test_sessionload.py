@@ -153,7 +153,7 @@ def message_events(draw: st.DrawFn) -> dict[str, Any]:
             else message
         )
         inner = draw(st.sampled_from(["kind", "provider", "model", "callId"])) if target is not message else key
-        target[inner] = draw(VALUES)
+        target[inner] = copy.deepcopy(draw(VALUES))  # drawn values are shared between examples
     return event
 
 
