@@ -130,12 +130,18 @@ def host_message_id(event: Mapping[str, object]) -> str | None:
     )
 
 
+def message_text(message: Mapping[str, object]) -> str | None:
+    """The text parts of a message's content, joined by newlines (None: its content is no array)."""
+    content = message.get("content")
+    if not isinstance(content, list):
+        return None
+    return "\n".join(t for p in content if isinstance(p, Mapping) and isinstance(t := p.get("text"), str))
+
+
 def host_message_text(event: Mapping[str, object]) -> str:
-    """The text parts of a Host reminder message, joined by newlines (what names its tasks)."""
+    """The text of a Host reminder message (a `user/message` event; what names its tasks)."""
     data = event.get("data")
-    content = data.get("content") if isinstance(data, Mapping) else None
-    parts = content if isinstance(content, list) else []
-    return "\n".join(t for p in parts if isinstance(p, Mapping) and isinstance(t := p.get("text"), str))
+    return (message_text(data) if isinstance(data, Mapping) else None) or ""
 
 
 def _text_clues(text: str) -> list[Clue]:

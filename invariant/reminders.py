@@ -26,6 +26,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from .changes import ONE_SHOT_KINDS, CreateChange, DeleteChange, DispatchChange, Record
+from .detect import message_text
 from .fold import Step
 from .framing import render_batch_framing, render_framing
 from .instant import parse_instant
@@ -62,14 +63,6 @@ class DeliveryFinding:
     message: str
 
 
-def _text(message: Mapping[str, object]) -> str | None:
-    content = message.get("content")
-    if not isinstance(content, list):
-        return None
-    texts = [p.get("text") for p in content if isinstance(p, Mapping) and p.get("type") == "text"]
-    return "".join(t for t in texts if isinstance(t, str)) if texts else None
-
-
 def reminder_messages(event: Mapping[str, object], index: int) -> Iterator[ReminderMessage]:
     """The reminder messages an event carries: the user messages an inbox splice inserts, or the
     event's own `user/message`, whose text is a reminder framing."""
@@ -85,7 +78,7 @@ def reminder_messages(event: Mapping[str, object], index: int) -> Iterator[Remin
     else:
         return
     for message, queued in messages:
-        text = _text(message)
+        text = message_text(message)
         if text is not None and text.startswith(FRAMING_HEAD):
             found = message.get("id")
             yield ReminderMessage(index, queued, found if isinstance(found, str) else None, text)
