@@ -481,11 +481,6 @@ def _store_file(path: str) -> tuple[object, str | None] | None:
     return (value, None) if named or is_store(value) else None
 
 
-def is_store_file(path: str) -> bool:
-    """Whether `verify` judges the file as a Host task store (see `_store_file`)."""
-    return _store_file(path) is not None
-
-
 def store_value(path: str) -> object | None:
     """The file's JSON value when it is a readable Host task store (None: it is not one)."""
     found = _store_file(path)

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from replay.audit.fanout import grouped
 from replay.audit.hoststore import cross_checked
-from replay.audit.verify import SessionReport, is_store_file, verify_bytes, verify_path
+from replay.audit.verify import SessionReport, store_report, verify_bytes, verify_path
 from replay.duck.verdicts import write_verdicts
 from replay.logs.discover import LOG_SUFFIXES, current_generations, discover
 from replay.reading import DEFAULT_READING, Reading
@@ -114,7 +114,8 @@ def run_fleet(
     from distributed import Client, LocalCluster
 
     out.mkdir(parents=True, exist_ok=True)
-    stores = [p for p in paths if "://" not in p and is_store_file(p)]
+    judged_stores = [r for r in (store_report(p, reading) for p in paths if "://" not in p) if r is not None]
+    stores = {r.path for r in judged_stores}  # each read once, here: a worker reads no store
     local = [p for p in paths if "://" not in p and p not in stores]
     groups = [[path for path, _ in g] for g in grouped(local, group, TASK_BYTES)]  # by files and bytes
     remote = [p for p in paths if "://" in p]
@@ -137,7 +138,7 @@ def run_fleet(
     judged = sum(count for count, _ in results)
     if stores:
         sessions = [r for _, light in results for r in light]
-        checked = cross_checked([*(verify_path(p, reading) for p in stores), *sessions])
+        checked = cross_checked([*judged_stores, *sessions])
         write_verdicts([r for r in checked if r.store], out, name=f"part-{len(groups):05d}")
         judged += len(stores)
     return judged
