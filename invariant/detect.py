@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from .framing import BATCH_INSTRUCTION
 from .instant import MAX_MS, parse_instant
 from .profiles import AFTER_ONLY, CALENDAR, FIXED_RATE, Profile
 
@@ -26,7 +25,7 @@ GATE_MS = 300_000
 
 AFTER_ONLY_ONE_SHOT = AFTER_ONLY.one_shot_instruction
 LATER_ONE_SHOT = CALENDAR.one_shot_instruction
-CALENDAR_BATCH = BATCH_INSTRUCTION
+CALENDAR_BATCH = CALENDAR.batch_instruction
 FIXED_RATE_BATCH = FIXED_RATE.batch_instruction
 AFTER_ONLY_TOOL = "v1 accepts only a non-empty prompt and a positive safe-integer after_seconds delay"
 SELECTOR_TOOL = "Supply a non-empty prompt and exactly one selector"

@@ -15,9 +15,6 @@ from .instant import parse_instant
 from .jsvalue import js_string
 from .profiles import Profile, get_profile
 
-BATCH_INSTRUCTION = get_profile("calendar").batch_instruction
-"""The calendar revision's batch instruction line (each profile has its own)."""
-
 
 class BatchItem(NamedTuple):
     """One member of a recurring batch: the record and the occurrence decided for it."""

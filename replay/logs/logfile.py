@@ -316,8 +316,12 @@ class SessionLog:
         if severity is Severity.ERROR:
             self.rejected = True
 
-    def _header_problem(self, message: str, line: int = 1, code: str = "format.header") -> None:
+    def _strict_problem(self, code: str, message: str, line: int) -> None:
+        """A rule the strict reader refuses a log for and the lenient one tolerates."""
         self._find(code, Severity.ERROR if self.reading.mode is Mode.STRICT else Severity.WARNING, message, line)
+
+    def _header_problem(self, message: str, line: int = 1, code: str = "format.header") -> None:
+        self._strict_problem(code, message, line)
 
     def _unreadable(self, message: str, line: int | None = None) -> None:
         self.unreadable = True
@@ -867,16 +871,14 @@ class SessionLog:
         if self.marks_cut and not problems:
             problems = citation_problems(event, self.event_count)
         if problems:
-            severity = Severity.ERROR if self.reading.mode is Mode.STRICT else Severity.WARNING
-            self._find("format.envelope", severity, f"event envelope at line {line_no}: {'; '.join(problems)}", line_no)
+            self._strict_problem("format.envelope", f"event envelope at line {line_no}: {'; '.join(problems)}", line_no)
 
     def _check_load(self, event: dict[str, object], line_no: int) -> None:
         """The session layer's load checks (invariant.sessionload, session-log.md §11.2): the
         harness refuses a log holding an event they refuse (in lenient mode, a warning)."""
         problem = self._load_checks.refusal(event)
         if problem is not None:
-            severity = Severity.ERROR if self.reading.mode is Mode.STRICT else Severity.WARNING
-            self._find("format.session", severity, f"event {event.get('seq')} at line {line_no}: {problem}", line_no)
+            self._strict_problem("format.session", f"event {event.get('seq')} at line {line_no}: {problem}", line_no)
 
     def _note_defect(self, code: str, message: str, line_no: int) -> None:
         if self._defect is None:
