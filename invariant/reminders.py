@@ -134,7 +134,7 @@ def delivery_findings(
     active: dict[str, tuple[Record, int]] = {}
     order = 0
     groups = {group[0].index: group for group in _groups(steps)}
-    previous_end = -1
+    previous_end, cursor = -1, 0  # the queued messages are in log order, as the groups: one walk
     for step in steps:
         change = step.change
         if isinstance(change, CreateChange):
@@ -146,7 +146,12 @@ def delivery_findings(
             continue
         group = groups.get(step.index)
         if group is not None:
-            found += _group_findings(group, active, times, queued, delivered, previous_end, profile)
+            latest = None  # the last reminder queued since the previous dispatch
+            while cursor < len(queued) and queued[cursor].index < step.index:
+                if queued[cursor].index > previous_end:
+                    latest = queued[cursor]
+                cursor += 1
+            found += _group_findings(group, active, times, latest, delivered, profile)
             previous_end = group[-1].index
         if step.after is None:
             active.pop(change.id, None)
@@ -159,9 +164,8 @@ def _group_findings(
     group: list[Step],
     active: Mapping[str, tuple[Record, int]],
     times: Mapping[int, object],
-    queued: Sequence[ReminderMessage],
+    message: ReminderMessage | None,
     delivered: Mapping[str | None, int],
-    previous_end: int,
     profile: Profile,
 ) -> list[DeliveryFinding]:
     first = group[0]
@@ -175,12 +179,10 @@ def _group_findings(
     else:
         expected = render_framing(records[0], profile)
         decided = _target(records[0])
-    before = [m for m in queued if previous_end < m.index < first.index]
-    if not before:
+    if message is None:
         text = f"dispatch of {ids} with no reminder message queued before it: the reminder never reached the session"
         found.append(DeliveryFinding("delivery.unqueued", first.index, text))
     else:
-        message = before[-1]
         if message.text != expected:
             text = f"the reminder queued at event {message.index} is not the framing of {ids}: "
             found.append(
