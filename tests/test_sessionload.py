@@ -172,3 +172,31 @@ for await (const line of createInterface({ input: process.stdin, crlfDelay: Infi
     theirs = node(script, "\n".join(json.dumps(e) for e in batch) + "\n").split()
     ours = ["ok" if LoadChecks().refusal(e) is None else "refused" for e in batch]
     assert ours == theirs, [e for e, a, b in zip(batch, ours, theirs, strict=True) if a != b][:2]
+
+
+@st.composite
+def checked_events(draw: st.DrawFn) -> dict[str, Any]:
+    """Any checked event of the harness's turn, a few of its fields (at any depth) bent."""
+    event = events()[draw(st.integers(0, 5))]
+    for _ in range(draw(st.integers(0, 3))):
+        target: Any = event["data"]
+        while isinstance(target, dict) and target and draw(st.booleans()):
+            inner = target[draw(st.sampled_from(sorted(target)))]
+            if not isinstance(inner, dict):
+                break
+            target = inner
+        if isinstance(target, dict):
+            key = draw(st.sampled_from([*sorted(target), "extra", "trigger", "reason", "provider"]))
+            target[key] = copy.deepcopy(draw(VALUES))
+    return event
+
+
+@settings(max_examples=400, deadline=None)
+@given(checked_events())
+def test_the_fast_load_check_accepts_only_what_the_exact_one_accepts(event: dict[str, Any]) -> None:
+    """replay.logs.loadfast is an accelerator: what it calls surely loading, the rules load."""
+    from replay.logs.loadfast import surely_loads
+
+    surely = surely_loads(event["type"], json.dumps(event["data"]).encode())
+    if surely is not None:
+        assert LoadChecks().refusal(event) is None
