@@ -1,7 +1,8 @@
 """The released reference, installed for the differential tier: the pinned npm packages of
 `docs/reference-adapter/` (`@deepseek-ai/dsh-schedule@0.1.0-rc.8` and its peers, and
 `@deepseek-ai/dsh-session@0.1.1-rc.2` as `dsh-session-chunks`), installed once with `npm ci` into
-a cache outside the checkout, keyed by the lock file's digest, with the adapter beside them.
+a cache outside the checkout, keyed by the lock file's digest, with the adapter and the owner
+driver beside them.
 
 `reference_dir()` answers the folder, or skips the calling test with the reason when the npm
 registry cannot be reached (or npm is missing); any other install failure fails the test.
@@ -23,6 +24,9 @@ from .conftest import ROOT
 
 ADAPTER = ROOT / "docs" / "reference-adapter"
 FILES = ("package.json", "package-lock.json")
+SCRIPTS = ("adapter.mjs", "owner-driver.mjs")
+"""The scripts placed beside the installed packages (they import them): the conformance adapter
+and the live-owner driver."""
 
 
 def _cache_root() -> Path:
@@ -55,9 +59,10 @@ def _installed() -> Path | str:
             pytest.fail(f"npm ci of the reference packages failed:\n{done.stderr[-2000:]}")
         shutil.rmtree(target, ignore_errors=True)
         staging.rename(target)
-    adapter = (ADAPTER / "adapter.mjs").read_bytes()
-    if not (target / "adapter.mjs").is_file() or (target / "adapter.mjs").read_bytes() != adapter:
-        (target / "adapter.mjs").write_bytes(adapter)
+    for script in SCRIPTS:
+        text = (ADAPTER / script).read_bytes()
+        if not (target / script).is_file() or (target / script).read_bytes() != text:
+            (target / script).write_bytes(text)
     return target
 
 

@@ -393,12 +393,16 @@ def test_after_only_profile_in_the_simulator() -> None:
         "steps": [
             {"at": "2026-08-05T12:00:00.000Z", "do": "start", "args": {}},
             {"at": "2026-08-05T12:00:00.000Z", "do": "create", "args": {"prompt": "p", "every_seconds": 300}},
+            {"at": "2026-08-05T12:00:00.000Z", "do": "create", "args": {"prompt": "p", "after_seconds": 5, "x": 1}},
             {"at": "2026-08-05T12:00:00.000Z", "do": "create", "args": {"prompt": "check", "after_seconds": 5}},
             {"at": "2026-08-05T12:00:05.000Z", "do": "advance", "args": {}},
         ],
     }
     result = replay.simulate(scenario, profile="after-only")
-    assert result.results[0] == {
+    # the revision's parameters require after_seconds (the host refuses the call), and its body
+    # takes no other key (the open root lets `x` reach it): the tool's own selector refusal
+    assert result.results[0] == {"$invalid_arguments": True}
+    assert result.results[1] == {
         "code": "invalid_selector",
         "message": "schedule_create accepts exactly the after_seconds selector in this version.",
     }

@@ -104,9 +104,10 @@ class _Publication:
         self.live = True
 
 
-SIMULATED_PROFILES = ("calendar", "after-only")
-"""The revisions whose live owner and tools the simulator implements (owner.md); the fixed-rate
-owner (profiles.md §7: one-shots one per claim, no gate) is not modelled."""
+SIMULATED_PROFILES = ("calendar", "after-only", "fixed-rate", "fixed-rate-exact")
+"""The revisions whose live owner and tools the simulator implements: owner.md's owner, with each
+profile's rules (fixed-rate, profiles.md §7: no shared recurring gate, its own selector, view and
+framing); the fixed-rate run is held against the published owner (tests/test_reference_owner.py)."""
 
 
 class Simulation:

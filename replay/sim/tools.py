@@ -26,10 +26,10 @@ from invariant.create import (
     select_profile_kind,
 )
 from invariant.instant import gate_instant
-from invariant.jsvalue import is_trimmed_nonempty
+from invariant.jsvalue import is_lossless, is_trimmed_nonempty
 from invariant.profiles import Profile
 from invariant.shapes import object_problems
-from invariant.toolshapes import CREATE_ARGS, DELETE_ARGS, LIST_ARGS
+from invariant.toolshapes import CREATE_ARGS_BY_PROFILE, DELETE_ARGS, LIST_ARGS
 from invariant.zones import resolve_zone
 from replay.sim.host import AppendRejected, Host
 
@@ -44,6 +44,8 @@ MESSAGES = {
 SELECTOR_MESSAGES = {
     "calendar": "schedule_create accepts exactly one of after_seconds, at, every_seconds, or cron with time_zone.",
     "after-only": AFTER_ONLY_SELECTOR,
+    "fixed-rate": "schedule_create accepts exactly one of after_seconds, at, or every_seconds.",
+    "fixed-rate-exact": "schedule_create accepts exactly one of after_seconds, at, or every_seconds.",
 }
 ABORTED: dict[str, Any] = {"$aborted": True}
 UNAVAILABLE: dict[str, Any] = {"$unavailable": True}
@@ -159,7 +161,7 @@ class Tools:
 
     def create_phase_a(self, args: Mapping[str, object]) -> dict[str, Any] | str:
         """The shape checks before the queue; returns an error value or the selected kind."""
-        if object_problems(args, CREATE_ARGS):
+        if object_problems(args, CREATE_ARGS_BY_PROFILE[self.profile.name]) or not is_lossless(args):
             return INVALID_ARGUMENTS
         try:
             kind = select_profile_kind(args, self.profile)
@@ -194,7 +196,7 @@ class Tools:
             except ZoneDerivationError:
                 return error("internal_error")
         try:
-            record = create_record(kind, args, now, schedule_id, implicit)
+            record = create_record(kind, args, now, schedule_id, implicit, self.profile)
         except ScheduleInputError as err:
             if err.code == "timezone_confirmation_required":
                 return error(
@@ -206,7 +208,7 @@ class Tools:
         )
         if failure is not None:
             return failure
-        return schedule_view(record, now, last).to_json()
+        return schedule_view(record, now, last, self.profile).to_json()
 
     # --- schedule_list ----------------------------------------------------------------------------
 
@@ -218,7 +220,8 @@ class Tools:
         if failure is not None:
             return failure
         now = self.host.clock.wall
-        return [schedule_view(r, now, folded.last_recurring_accepted_at).to_json() for r in folded.active]
+        last = folded.last_recurring_accepted_at
+        return [schedule_view(r, now, last, self.profile).to_json() for r in folded.active]
 
     # --- schedule_delete --------------------------------------------------------------------------
 
