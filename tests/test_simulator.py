@@ -445,3 +445,17 @@ def test_scenario_nested_within_the_bound_runs(tmp_path: Path) -> None:
     content = _steps({"do": "log", "args": {"data": 1}}).replace("1}}", "[" * 450 + "]" * 450 + "}}")
     (tmp_path / "deep.json").write_text(content)
     assert CliRunner().invoke(main, ["simulate", str(tmp_path / "deep.json")]).exit_code == 0
+
+
+def test_a_mixed_workload_is_one_valid_scenario_per_seed() -> None:
+    """The workload generator is pure (same seed, same scenario), its steps are a valid scenario
+    (in time order, after every jump) and every profile's simulator runs it through."""
+    from replay.sim.workload import mixed_workload
+
+    small = mixed_workload(3, schedules=120, days=2)
+    assert small == mixed_workload(3, schedules=120, days=2) != mixed_workload(4, schedules=120, days=2)
+    assert Scenario.from_json(json.loads(json.dumps(scenario_json(small)))) == small
+    assert sum(step["do"] == "create" for step in small.steps) >= 120
+    for profile in ("calendar", "after-only", "fixed-rate"):
+        result = replay.simulate(small, profile=profile)
+        assert result.followups and check(result, 0, False, profile) == []
