@@ -18,7 +18,7 @@ from invariant.jsvalue import js_compact_json
 from invariant.profiles import Profile, get_profile
 from replay.sim.host import AppendLimitReached, Host, VirtualClock
 from replay.sim.owner import LiveOwner
-from replay.sim.tools import UNAVAILABLE, Tools
+from replay.sim.tools import ABORTED, INVALID_ARGUMENTS, UNAVAILABLE, Tools
 
 
 class ScenarioError(ValueError):
@@ -178,22 +178,27 @@ class Simulation:
         def settle(value: object) -> None:
             self.results[slot] = value
 
+        def refuse(value: dict[str, Any]) -> None:
+            """A Phase A refusal: the body returned it, and a signal that has fired by then makes
+            the host replace it (owner.md §3.1); the host's own argument refusal stays."""
+            settle(ABORTED if cancelled and value is not INVALID_ARGUMENTS else value)
+
         if verb == "create":
             kind = tools.create_phase_a(args)
             if isinstance(kind, dict):
-                settle(kind)
+                refuse(kind)
                 return
             self.host.enqueue(lambda: settle(tools.create(args, kind, cancelled)))
         elif verb == "list":
             failure = tools.list_phase_a(args)
             if failure is not None:
-                settle(failure)
+                refuse(failure)
                 return
             self.host.enqueue(lambda: settle(tools.list(cancelled)))
         else:
             failure = tools.delete_phase_a(args)
             if failure is not None:
-                settle(failure)
+                refuse(failure)
                 return
             self.host.enqueue(lambda: settle(tools.delete(args["id"], cancelled)))
 

@@ -126,6 +126,8 @@ def mixed_workload(seed: int, schedules: int = 1_000, days: int = 7) -> Scenario
         plan(at, "drive")
         plan(at, "log", {"type": "user/message", "data": {"note": "history the fold skips"}})
         plan(at, "create", {"prompt": "cancelled", "after_seconds": 60}, cancelled=True)
+        plan(at, "create", dict(rng.choice(INVALID)), cancelled=True)
+        plan(at, "delete", {"id": rng.choice(("schedule-1", " schedule-1", ""))}, cancelled=True)
     for _ in range(max(1, schedules // 200)):
         at = START + rng.randrange(days * DAY)
         plan(at, "flush_outcomes", {"outcomes": [rng.choice(("reject", "none", "ok")) for _ in range(3)]})
