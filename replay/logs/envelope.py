@@ -12,7 +12,8 @@ exact path would accept it with the same envelope, and refuses the rest (the exa
 reads the line): an unknown key, a float where an integer is written (`1.0`), a time outside
 the safe integers, a row gap beyond ±2^31 (its running times are then checked exactly), a
 value nested deeper than msgspec reads, a lone surrogate escape, invalid UTF-8 in a decoded
-string. The property tests in tests/test_fastpath.py hold the fast and exact paths to the same
+string. The reader refuses in turn what the envelope rules of the log's version refuse
+(`SessionLog._window`). The property tests in tests/test_fastpath.py hold the fast and exact paths to the same
 entries, findings and verdicts.
 
 Event classes are made per `type` as tags are met (msgspec dispatches on a tag, and the event
@@ -22,7 +23,7 @@ read exactly.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+from typing import Annotated, Union
 
 import msgspec
 from msgspec import UNSET, Meta, Raw, UnsetType, field
@@ -73,12 +74,19 @@ class Record(msgspec.Struct, tag_field="type", forbid_unknown_fields=True, gc=Fa
     time: int
 
 
+Cited = Annotated[int, Meta(ge=0, le=MAX_SAFE_INTEGER)]
+
+
 class Event(Record):
-    """A verbatim event: type, seq, time, data and (only as `append`) surfaceOp."""
+    """A verbatim event: type, seq, time, data, and the surface metadata the harness writes on
+    messages: `sourceEventSeqs` as plain seqs (a v2+ `[start, end]` run is refused) and
+    `surfaceOp` kept raw (`"append"`, or a replace whose spelling depends on the format
+    version: the reader checks it, and the v2+ citation rules, for a whole run at once)."""
 
     time: SafeInt
     data: Raw
-    surfaceOp: Literal["append"] | UnsetType = UNSET
+    sourceEventSeqs: list[Cited] | UnsetType = UNSET
+    surfaceOp: Raw | UnsetType = UNSET
 
 
 class TextRow(Record, tag="text-chunks"):

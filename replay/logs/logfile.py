@@ -71,6 +71,7 @@ whose bound a frame's text has too."""
 TURN_END = "turn/end"
 _PLAIN_KEYS = frozenset({"type", "seq", "time", "data"})
 _APPEND_KEYS = _PLAIN_KEYS | {"surfaceOp"}
+APPEND = b'"append"'
 _PLACEHOLDER = re.compile(r"\{\{[^{}]*\}\}")
 _FINDINGS_PER_CODE = 20
 
@@ -692,6 +693,7 @@ class SessionLog:
             stop = next(i for i, (seq, at, n) in enumerate(out_of_line) if seq != at or n < 0)
         if self.marks_cut and rows:  # no rows in a v2+ log: the exact path makes the first one a defect
             stop = min(stop, rows[0])
+        stop = self._surface_in_line(records, kinds, stop)
         checked = {REGISTRY.classes.get(tag) for tag in CHECKED_TYPES} - {None}
         for i in compress(range(stop), map(checked.__contains__, kinds)):
             record = records[i]
@@ -735,14 +737,45 @@ class SessionLog:
                 found[i] = None
         return found
 
+    def _surface_in_line(self, records: list[Record], kinds: list[type], stop: int) -> int:
+        """The first of `records[:stop]` whose surface metadata the exact path would judge (a
+        replace spelt for another format version, a v2+ citation of a later or repeated seq),
+        else `stop`: that record is read exactly. A plain `append` and v0/v1 citations (typed
+        by the decoder) need no more."""
+        rows = _ROW_CLASSES
+        for i in range(stop):
+            if kinds[i] in rows:
+                continue
+            record: Event = records[i]  # type: ignore[assignment]
+            cited, op = record.sourceEventSeqs, record.surfaceOp
+            if cited is UNSET and op is UNSET:
+                continue
+            if (
+                cited is not UNSET
+                and self.marks_cut
+                and cited
+                and (max(cited) >= record.seq or len(set(cited)) < len(cited))
+            ):
+                return i
+            if (
+                op is not UNSET
+                and bytes(op) != APPEND
+                and object_problems(self._event(record), EVENT_SHAPES[self.version or 0])
+            ):
+                return i
+        return stop
+
     @staticmethod
     def _event(record: Record) -> dict[str, object]:
-        """The event of a fast-decoded record, its data decoded exactly."""
+        """The event of a fast-decoded record, its data (and a replace surfaceOp) decoded exactly."""
         assert isinstance(record, Event)
         tag = record.__struct_config__.tag
         event = {"type": tag, "seq": record.seq, "time": record.time, "data": parse_json_line(bytes(record.data))}
+        if record.sourceEventSeqs is not UNSET:
+            event["sourceEventSeqs"] = list(record.sourceEventSeqs)
         if record.surfaceOp is not UNSET:
-            event["surfaceOp"] = record.surfaceOp
+            op = bytes(record.surfaceOp)
+            event["surfaceOp"] = "append" if op == APPEND else parse_json_line(op)
         return event
 
     def _telling(self, tag: str, event: dict[str, object], index: int, raw: bytes | None) -> bool:
