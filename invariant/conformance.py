@@ -18,7 +18,7 @@ from .changes import CronRecord, EveryRecord, Record, decode_change, decode_reco
 from .create import create_record, select_profile_kind
 from .cron import canonical_cron
 from .errors import ScheduleInputError, ScheduleLogError
-from .fold import fold
+from .folding import fold
 from .framing import BatchItem, render_batch_framing, render_framing
 from .ids import allocate_id
 from .instant import parse_instant

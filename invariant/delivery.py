@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from .changes import ONE_SHOT_KINDS, CreateChange, CronRecord, DispatchChange, EveryRecord, Record
 from .errors import ScheduleLogError
-from .fold import Folded, Step
+from .folding import Folded, Step
 from .framing import render_batch_framing, render_framing
 from .instant import MAX_MS, MIN_MS, format_instant, gate_instant, parse_instant
 from .live import resolve_cron, resolve_every

@@ -31,6 +31,7 @@ from .instant import format_instant, parse_instant
 from .jsvalue import is_number, shown
 from .occurrences import DAY_MS
 from .patterns import DATE, END, ZONE
+from .retention import NO_RETENTION, Retention
 from .shapes import (
     MAX_EVERY_SECONDS,
     ZONE_SHAPE,
@@ -542,19 +543,6 @@ def is_store(value: object) -> bool:
 
 
 # --- what an auditor can add (host.md §6): soft findings, never a refusal --------------------------
-
-
-@dataclass(frozen=True)
-class Retention:
-    """The deployment's delivery-history bounds, when the auditor knows them (host.md §5):
-    `deliveryHistoryDays` (1..3650) and `deliveryHistoryRecords` (1..10000)."""
-
-    days: int | None = None
-    records: int | None = None
-
-
-NO_RETENTION = Retention()
-"""No bounds known: retention is not judged."""
 
 
 def _local(ms: int, zone_name: object) -> datetime | None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .fold import Folded
+from .folding import Folded
 
 
 def allocate_id(folded: Folded) -> str:

@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 from .changes import Change, CreateChange, CronRecord, DispatchChange, EveryRecord, decode_change
 from .cron import CronRule, CronSyntaxError, frequency_ok, has_matching_date, parse_cron
 from .errors import ScheduleLogError
-from .fold import SCHEDULE_CHANGE, Folded, Folder, every_progression, fold
+from .folding import SCHEDULE_CHANGE, Folded, Folder, every_progression, fold
 from .instant import MAX_MS, MIN_MS, MINUTE_MS, format_instant, parse_instant
 from .jsvalue import safe_integer
 from .occurrences import next_occurrence, resolve_occurrence

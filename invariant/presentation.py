@@ -22,7 +22,7 @@ from .changes import (
     with_target,
 )
 from .errors import ScheduleLogError
-from .fold import (
+from .folding import (
     SCHEDULE_CHANGE,
     SHAPES_FOR_KIND,
     Folder,

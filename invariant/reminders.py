@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from .changes import ONE_SHOT_KINDS, CreateChange, DeleteChange, DispatchChange, Record
 from .detect import message_text
-from .fold import Step
+from .folding import Step
 from .framing import render_batch_framing, render_framing
 from .instant import parse_instant
 from .profiles import Profile

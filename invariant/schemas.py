@@ -33,6 +33,7 @@ from .shapes import (
     ObjectShape,
     create_shape,
 )
+from .surfacenames import HOST, SEED
 from .toolshapes import (
     AT_LOCAL,
     CREATE_ARGS,
@@ -44,7 +45,7 @@ from .toolshapes import (
     VIEW_SHAPES,
 )
 from .toolsurface import shapes_in
-from .toolsurfaces import HOST, SEED, SURFACES
+from .toolsurfaces import SURFACES
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 ID_PREFIX = "urn:schedlog:schema:"

@@ -36,6 +36,7 @@ from .shapes import (
     Spec,
     Text,
 )
+from .surfacenames import HOST, LOCAL, SEED, SURFACE_NAMES
 from .toolshapes import CREATE_ARGS, DELETE_ARGS, DELETED, ERROR_CODES, ERROR_SHAPES, LIST_ARGS, NOT_FOUND
 from .toolshapes import VIEW_SHAPES as LOCAL_VIEWS
 from .toolsurface import (
@@ -150,7 +151,6 @@ def _local_delete_appended(args: Mapping[str, object], value: object, appended: 
     return None
 
 
-LOCAL = "session-local"
 LOCAL_TOOLS = (
     Tool(
         LOCAL,
@@ -177,7 +177,6 @@ LOCAL_TOOLS = (
 
 # --- the shipped Host 1.0 tools -----------------------------------------------------------------
 
-HOST = "host-1.0"
 HOST_CODES = (
     "invalid_prompt",
     "invalid_selector",
@@ -410,7 +409,6 @@ HOST_TOOLS = (
 
 # --- seed 002 -----------------------------------------------------------------------------------
 
-SEED = "seed-002"
 TARGETS = ("this_session", "new_once", "new")
 STATUSES = ("active", "paused", "ended")
 """Choice: the seed names active, paused and ended tasks; `status` holds those words."""
@@ -641,3 +639,4 @@ SURFACES: dict[str, dict[str, Tool]] = {
     tools[0].surface: {t.name: t for t in tools} for tools in (LOCAL_TOOLS, HOST_TOOLS, SEED_TOOLS)
 }
 """Every surface's tools by name, in the order a tie is broken."""
+assert tuple(SURFACES) == SURFACE_NAMES

@@ -21,8 +21,9 @@ from dataclasses import dataclass
 
 from .jsvalue import shown
 from .shapes import Nested, ObjectShape, OneOf, Reject, Spec, object_problems
+from .surfacenames import HOST, LOCAL, SEED
 from .toolsurface import Tool
-from .toolsurfaces import HOST, LOCAL, SEED, SURFACES, TARGETS
+from .toolsurfaces import SURFACES, TARGETS
 
 SCHEDULE_TOOL_PREFIX = "schedule_"
 RULES = {

@@ -1,18 +1,42 @@
 """schedlog.replay: reading real session logs, judging them, DuckDB replay, the owner simulator, the CLI.
 
-The names most callers need, re-exported from their rooms (see the README's Layout).
+The names most callers need, re-exported from their rooms (see the README's Layout), each loaded
+when first used (invariant.exports): the command line starts without loading the judge.
 """
 
-from replay.audit.verify import (
-    SessionReport,
-    Verdict,
-    verify_bytes,
-    verify_bytes_with_changes,
-    verify_path,
-    verify_paths,
-)
-from replay.reading import Mode, Reading
-from replay.sim.simulator import Scenario, ScenarioError, SimulationResult, TooManyEvents, simulate
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from invariant.exports import lazy_exports
+
+if TYPE_CHECKING:
+    from replay.audit.verify import (
+        SessionReport,
+        Verdict,
+        verify_bytes,
+        verify_bytes_with_changes,
+        verify_path,
+        verify_paths,
+    )
+    from replay.reading import Mode, Reading
+    from replay.sim.simulator import Scenario, ScenarioError, SimulationResult, TooManyEvents, simulate
+
+_HOMES = {
+    "audit.verify": (
+        "SessionReport",
+        "Verdict",
+        "verify_bytes",
+        "verify_bytes_with_changes",
+        "verify_path",
+        "verify_paths",
+    ),
+    "reading": ("Mode", "Reading"),
+    "sim.simulator": ("Scenario", "ScenarioError", "SimulationResult", "TooManyEvents", "simulate"),
+}
+"""Each public name, by the module that holds it."""
+
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES, globals())
 
 __all__ = [
     "Mode",

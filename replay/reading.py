@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from invariant.hoststore import NO_RETENTION, Retention
 from invariant.profiles import Profile, get_profile
-from invariant.toolsurfaces import SURFACES
+from invariant.retention import NO_RETENTION, Retention
+from invariant.surfacenames import SURFACE_NAMES
 
 AUTO = "auto"
 """The profile name that asks for each session's own profile, as its evidence shows."""
@@ -51,8 +51,8 @@ class Reading:
             raise TypeError(f"profile must be a Profile (use Reading.of for a name), not {self.profile!r}")
         if not isinstance(self.mode, Mode):
             raise TypeError(f"mode must be a Mode (use Reading.of for a name), not {self.mode!r}")
-        if self.tool_surface is not None and self.tool_surface not in SURFACES:
-            raise ValueError(f"unknown tool surface {self.tool_surface!r}; choose one of {list(SURFACES)}")
+        if self.tool_surface is not None and self.tool_surface not in SURFACE_NAMES:
+            raise ValueError(f"unknown tool surface {self.tool_surface!r}; choose one of {list(SURFACE_NAMES)}")
         if self.seed_length is not None and (type(self.seed_length) is not int or self.seed_length < 0):
             raise ValueError(f"seed_length must be a non-negative integer or None, not {self.seed_length!r}")
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import invariant.conformance  # noqa: F401  (every module that binds a name below)
 from invariant.cron import canonical_cron
-from invariant.fold import Folded, check_seed_bound
+from invariant.folding import Folded, check_seed_bound
 from invariant.ids import allocate_id
 from invariant.jsvalue import js_trim, safe_integer
 from invariant.zones import canonical_zone
@@ -70,7 +70,7 @@ def _no_seed_bound(seed_length: int, event_count: int) -> None:
 
 def _gate_off() -> None:
     """Recurring batches may come any time after each other (no 300 s gate)."""
-    sys.modules["invariant.fold"].GATE_MS = 0  # type: ignore[attr-defined]
+    sys.modules["invariant.folding"].GATE_MS = 0  # type: ignore[attr-defined]
 
 
 VARIANTS: dict[str, Callable[[], None]] = {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import importlib
 import subprocess
 import sys
 from pathlib import Path
@@ -59,7 +60,9 @@ def test_invariant_is_pure(path: Path) -> None:
     assert not imported & FORBIDDEN_IN_INVARIANT
     calls = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
     assert "open" not in calls
-    if path.name != "zones.py":  # the only reader of package data: zone names and tzdata rules
+    if path.name == "exports.py":  # imports the package's own modules by name, on first use
+        assert "resources" not in path.read_text()
+    elif path.name != "zones.py":  # the only reader of package data: zone names and tzdata rules
         assert "importlib" not in imported and "resources" not in path.read_text()
 
 
@@ -124,3 +127,79 @@ def test_replay_import_graph_has_no_cycle() -> None:
 
     for module in graph:
         visit(module, ())
+
+
+# --- start-up: each package loads a name's module when the name is first used ---------------------
+
+
+def _checked_imports(package: str) -> dict[str, set[str]]:
+    """The names a package's `if TYPE_CHECKING:` block imports, by module (relative to it)."""
+    tree = ast.parse((ROOT / package / "__init__.py").read_text())
+    block = next(n for n in tree.body if isinstance(n, ast.If) and getattr(n.test, "id", "") == "TYPE_CHECKING")
+    found: dict[str, set[str]] = {}
+    for node in block.body:
+        assert isinstance(node, ast.ImportFrom) and node.module is not None
+        module = node.module if node.level else node.module.removeprefix(package + ".")
+        found.setdefault(module, set()).update(a.name for a in node.names)
+    return found
+
+
+@pytest.mark.parametrize("package", ["invariant", "replay"])
+def test_each_lazy_name_is_what_type_checkers_see(package: str) -> None:
+    """`_HOMES` and the block for type checkers name the same modules and names, every name of
+    `__all__` has a home, and each resolves to its home module's object."""
+    module = importlib.import_module(package)
+    homes = {home: set(names) for home, names in module._HOMES.items()}
+    assert homes == _checked_imports(package)
+    assert set(module.__all__) == {name for names in homes.values() for name in names}
+    for home, names in homes.items():
+        for name in names:
+            assert getattr(module, name) is getattr(importlib.import_module(f"{package}.{home}"), name)
+    with pytest.raises(AttributeError):
+        module.no_such_name  # noqa: B018
+
+
+def test_fold_is_the_function_even_after_its_module_is_imported() -> None:
+    """The fold's module is `folding`: were it `fold`, importing it would rebind the package's
+    `fold` to the module, which the lazy exports would then hand out."""
+    code = "import invariant.folding, invariant.delivery; from invariant import fold; print(callable(fold))"
+    assert _python(code).stdout.strip() == "True"
+
+
+def _python(code: str) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode in (0, 1), done.stderr
+    return done
+
+
+HEAVY = (
+    "duckdb",
+    "dask",
+    "distributed",
+    "pyarrow",
+    "replay.audit",
+    "replay.duck",
+    "replay.conform",
+    "replay.sim.simulator",
+)
+LOADED = "import sys, atexit; atexit.register(lambda: print(*sorted(sys.modules), file=sys.stderr)); "
+
+
+def _heavy(code: str) -> set[str]:
+    """The heavy modules (HEAVY) loaded by the end of `code`, run in a fresh interpreter."""
+    modules = set(_python(LOADED + code).stderr.split())
+    return {m for m in modules if m.startswith(HEAVY)}
+
+
+def test_the_command_line_starts_without_the_judge_or_duckdb() -> None:
+    assert _heavy("from replay.cli import main; main(['--help'], standalone_mode=False)") == set()
+
+
+def test_verify_runs_without_duckdb_or_dask() -> None:
+    loaded = _heavy("from replay.cli import main; main(['verify', 'fixtures/sessions'], standalone_mode=False)")
+    assert "replay.audit.verify" in loaded
+    assert not {m for m in loaded if m.startswith(("duckdb", "dask", "distributed", "pyarrow"))}
+
+
+def test_the_pytest_plugin_loads_the_verifier_only_to_verify_a_log() -> None:
+    assert _heavy("import replay.testing.plugin") == set()

@@ -27,7 +27,8 @@ from invariant.profiles import CALENDAR
 from replay.audit.verify import verify_path
 from replay.cli import main
 from replay.cli.output import emit
-from replay.sim.fuzz import MAX_RECURRING, MAX_STEPS, _is_recurring, check, fuzz, generate, run_checked, scenario_json
+from replay.sim.fuzz import MAX_RECURRING, _is_recurring, check, fuzz, generate, run_checked, scenario_json
+from replay.sim.limits import MAX_STEPS
 from replay.sim.scenarios import unmet_expectations
 from replay.sim.simulator import Scenario, ScenarioError, Simulation, TooManyEvents
 

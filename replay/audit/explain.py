@@ -26,7 +26,7 @@ from invariant.changes import (
 )
 from invariant.cron import parse_cron
 from invariant.errors import ScheduleLogError
-from invariant.fold import SHAPES_FOR_KIND, Folder
+from invariant.folding import SHAPES_FOR_KIND, Folder
 from invariant.ids import allocate_id
 from invariant.instant import GATE_MS, MAX_MS, format_instant, parse_instant
 from invariant.jsvalue import js_compact_json

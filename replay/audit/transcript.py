@@ -4,7 +4,7 @@ is read, judged by invariant.transcripts."""
 from __future__ import annotations
 
 from invariant.jsvalue import safe_integer
-from invariant.toolsurfaces import LOCAL
+from invariant.surfacenames import LOCAL
 from invariant.transcripts import (
     TOOL_CALL,
     ToolUse,

@@ -13,50 +13,32 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import click
-import duckdb
 
-from invariant import parse_instant
-from invariant.conformance import OPERATIONS, ops_of
-from invariant.hoststore import Retention
 from invariant.profiles import PROFILES
-from invariant.toolsurfaces import SURFACES
-from invariant.zones import icu_version
-from replay.atomic import write_atomic
-from replay.audit.candidate import CandidateInputError, check_log_candidate
-from replay.audit.cronreport import describe_cron
-from replay.audit.explain import explain_path
-from replay.audit.fanout import file_size as _size
-from replay.audit.hoststore import cross_checked
-from replay.audit.sessionview import fleet_views
-from replay.audit.verify import SessionReport, Verdict, store_value, verify_paths
-from replay.cli.output import Format, emit, format_option, json_document, to_terminal
-from replay.cli.output import conform as conform_output
-from replay.cli.output import html as html_output
-from replay.cli.output import reports as report_output
-from replay.cli.output import rows as row_output
-from replay.cli.output import verdicts as verdict_output
-from replay.cli.output.ci import step_summary
-from replay.conform.cases import all_cases
-from replay.conform.runner import run as run_conformance
-from replay.conform.transport import Implementation, ProtocolError
-from replay.conform.transport import serve as serve_protocol
-from replay.duck.build import TargetError
-from replay.duck.build import replay as replay_logs
-from replay.duck.query import QueryError, inspect_db, query_rows
-from replay.duck.verdicts import write_verdicts
-from replay.logs.discover import STDIN, discover, in_shard, read_path_list
-from replay.logs.logfile import Data, read_stream
+from invariant.surfacenames import SURFACE_NAMES
+from replay.cli.output import (
+    CONFORM_FORMATS,
+    REPORT_FORMATS,
+    ROW_FORMATS,
+    VERDICT_FORMATS,
+    Format,
+    emit,
+    format_option,
+    json_document,
+    to_terminal,
+)
 from replay.reading import AUTO, Mode, Reading
-from replay.schemafiles import stale_schemas, write_schemas
-from replay.sim.fuzz import MAX_STEPS
-from replay.sim.simulator import SIMULATED_PROFILES, Scenario, ScenarioError, TooManyEvents
-from replay.sim.simulator import simulate as run_simulation
+from replay.sim.limits import MAX_STEPS
 from replay.terminal import printable
+
+if TYPE_CHECKING:  # the judge, the readers and the outputs load when a command runs
+    from replay.audit.verify import SessionReport
+    from replay.cli.output import reports as report_output
+    from replay.logs.logfile import Data
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -91,7 +73,7 @@ SEED_LENGTH = click.option(
 )
 SIMULATED_PROFILE = click.option(
     "--profile",
-    type=click.Choice(SIMULATED_PROFILES),
+    type=click.Choice(list(PROFILES)),
     default="calendar",
     show_default=True,
     help="The revision whose owner is simulated.",
@@ -122,6 +104,8 @@ def selection_options(command: F) -> F:
 
     @functools.wraps(command)
     def with_selection(*args: Any, **kwargs: Any) -> Any:
+        from replay.logs.discover import STDIN, discover, in_shard, read_path_list
+
         paths = list(kwargs.pop("paths"))
         listed = kwargs.pop("files_from")
         if listed is not None:
@@ -175,6 +159,8 @@ def reading_options(*, logs: bool = True, ideal: bool = False) -> Callable[[F], 
 
 
 def _version(name: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
     try:
         return version(name)
     except PackageNotFoundError:
@@ -182,6 +168,8 @@ def _version(name: str) -> str:
 
 
 def _versions() -> str:
+    from invariant.zones import icu_version
+
     v = _version
     return f"schedlog {v('schedlog')} (tzdata {v('tzdata')}; zone names as ICU {icu_version()})"
 
@@ -227,8 +215,22 @@ def _output_failed(err: OSError) -> None:
         pass
 
 
+def _show_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    """--version: the versions are read only when asked for (they load the zone tables)."""
+    if value and not ctx.resilient_parsing:
+        click.echo(_versions())
+        ctx.exit()
+
+
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(message="%(version)s", version=_versions())
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_show_version,
+    help="Show the version and exit.",
+)
 def main() -> None:
     """Verify and replay the schedule/change event log of agent sessions."""
     if sys.stdout is None:  # started with file descriptor 1 closed: every command's output would vanish
@@ -251,7 +253,7 @@ def _escape_unencodable_output() -> None:
 
 @main.command()
 @click.argument("paths", nargs=-1)
-@format_option(*report_output.OFFERED, Format.PARQUET)
+@format_option(*REPORT_FORMATS, Format.PARQUET)
 @click.option(
     "--output",
     type=click.Path(file_okay=False),
@@ -271,7 +273,7 @@ def _escape_unencodable_output() -> None:
 )
 @click.option(
     "--tool-surface",
-    type=click.Choice([AUTO, *SURFACES]),
+    type=click.Choice([AUTO, *SURFACE_NAMES]),
     default=AUTO,
     show_default=True,
     help="The tool surface logged schedule_* calls are judged against; auto: the one each session's calls point to.",
@@ -294,6 +296,13 @@ def verify(
 
     Exit 0 when every session is ok, 1 when any is corrupt, 2 on usage errors or unreadable input.
     """
+    from invariant import parse_instant
+    from invariant.retention import Retention
+    from replay.audit.hoststore import cross_checked
+    from replay.audit.verify import verify_paths
+    from replay.cli.output import reports as report_output
+    from replay.logs.discover import STDIN, discover
+
     if (fmt is Format.PARQUET) != (output is not None):
         raise click.UsageError("--format parquet and --output DIR go together")
     now_ms = None if now is None else parse_instant(now)
@@ -311,6 +320,8 @@ def verify(
         reports = cross_checked(list(verify_paths([p for p in files if p != STDIN], reading, jobs, stdin, progress)))
     run = report_output.Run(started, time.perf_counter() - clock, _version("schedlog"))
     if output is not None:
+        from replay.duck.verdicts import write_verdicts  # DuckDB loads for Parquet output only
+
         with _writing(Path(output)):
             part = write_verdicts(reports, Path(output))
         click.echo(printable(f"{report_output.summary_line(reports)}; verdicts {part}"))
@@ -322,6 +333,9 @@ def verify(
 def _report(reports: Sequence[SessionReport], fmt: Format, run: report_output.Run, summary: str | None = None) -> None:
     """Write the reports in `fmt`; with --format github under GitHub Actions, also append the
     Markdown summary to the file $GITHUB_STEP_SUMMARY names."""
+    from replay.cli.output import reports as report_output
+    from replay.cli.output.ci import step_summary
+
     emit([report_output.render(reports, fmt, summary=summary, terminal=to_terminal(), run=run)])
     target = os.environ.get("GITHUB_STEP_SUMMARY")
     if fmt is Format.GITHUB and target:
@@ -332,6 +346,9 @@ def _report(reports: Sequence[SessionReport], fmt: Format, run: report_output.Ru
 @contextmanager
 def _progress(files: Sequence[str], label: str) -> Iterator[Callable[[int], None] | None]:
     """A byte progress bar on stderr for large inputs on a terminal; None otherwise."""
+    from replay.audit.fanout import file_size as _size
+    from replay.logs.discover import STDIN
+
     total = sum(_size(p) for p in files if p != STDIN)
     if total < PROGRESS_BYTES or not sys.stderr.isatty():
         yield None
@@ -347,6 +364,8 @@ def _exit(reports: Sequence[SessionReport]) -> None:
 
 def _exit_for(verdicts: Sequence[str]) -> None:
     """`_exit` of the sessions' verdicts."""
+    from replay.audit.verify import Verdict
+
     for verdict, status in ((Verdict.UNREADABLE, 2), (Verdict.CORRUPT, 1), (Verdict.UNSUPPORTED, 3)):
         if verdict in verdicts:
             sys.exit(status)
@@ -354,6 +373,9 @@ def _exit_for(verdicts: Sequence[str]) -> None:
 
 
 def _read_input(path: str) -> Data:
+    from replay.logs.discover import STDIN
+    from replay.logs.logfile import read_stream
+
     if path == STDIN:
         return _stdin()
     with _reading(path), open(path, "rb") as f:
@@ -362,6 +384,8 @@ def _read_input(path: str) -> Data:
 
 def _stdin() -> Data:
     """Standard input, whole (bounded by MAX_STREAM)."""
+    from replay.logs.logfile import read_stream
+
     if sys.stdin is None:  # started with file descriptor 0 closed
         raise InputError("cannot read standard input: it is closed")
     with _reading("standard input"):
@@ -392,6 +416,12 @@ def report(paths: tuple[str, ...], output: str, title: str, reading: Reading, jo
     Exit 0 when every session is ok, 1 when any is corrupt, 2 on usage errors or unreadable
     input (as verify); the report is written in every case but a usage error.
     """
+    from replay.atomic import write_atomic
+    from replay.audit.sessionview import fleet_views
+    from replay.cli.output import html as html_output
+    from replay.cli.output import reports as report_output
+    from replay.logs.discover import STDIN, discover
+
     files = [p for p in discover(paths) if p != STDIN]
     if not files:
         raise click.UsageError(NO_LOGS)
@@ -416,6 +446,9 @@ def explain(paths: tuple[str, ...], session_id: str | None, fmt: Format, reading
     Exit 0 when every session told is ok, 1 when any is corrupt, 2 on usage errors or
     unreadable input (as verify).
     """
+    from replay.audit.explain import explain_path
+    from replay.logs.discover import STDIN, discover
+
     files = [p for p in discover(paths) if p != STDIN]
     if not files:
         raise click.UsageError(NO_LOGS)
@@ -436,11 +469,15 @@ def explain(paths: tuple[str, ...], session_id: str | None, fmt: Format, reading
 @main.command()
 @click.argument("log")
 @click.argument("candidate")
-@format_option(*verdict_output.OFFERED)
+@format_option(*VERDICT_FORMATS)
 @reading_options(ideal=True)
 def check(log: str, candidate: str, fmt: Format, reading: Reading) -> None:
     """May CANDIDATE be appended to LOG? CANDIDATE is a file or - holding a schedule/change
     payload or a whole event. Exit 0 accepted, 1 rejected, 2 usage or unreadable input."""
+    from replay.audit.candidate import CandidateInputError, check_log_candidate
+    from replay.cli.output import verdicts as verdict_output
+    from replay.logs.discover import STDIN
+
     if log == STDIN and candidate == STDIN:
         raise click.UsageError("LOG and CANDIDATE cannot both be standard input")
     raw = bytes(_read_input(candidate))  # a candidate is one small value
@@ -458,13 +495,17 @@ def check(log: str, candidate: str, fmt: Format, reading: Reading) -> None:
 @click.option("--tz", "time_zone", required=True, help="UTC or an IANA Area/Location zone.")
 @click.option("--after", default=None, help="Canonical instant to search from (default: now).")
 @click.option("--count", type=click.IntRange(min=0, max=10_000), default=5, show_default=True)
-@format_option(*verdict_output.OFFERED)
+@format_option(*VERDICT_FORMATS)
 @IDEAL
 def cron(expression: str, time_zone: str, after: str | None, count: int, fmt: Format, ideal: bool) -> None:
     """Canonical form, verdict and next occurrences of a restricted cron EXPRESSION.
 
     Exit 0 when schedule_create would accept it at --after, 1 when refused, 2 on usage errors.
     """
+    from invariant import parse_instant
+    from replay.audit.cronreport import describe_cron
+    from replay.cli.output import verdicts as verdict_output
+
     if after is None:
         after_ms = int(datetime.now(UTC).timestamp() * 1000)
     else:
@@ -482,6 +523,8 @@ def cron(expression: str, time_zone: str, after: str | None, count: int, fmt: Fo
 @click.option("--check", is_flag=True, help="Compare instead of writing; exit 1 on any difference.")
 def schemas(out: str, check: bool) -> None:
     """Write the v1 JSON Schemas (generated from the decoder's shapes) into OUT."""
+    from replay.schemafiles import stale_schemas, write_schemas
+
     target = Path(out)
     if check:
         problems = stale_schemas(target)
@@ -530,7 +573,7 @@ def _terminate_cleanly() -> None:
 @main.command()
 @click.argument("paths", nargs=-1)
 @click.option("--db", "db", type=click.Path(dir_okay=False), required=True, help="The DuckDB file to (re)create.")
-@format_option(*report_output.OFFERED)
+@format_option(*REPORT_FORMATS)
 @reading_options()
 @JOBS
 @click.option("--parquet", type=click.Path(file_okay=False), default=None, help="Also write every table as Parquet.")
@@ -542,6 +585,14 @@ def replay(paths: tuple[str, ...], db: str, fmt: Format, reading: Reading, jobs:
     usage errors or unreadable input. Text output is one summary line; the other formats give
     each session's report, as verify does.
     """
+    import duckdb
+
+    from replay.audit.verify import store_value
+    from replay.cli.output import reports as report_output
+    from replay.duck.build import TargetError
+    from replay.duck.build import replay as replay_logs
+    from replay.logs.discover import STDIN, discover
+
     _terminate_cleanly()
     started, clock = datetime.now(UTC), time.perf_counter()
     files = list(discover(paths, stores=True))
@@ -581,7 +632,7 @@ def replay(paths: tuple[str, ...], db: str, fmt: Format, reading: Reading, jobs:
 @main.command()
 @click.argument("db", type=click.Path(dir_okay=False))
 @click.argument("query")
-@format_option(*row_output.OFFERED)
+@format_option(*ROW_FORMATS)
 @click.option(
     "--allow-external-access",
     is_flag=True,
@@ -592,6 +643,9 @@ def sql(db: str, query: str, fmt: Format, allow_external_access: bool) -> None:
 
     The query sees the database alone: DuckDB's access to other files, databases and extensions
     is off and its configuration locked, unless --allow-external-access."""
+    from replay.cli.output import rows as row_output
+    from replay.duck.query import QueryError, query_rows
+
     try:
         with query_rows(Path(db), query, external_access=allow_external_access) as rows:
             emit(row_output.render_chunks(rows, fmt, to_terminal()))  # written as the rows arrive (json, jsonl, csv)
@@ -604,6 +658,9 @@ def sql(db: str, query: str, fmt: Format, allow_external_access: bool) -> None:
 @format_option(Format.TEXT, Format.JSON)
 def inspect(db: str, fmt: Format) -> None:
     """A short summary of a replay database: verdicts, rules violated, active reminders."""
+    from replay.cli.output import rows as row_output
+    from replay.duck.query import QueryError, inspect_db
+
     try:
         emit(row_output.inspection_chunks(inspect_db(Path(db)), fmt))
     except QueryError as err:
@@ -620,6 +677,8 @@ def fleet(paths: tuple[str, ...], output: str, workers: int, scheduler: str | No
     """Verify a fleet of logs (paths, directories, globs or fsspec URLs such as s3://bucket/logs/)
     on a Dask cluster; each task writes a Parquet part of verdict rows into OUTPUT, read them
     with read_parquet('OUTPUT/**/*.parquet'). Needs schedlog[dask]."""
+    from replay.logs.discover import STDIN
+
     try:
         from replay.fleet.engine import expand, run_fleet
     except ImportError as err:  # the engine is an extra
@@ -666,6 +725,8 @@ def simulate(scenario: str, name: str | None, log_path: str | None, fmt: Format,
     from replay.atomic import write_atomic_chunks
     from replay.cli.output.timeline import timeline_lines
     from replay.sim.scenarios import load_scenario, unmet_expectations
+    from replay.sim.simulator import Scenario, ScenarioError, TooManyEvents
+    from replay.sim.simulator import simulate as run_simulation
 
     try:
         obj = load_scenario(Path(scenario), name)
@@ -728,12 +789,19 @@ def fuzz(seed: int, runs: int, steps: int, profile: str) -> None:
     "--cases", "count", type=click.IntRange(min=0), default=1000, show_default=True, help="Generated cases per op."
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="The same seed asks the same cases.")
-@click.option("--ops", default=",".join(OPERATIONS), show_default=True, help="Comma-separated operations to ask.")
+@click.option("--ops", default=None, show_default="all", help="Comma-separated operations to ask.")
 @click.option("--profile", type=click.Choice(sorted(PROFILES)), default=None, help="Only cases of this profile.")
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=30.0, show_default=True, help="Seconds per answer.")
-@format_option(*conform_output.OFFERED)
+@format_option(*CONFORM_FORMATS)
 def conform(
-    command: str | None, serve: bool, count: int, seed: int, ops: str, profile: str | None, timeout: float, fmt: Format
+    command: str | None,
+    serve: bool,
+    count: int,
+    seed: int,
+    ops: str | None,
+    profile: str | None,
+    timeout: float,
+    fmt: Format,
 ) -> None:
     """Check an implementation of the schedule protocol in any language against schedlog.
 
@@ -742,6 +810,13 @@ def conform(
     1 on any disagreement (each shrunk, with a one-line reproduction), 2 on a protocol error
     (a crash, a silence or a malformed answer) or a usage error.
     """
+    from invariant.conformance import OPERATIONS, ops_of
+    from replay.cli.output import conform as conform_output
+    from replay.conform.cases import all_cases
+    from replay.conform.runner import run as run_conformance
+    from replay.conform.transport import Implementation, ProtocolError
+    from replay.conform.transport import serve as serve_protocol
+
     if serve == (command is not None):
         raise click.UsageError("give exactly one of --exec CMD and --serve")
     if serve:
@@ -749,7 +824,7 @@ def conform(
         return
     assert command is not None
     try:
-        chosen = ops_of([op.strip() for op in ops.split(",") if op.strip()])
+        chosen = list(OPERATIONS) if ops is None else ops_of([op.strip() for op in ops.split(",") if op.strip()])
     except ValueError as err:
         raise click.UsageError(str(err)) from None
     cases = all_cases(chosen, count, seed, profile)

@@ -36,9 +36,6 @@ MAX_RECURRING = 24
 A recurring record fires at every step that passes its interval until something deletes it, so
 without a bound records piled up and a run's events grew with the square of its steps (20,000
 steps took 17 GB); with it, a step adds at most MAX_RECURRING dispatches per batch it spans."""
-MAX_STEPS = 10_000
-"""The most steps one run may have: a run holds its whole log in memory (10,000 steps: up to
-about a million events and 2 GB)."""
 FAULTS = ("flush_outcomes", "fail_followup", "fail_framing", "fail_append", "fail_maintenance", "calendar_fails")
 
 

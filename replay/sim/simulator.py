@@ -15,7 +15,7 @@ from typing import Any
 
 from invariant import format_instant, parse_instant
 from invariant.jsvalue import js_compact_json
-from invariant.profiles import Profile, get_profile
+from invariant.profiles import PROFILES, Profile, get_profile
 from replay.sim.host import AppendLimitReached, Host, VirtualClock
 from replay.sim.owner import LiveOwner
 from replay.sim.tools import ABORTED, INVALID_ARGUMENTS, UNAVAILABLE, Tools
@@ -104,7 +104,7 @@ class _Publication:
         self.live = True
 
 
-SIMULATED_PROFILES = ("calendar", "after-only", "fixed-rate", "fixed-rate-exact")
+SIMULATED_PROFILES = tuple(PROFILES)
 """The revisions whose live owner and tools the simulator implements: owner.md's owner, with each
 profile's rules (fixed-rate, profiles.md §7: no shared recurring gate, its own selector, view and
 framing); the fixed-rate run is held against the published owner (tests/test_reference_owner.py)."""

@@ -41,6 +41,16 @@ class Format(StrEnum):
     """Verdict rows as a Parquet part file in --output DIR (fleets: many runs write side by side)."""
 
 
+REPORT_FORMATS = (Format.TEXT, Format.JSON, Format.JSONL, Format.CSV, Format.JUNIT, Format.GITHUB, Format.SARIF)
+"""What the session reports (verify, replay) are written as (reports.py)."""
+VERDICT_FORMATS = (Format.TEXT, Format.JSON, Format.JSONL)
+"""What one verdict (check, cron) is written as (verdicts.py)."""
+ROW_FORMATS = (Format.TEXT, Format.JSON, Format.JSONL, Format.CSV)
+"""What query rows (sql, inspect) are written as (rows.py)."""
+CONFORM_FORMATS = (Format.TEXT, Format.JSON, Format.JUNIT)
+"""What a conformance outcome is written as (conform.py)."""
+
+
 def to_terminal() -> bool:
     """Whether standard output is a terminal (data shown there has its control characters escaped)."""
     return sys.stdout is not None and sys.stdout.isatty()
