@@ -2,7 +2,7 @@
 
 A synthetic generator makes only the shapes it was written for (one once hid a 31% slow path);
 this corpus is made of the lines the harness wrote. Each session is a header and the bodies of
-one or more real logs, concatenated and renumbered (`seq`, a chunk row's `seq0`, the cited
+one to eight real logs, concatenated and renumbered (`seq`, a chunk row's `seq0`, the cited
 `sourceEventSeqs`, shifted by the events before them); about one session in ten is a fork child
 (its parent's first events as the inherited prefix, under `seedLength`); and about 2% of the
 lines are spliced-in `schedule/change` events (after creates dispatched later, fixed-rate
@@ -20,6 +20,8 @@ from pathlib import Path
 
 REAL_LOGS = Path(__file__).resolve().parent.parent.parent / "shared" / "real-logs"
 T0 = 1_785_931_200_000
+CORPUS_VERSION = 2
+"""Bumped when the builder changes, so that a kept corpus is rebuilt."""
 SEQ = re.compile(rb'^(\{"type":"[^"]*","seq0?":)(\d+)')
 CITED = re.compile(rb'"sourceEventSeqs":\[([0-9,]*)\]')
 
@@ -120,14 +122,15 @@ def session(rng: random.Random, parts: list[list[bytes]], sid: str, schedule_sha
 def sessions(
     rng: random.Random, sources: list[list[bytes]], total: int, schedule_share: float = 0.02
 ) -> Iterator[tuple[str, bytes]]:
-    """(name, bytes) of sessions built from the bodies `sources` until `total` bytes: one to six
-    bodies each (about two at the median), one in ten a fork child of the session before it."""
+    """(name, bytes) of sessions built from the bodies `sources` until `total` bytes: one to eight
+    bodies each (about four: 200 MB make about 3,400 sessions, as in the corpus of issue 30),
+    one in ten a fork child of the session before it."""
     made = 0
     n = 0
     previous: list[bytes] | None = None
     while made < total:
         sid = f"real-{n:05d}"
-        parts = [rng.choice(sources) for _ in range(min(6, max(1, int(rng.lognormvariate(0.8, 0.7)))))]
+        parts = [rng.choice(sources) for _ in range(min(8, max(1, int(rng.lognormvariate(1.4, 0.5)))))]
         header: dict[str, object] = {"type": "session", "version": 0, "id": sid, "createdAt": T0, "cwd": "/srv/app"}
         lines, _ = session(rng, parts, sid, schedule_share)
         if previous is not None and rng.random() < 0.1:  # a fork child: the parent's prefix, inherited
@@ -148,7 +151,7 @@ def build_from_real_logs(
 ) -> list[Path]:
     """Write the sessions of `sessions` to `out` until `mb` MB (kept: a second call reuses them)."""
     out.mkdir(parents=True, exist_ok=True)
-    stamp = out / f".built-{mb}-{seed}"
+    stamp = out / f".built-{CORPUS_VERSION}-{mb}-{seed}"
     if stamp.exists():
         return sorted(out.glob("*.jsonl"))
     for old in out.glob("*.jsonl"):

@@ -23,7 +23,7 @@ read exactly.
 
 from __future__ import annotations
 
-from typing import Annotated, Union
+from typing import Annotated, ClassVar, Union
 
 import msgspec
 from msgspec import UNSET, Meta, Raw, UnsetType, field
@@ -93,6 +93,8 @@ class TextRow(Record, tag="text-chunks"):
     seq: Annotated[int, Meta(ge=0, le=MAX_SAFE_INTEGER)] = field(name="seq0")
     time: SafeInt = field(name="time0")
     data: TextRowData
+    sourceEventSeqs: ClassVar[UnsetType] = UNSET  # no field (a row has no surface metadata): read
+    surfaceOp: ClassVar[UnsetType] = UNSET  # alike with an event's, one attribute getter for a run
 
 
 class ReasoningRow(TextRow, tag="reasoning-chunks"):
@@ -103,8 +105,12 @@ class ToolRow(Record, tag="tool-call-chunks"):
     seq: Annotated[int, Meta(ge=0, le=MAX_SAFE_INTEGER)] = field(name="seq0")
     time: SafeInt = field(name="time0")
     data: ToolRowData
+    sourceEventSeqs: ClassVar[UnsetType] = UNSET
+    surfaceOp: ClassVar[UnsetType] = UNSET
 
 
+APPEND = Raw(b'"append"')
+"""The surfaceOp of an appended message, as the decoder keeps it."""
 ROW_CLASSES = (TextRow, ReasoningRow, ToolRow)
 assert tuple(c.__struct_config__.tag for c in ROW_CLASSES) == ROW_TAGS
 

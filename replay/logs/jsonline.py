@@ -69,13 +69,19 @@ def _parse_float(token: str) -> float:
     return NegativeZero(-0.0) if value == 0 and token.startswith("-") else value
 
 
+_HEADER_DECODER = json.JSONDecoder(parse_constant=_no_constants, parse_int=_parse_int, parse_float=_parse_float)
+"""Made once: `json.loads` with hooks builds a decoder on every call (a header per session)."""
+
+
 def parse_header_line(raw: bytes) -> object:
     """Like `parse_json_line`, but keeps the sign of negative zero (header checks and conformance
     requests need it: JavaScript reads `-0` as negative zero)."""
     text = raw.decode("utf-8", "replace")
+    if text.startswith("\ufeff"):  # json.loads's own refusal, which the decoder does not make
+        raise JsonLineError("Unexpected UTF-8 BOM (decode using utf-8-sig)")
     try:
         try:
-            return json.loads(text, parse_constant=_no_constants, parse_int=_parse_int, parse_float=_parse_float)
+            return _HEADER_DECODER.decode(text)
         except RecursionError:
             return deepjson.parse(text, parse_int=_parse_int, parse_float=_parse_float)
     except ValueError as err:

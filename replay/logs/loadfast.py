@@ -10,7 +10,8 @@ the exact checks on the decoded event.
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Callable
+from typing import Annotated, Any
 
 import msgspec
 from msgspec import UNSET, Meta, Raw, UnsetType
@@ -81,12 +82,6 @@ class _TurnStart(msgspec.Struct, gc=False):
     trigger: Raw | UnsetType = UNSET
 
 
-_USER = msgspec.json.Decoder(_Message)
-_ASSISTANT = msgspec.json.Decoder(_Wrapped)
-_TOOL = msgspec.json.Decoder(_WrappedTool)
-_TURN_END = msgspec.json.Decoder(_TurnEnd)
-_TURN_START = msgspec.json.Decoder(_TurnStart)
-_REQUEST_HEADER = msgspec.json.Decoder(_RequestHeader)
 _PLAIN_ENDS = frozenset({"completed", "blocked", "max-tokens", "interrupted", "disposed", "aborted"})
 
 
@@ -110,20 +105,23 @@ def _header_loads(header: _Header) -> bool:
     return all(present.get(key) is True and value is True for key, value in defaults.items())
 
 
-def _user(data: Raw) -> tuple[bool, str | None] | None:
-    user = _USER.decode(data)
+Verdict = tuple[bool, str | None] | None
+"""(True, message id or None) when the event surely loads, None when only the exact checks tell."""
+
+
+def _user(user: _Message) -> Verdict:
     return (True, user.id) if _message_loads(user, "user") else None
 
 
-def _assistant(data: Raw) -> tuple[bool, str | None] | None:
-    assistant = _ASSISTANT.decode(data).message
+def _assistant(wrapped: _Wrapped) -> Verdict:
+    assistant = wrapped.message
     source = assistant.source
     good = _message_loads(assistant, "assistant") and source.kind == "model"
     return (True, assistant.id) if good and source.provider and source.model else None
 
 
-def _tool_result(data: Raw) -> tuple[bool, str | None] | None:
-    tool = _TOOL.decode(data).message
+def _tool_result(wrapped: _WrappedTool) -> Verdict:
+    tool = wrapped.message
     call = tool.source.callId
     if not tool.id or tool.role != "user" or tool.source.kind != "tool" or not call or len(tool.content) != 1:
         return None
@@ -132,36 +130,65 @@ def _tool_result(data: Raw) -> tuple[bool, str | None] | None:
     return (True, tool.id) if good else None
 
 
-def _turn_end(data: Raw) -> tuple[bool, str | None] | None:
-    return (True, None) if _TURN_END.decode(data).reason.kind in _PLAIN_ENDS else None
+def _turn_end(end: _TurnEnd) -> Verdict:
+    return (True, None) if end.reason.kind in _PLAIN_ENDS else None
 
 
-def _turn_start(data: Raw) -> tuple[bool, str | None] | None:
-    return (True, None) if _TURN_START.decode(data).trigger is UNSET else None
+def _turn_start(start: _TurnStart) -> Verdict:
+    return (True, None) if start.trigger is UNSET else None
 
 
-def _request_header(data: Raw) -> tuple[bool, str | None] | None:
-    request = _REQUEST_HEADER.decode(data)
+def _request_header(request: _RequestHeader) -> Verdict:
     return (True, None) if request.reason != "fallback" and _header_loads(request.header) else None
 
 
-FAST = {
-    "user/message": _user,
-    "assistant/message": _assistant,
-    "tool/result": _tool_result,
-    "turn/end": _turn_end,
-    "turn/start": _turn_start,
-    "request/header": _request_header,
+_CHECKS: dict[str, tuple[type, Callable[[Any], Verdict]]] = {
+    "user/message": (_Message, _user),
+    "assistant/message": (_Wrapped, _assistant),
+    "tool/result": (_WrappedTool, _tool_result),
+    "turn/end": (_TurnEnd, _turn_end),
+    "turn/start": (_TurnStart, _turn_start),
+    "request/header": (_RequestHeader, _request_header),
+}
+"""Each checked type's data shape, and what a value of that shape surely passing looks like."""
+_ONE: dict[str, msgspec.json.Decoder[Any]] = {tag: msgspec.json.Decoder(shape) for tag, (shape, _) in _CHECKS.items()}
+_MANY: dict[str, msgspec.json.Decoder[Any]] = {
+    tag: msgspec.json.Decoder(list[shape])  # type: ignore[valid-type]
+    for tag, (shape, _) in _CHECKS.items()
 }
 
 
-def surely_loads(tag: str, data: Raw) -> tuple[bool, str | None] | None:
+def surely_loads(tag: str, data: Raw) -> Verdict:
     """(True, message id or None) when an event of type `tag` with these data bytes surely
     passes the load checks; None when only the exact checks can tell."""
-    check = FAST.get(tag)
+    check = _CHECKS.get(tag)
     if check is None:
         return None
     try:
-        return check(data)
+        return check[1](_ONE[tag].decode(data))
     except (msgspec.MsgspecError, RecursionError):
         return None
+
+
+def surely_load_all(tags: list[str], datas: list[Raw]) -> list[Verdict]:
+    """`surely_loads` of each (tag, data) pair, the data of one type decoded in one msgspec call
+    (a run's messages: one call for all, not one each). Where a type's batch does not decode,
+    its events are answered one by one, so each answer is the one `surely_loads` gives."""
+    out: list[Verdict] = [None] * len(tags)
+    groups: dict[str, list[int]] = {}
+    for n, tag in enumerate(tags):
+        groups.setdefault(tag, []).append(n)
+    for tag, members in groups.items():
+        check = _CHECKS.get(tag)
+        if check is None:
+            continue
+        try:
+            values = _MANY[tag].decode(b"[" + b",".join([datas[n] for n in members]) + b"]")
+        except (msgspec.MsgspecError, RecursionError):
+            for n in members:
+                out[n] = surely_loads(tag, datas[n])
+            continue
+        verdict = check[1]
+        for n, value in zip(members, values, strict=True):
+            out[n] = verdict(value)
+    return out

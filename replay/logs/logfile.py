@@ -21,8 +21,8 @@ import tempfile
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
-from itertools import accumulate, compress
-from operator import attrgetter
+from itertools import accumulate, compress, repeat
+from operator import attrgetter, is_not, ne
 from typing import BinaryIO, NamedTuple, Protocol
 
 import msgspec
@@ -48,6 +48,7 @@ from invariant.transcripts import TOOL_CALL, TOOL_TYPES, result_call_id, schedul
 from replay.logs.chunks import ROW_TAGS, ChunkRow, RowError, decode_row
 from replay.logs.discover import generations_beside
 from replay.logs.envelope import (
+    APPEND,
     GAP_BOUND,
     REGISTRY,
     ROW_CLASSES,
@@ -59,7 +60,7 @@ from replay.logs.envelope import (
     decode_lines,
 )
 from replay.logs.jsonline import JsonLineError, decode_json, parse_header_line, parse_json_line
-from replay.logs.loadfast import surely_loads
+from replay.logs.loadfast import surely_load_all
 from replay.logs.zstdframes import MAX_FRAME_TEXT, FrameError, decompress_frame, decompress_torn, scan_frames
 from replay.reading import DEFAULT_READING, Mode, Reading
 
@@ -71,7 +72,6 @@ whose bound a frame's text has too."""
 TURN_END = "turn/end"
 _PLAIN_KEYS = frozenset({"type", "seq", "time", "data"})
 _APPEND_KEYS = _PLAIN_KEYS | {"surfaceOp"}
-APPEND = b'"append"'
 _PLACEHOLDER = re.compile(r"\{\{[^{}]*\}\}")
 _FINDINGS_PER_CODE = 20
 
@@ -193,6 +193,8 @@ def _listing_error(path: str) -> str:
 
 _ROW_CLASSES = frozenset(ROW_CLASSES)
 _SEQ = attrgetter("seq")
+_SURFACE_OP = attrgetter("surfaceOp")
+_CITED = attrgetter("sourceEventSeqs")
 _TIME = attrgetter("time")
 _DATA = attrgetter("data")
 _MEMBERS = attrgetter("members")
@@ -209,6 +211,40 @@ def _decoded(line: bytes) -> Record | None:
         return decode_line(line)
     except (msgspec.MsgspecError, RecursionError):
         return None
+
+
+class _Kinds(NamedTuple):
+    """The record classes the fast path sorts a run by, for the registry's classes so far."""
+
+    size: int
+    checked: frozenset[type]
+    """The types the session layer's load checks read (sessionload.CHECKED_TYPES)."""
+    tag_of: dict[type, str]
+    change: type | None
+    marker: type | None
+    tools: frozenset[type | None]
+    wanted: frozenset[type | None]
+    """What `_telling_records` looks at: schedule changes, clue types and tool events..."""
+    wanted_cut: frozenset[type | None]
+    """...and, from v2 on, the fork markers."""
+
+
+_KINDS: list[_Kinds] = []
+
+
+def _known_kinds() -> _Kinds:
+    """The sorting classes, made again only when the registry has met a new type (per run they
+    were made anew: a set per run, and a run per short session)."""
+    classes = REGISTRY.classes
+    if _KINDS and _KINDS[0].size == len(classes):
+        return _KINDS[0]
+    checked = frozenset(classes[tag] for tag in CHECKED_TYPES if tag in classes)
+    tools = frozenset(classes.get(tag) for tag in TOOL_TYPES)
+    change, marker = classes.get(SCHEDULE_CHANGE), classes.get(END_SEED)
+    wanted = frozenset({classes.get(tag) for tag in CLUE_TYPES} | tools | {change})
+    tag_of = {kind: tag for tag, kind in classes.items()}
+    _KINDS[:] = [_Kinds(len(classes), checked, tag_of, change, marker, tools, wanted, wanted | {marker})]
+    return _KINDS[0]
 
 
 def _utf8(line: bytes) -> bytes | None:
@@ -693,15 +729,16 @@ class SessionLog:
             stop = next(i for i, (seq, at, n) in enumerate(out_of_line) if seq != at or n < 0)
         if self.marks_cut and rows:  # no rows in a v2+ log: the exact path makes the first one a defect
             stop = min(stop, rows[0])
-        stop = self._surface_in_line(records, kinds, stop)
-        checked = {REGISTRY.classes.get(tag) for tag in CHECKED_TYPES} - {None}
-        for i in compress(range(stop), map(checked.__contains__, kinds)):
-            record = records[i]
-            surely = surely_loads(record.__struct_config__.tag, record.data)  # type: ignore[arg-type,attr-defined]
-            if surely is None:
-                self._check_load(self._event(record), before + i + 1)
+        stop = self._surface_in_line(records, stop)
+        known = _known_kinds()
+        checked = list(compress(range(stop), map(known.checked.__contains__, kinds)))
+        tags = [known.tag_of[kinds[i]] for i in checked]
+        message_ids = self._load_checks.message_ids
+        for i, surely in zip(checked, surely_load_all(tags, [records[i].data for i in checked]), strict=True):  # type: ignore[attr-defined]
+            if surely is None:  # in log order: an exact check may read the ids of earlier messages
+                self._check_load(self._event(records[i]), before + i + 1)
             elif surely[1] is not None:
-                self._load_checks.message_ids[record.seq] = surely[1]
+                message_ids[records[i].seq] = surely[1]
         for i, event in self._telling_records(records, kinds, starts, stop, lines).items():
             self.event_count = starts[i] + 1
             yield Entry(before + i + 1, starts[i], event or self._event(records[i]), None, _utf8(lines[i]))
@@ -715,10 +752,9 @@ class SessionLog:
         needed it decoded (else None): the schedule changes, and those the exact path finds
         telling (`_telling`): a v2+ marker that cuts the fork, an event of CLUE_TYPES whose line
         holds a needle (of the request headers only the log's first), a `schedule_*` tool event."""
-        classes = REGISTRY.classes
-        change, marker = classes.get(SCHEDULE_CHANGE), classes.get(END_SEED)
-        tools = {classes.get(tag) for tag in TOOL_TYPES}
-        wanted = {classes.get(tag) for tag in CLUE_TYPES} | tools | {change, marker if self.marks_cut else None}
+        known = _known_kinds()
+        change, marker, tools = known.change, known.marker, known.tools
+        wanted = known.wanted_cut if self.marks_cut else known.wanted
         found: dict[int, dict[str, object] | None] = {}
         for i in compress(range(stop), map(wanted.__contains__, kinds)):
             kind = kinds[i]
@@ -728,42 +764,34 @@ class SessionLog:
                 if self._cuts(event := self._event(records[i]), starts[i]):
                     found[i] = event
             elif kind in tools:
-                tag = str(kind.__struct_config__.tag)
+                tag = known.tag_of[kind]
                 if self._tool_may_tell(tag, _utf8(lines[i])) and self._tool_telling(
                     tag, event := self._event(records[i])
                 ):
                     found[i] = event
-            elif self._bears_clues(kind.__struct_config__.tag, _utf8(lines[i])):  # type: ignore[attr-defined]
+            elif self._bears_clues(known.tag_of[kind], _utf8(lines[i])):
                 found[i] = None
         return found
 
-    def _surface_in_line(self, records: list[Record], kinds: list[type], stop: int) -> int:
+    def _surface_in_line(self, records: list[Record], stop: int) -> int:
         """The first of `records[:stop]` whose surface metadata the exact path would judge (a
         replace spelt for another format version, a v2+ citation of a later or repeated seq),
         else `stop`: that record is read exactly. A plain `append` and v0/v1 citations (typed
-        by the decoder) need no more."""
-        rows = _ROW_CLASSES
-        for i in range(stop):
-            if kinds[i] in rows:
-                continue
-            record: Event = records[i]  # type: ignore[assignment]
-            cited, op = record.sourceEventSeqs, record.surfaceOp
-            if cited is UNSET and op is UNSET:
-                continue
-            if (
-                cited is not UNSET
-                and self.marks_cut
-                and cited
-                and (max(cited) >= record.seq or len(set(cited)) < len(cited))
-            ):
-                return i
-            if (
-                op is not UNSET
-                and bytes(op) != APPEND
-                and object_problems(self._event(record), EVENT_SHAPES[self.version or 0])
-            ):
-                return i
-        return stop
+        by the decoder) need no more. Found with attribute getters over the run (rows answer
+        UNSET), so only the records that carry metadata are looked at one by one."""
+        run = records[:stop]
+        ops = list(map(_SURFACE_OP, run))
+        carried = list(compress(range(stop), map(is_not, ops, repeat(UNSET))))
+        odd = compress(carried, map(ne, map(ops.__getitem__, carried), repeat(APPEND)))
+        shape = EVENT_SHAPES[self.version or 0]
+        first = next((i for i in odd if object_problems(self._event(run[i]), shape)), stop)
+        if self.marks_cut:
+            cited = list(map(_CITED, run))
+            for i in compress(range(first), map(is_not, cited, repeat(UNSET))):
+                seqs = cited[i]
+                if seqs and (max(seqs) >= run[i].seq or len(set(seqs)) < len(seqs)):
+                    return i
+        return first
 
     @staticmethod
     def _event(record: Record) -> dict[str, object]:
@@ -774,8 +802,8 @@ class SessionLog:
         if record.sourceEventSeqs is not UNSET:
             event["sourceEventSeqs"] = list(record.sourceEventSeqs)
         if record.surfaceOp is not UNSET:
-            op = bytes(record.surfaceOp)
-            event["surfaceOp"] = "append" if op == APPEND else parse_json_line(op)
+            op = record.surfaceOp
+            event["surfaceOp"] = "append" if op == APPEND else parse_json_line(bytes(op))
         return event
 
     def _telling(self, tag: str, event: dict[str, object], index: int, raw: bytes | None) -> bool:
