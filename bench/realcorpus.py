@@ -154,7 +154,7 @@ def build_from_real_logs(
     stamp = out / f".built-{CORPUS_VERSION}-{mb}-{seed}"
     if stamp.exists():
         return sorted(out.glob("*.jsonl"))
-    for old in out.glob("*.jsonl"):
+    for old in [*out.glob("*.jsonl"), *out.glob(".built-*")]:  # another size's corpus, and its stamp
         old.unlink()
     written = []
     for name, blob in sessions(random.Random(seed), bodies(folder), mb * 1_000_000, schedule_share):

@@ -77,7 +77,7 @@ def main() -> None:
     measure("real-shaped (synthetic)", real, args.runs)
     uniform = build(out / "corpus", args.mb, args.sessions)
     measure(f"{args.sessions} sessions of {args.mb / args.sessions:.0f} MB", uniform, args.runs)
-    jobs(real, args.runs)
+    jobs(bodies, args.runs)
 
 
 def jobs(paths: list[Path], runs: int) -> None:
@@ -90,8 +90,9 @@ def jobs(paths: list[Path], runs: int) -> None:
             for _report in verify_paths(names, jobs=n):
                 pass
             best[n] = min(best[n], time.perf_counter() - start)
-    print(f"\nreal-shaped, wall clock: one job {best[1]:.2f} s, two jobs {best[2]:.2f} s")
+    print(f"\nbuilt from the real logs' bodies, wall clock: one job {best[1]:.2f} s, two jobs {best[2]:.2f} s")
     print(f"  ratio two jobs/one job: {best[1] / best[2]:.2f}x (goal >= 1.7x)")
+    print(f"  two jobs' wall / one job's: {best[2] / best[1]:.2f} (issue 30: <= 0.6)")
 
 
 def framed(paths: list[Path], out: Path) -> tuple[list[Path], list[Path]]:
