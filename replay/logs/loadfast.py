@@ -170,20 +170,25 @@ def surely_loads(tag: str, data: Raw) -> Verdict:
         return None
 
 
-def surely_load_many(tag: str, datas: list[Raw]) -> list[Verdict]:
-    """`surely_loads` of events of one type, their data decoded in one msgspec call (a run's
-    messages: one call for all, not one each); where the batch does not decode, answered one
-    by one, so each answer is the one `surely_loads` gives."""
-    check = _CHECKS.get(tag)
-    if check is None:
-        return [None] * len(datas)
-    try:
-        values = _MANY[tag].decode(b"[" + b",".join(datas) + b"]")
-    except (msgspec.MsgspecError, RecursionError):
-        return [surely_loads(tag, data) for data in datas]
-    return list(map(check[1], values))
-
-
-IDENTIFIED = frozenset({"user/message", "assistant/message", "tool/result"})
-"""The types whose every surely-loading verdict carries the message's id (a non-empty string);
-the others' carry None."""
+def surely_load_all(tags: list[str], datas: list[Raw]) -> list[Verdict]:
+    """`surely_loads` of each (tag, data) pair, the data of one type decoded in one msgspec call
+    (a run's messages: one call for all, not one each). Where a type's batch does not decode,
+    its events are answered one by one, so each answer is the one `surely_loads` gives."""
+    out: list[Verdict] = [None] * len(tags)
+    groups: dict[str, list[int]] = {}
+    for n, tag in enumerate(tags):
+        groups.setdefault(tag, []).append(n)
+    for tag, members in groups.items():
+        check = _CHECKS.get(tag)
+        if check is None:
+            continue
+        try:
+            values = _MANY[tag].decode(b"[" + b",".join([datas[n] for n in members]) + b"]")
+        except (msgspec.MsgspecError, RecursionError):
+            for n in members:
+                out[n] = surely_loads(tag, datas[n])
+            continue
+        verdict = check[1]
+        for n, value in zip(members, values, strict=True):
+            out[n] = verdict(value)
+    return out

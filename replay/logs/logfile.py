@@ -22,8 +22,8 @@ from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 from itertools import accumulate, compress, repeat
-from operator import attrgetter, is_, is_not, itemgetter, ne, not_, or_
-from typing import BinaryIO, NamedTuple, Protocol, cast
+from operator import attrgetter, is_not, ne
+from typing import BinaryIO, NamedTuple, Protocol
 
 import msgspec
 import zstandard
@@ -60,7 +60,7 @@ from replay.logs.envelope import (
     decode_lines,
 )
 from replay.logs.jsonline import JsonLineError, decode_json, parse_header_line, parse_json_line
-from replay.logs.loadfast import IDENTIFIED, surely_load_many
+from replay.logs.loadfast import surely_load_all
 from replay.logs.zstdframes import MAX_FRAME_TEXT, FrameError, decompress_frame, decompress_torn, scan_frames
 from replay.reading import DEFAULT_READING, Mode, Reading
 
@@ -193,7 +193,6 @@ def _listing_error(path: str) -> str:
 
 _ROW_CLASSES = frozenset(ROW_CLASSES)
 _SEQ = attrgetter("seq")
-_ID = itemgetter(1)
 _SURFACE_OP = attrgetter("surfaceOp")
 _CITED = attrgetter("sourceEventSeqs")
 _TIME = attrgetter("time")
@@ -218,20 +217,16 @@ class _Kinds(NamedTuple):
     """The record classes the fast path sorts a run by, for the registry's classes so far."""
 
     size: int
-    checked: tuple[tuple[type, str], ...]
-    """The classes (and tags) of the types the session layer's load checks read (sessionload.CHECKED_TYPES)."""
+    checked: frozenset[type]
+    """The types the session layer's load checks read (sessionload.CHECKED_TYPES)."""
     tag_of: dict[type, str]
     change: type | None
     marker: type | None
     tools: frozenset[type | None]
     wanted: frozenset[type | None]
-    """What `_telling_records` looks at one by one: schedule changes, tool events, request
-    headers..."""
+    """What `_telling_records` looks at: schedule changes, clue types and tool events..."""
     wanted_cut: frozenset[type | None]
     """...and, from v2 on, the fork markers."""
-    request_header: type | None
-    clues: frozenset[type]
-    """The clue types but the request header (and any that is a tool event too)."""
 
 
 _KINDS: list[_Kinds] = []
@@ -243,14 +238,12 @@ def _known_kinds() -> _Kinds:
     classes = REGISTRY.classes
     if _KINDS and _KINDS[0].size == len(classes):
         return _KINDS[0]
-    checked = tuple((classes[tag], tag) for tag in CHECKED_TYPES if tag in classes)
+    checked = frozenset(classes[tag] for tag in CHECKED_TYPES if tag in classes)
     tools = frozenset(classes.get(tag) for tag in TOOL_TYPES)
     change, marker = classes.get(SCHEDULE_CHANGE), classes.get(END_SEED)
-    clues = frozenset(classes[tag] for tag in CLUE_TYPES - TOOL_TYPES - {REQUEST_HEADER} if tag in classes)
-    header = classes.get(REQUEST_HEADER)
-    wanted = frozenset(tools | {change, header})
+    wanted = frozenset({classes.get(tag) for tag in CLUE_TYPES} | tools | {change})
     tag_of = {kind: tag for tag, kind in classes.items()}
-    _KINDS[:] = [_Kinds(len(classes), checked, tag_of, change, marker, tools, wanted, wanted | {marker}, header, clues)]
+    _KINDS[:] = [_Kinds(len(classes), checked, tag_of, change, marker, tools, wanted, wanted | {marker})]
     return _KINDS[0]
 
 
@@ -737,41 +730,20 @@ class SessionLog:
         if self.marks_cut and rows:  # no rows in a v2+ log: the exact path makes the first one a defect
             stop = min(stop, rows[0])
         stop = self._surface_in_line(records, stop)
-        self._load_checked(records, kinds, stop, before)
+        known = _known_kinds()
+        checked = list(compress(range(stop), map(known.checked.__contains__, kinds)))
+        tags = [known.tag_of[kinds[i]] for i in checked]
+        message_ids = self._load_checks.message_ids
+        for i, surely in zip(checked, surely_load_all(tags, [records[i].data for i in checked]), strict=True):  # type: ignore[attr-defined]
+            if surely is None:  # in log order: an exact check may read the ids of earlier messages
+                self._check_load(self._event(records[i]), before + i + 1)
+            elif surely[1] is not None:
+                message_ids[records[i].seq] = surely[1]
         for i, event in self._telling_records(records, kinds, starts, stop, lines).items():
             self.event_count = starts[i] + 1
             yield Entry(before + i + 1, starts[i], event or self._event(records[i]), None, _utf8(lines[i]))
         self.event_count = starts[stop]
         return stop
-
-    def _load_checked(self, records: list[Record], kinds: list[type], stop: int, before: int) -> None:
-        """The session layer's load checks over `records[:stop]`: the events of each checked type
-        decoded together (loadfast); those the fast checks cannot vouch for checked exactly. With
-        none of those, the message ids are kept all at once; else each event in log order (an
-        exact check may read the ids of earlier messages)."""
-        found = []
-        for kind, tag in _known_kinds().checked:
-            at = list(compress(range(stop), map(is_, kinds, repeat(kind))))
-            if at:
-                found.append((tag, at, surely_load_many(tag, list(map(_DATA, map(records.__getitem__, at))))))
-        message_ids = self._load_checks.message_ids
-        if all(None not in verdicts for _, _, verdicts in found):
-            for tag, at, verdicts in found:
-                if tag in IDENTIFIED:
-                    message_ids.update(
-                        zip(
-                            map(_SEQ, map(records.__getitem__, at)),
-                            map(_ID, cast(list[tuple[bool, str]], verdicts)),
-                            strict=True,
-                        )
-                    )
-            return
-        ordered = sorted((i, surely) for _, at, verdicts in found for i, surely in zip(at, verdicts, strict=True))
-        for i, surely in ordered:
-            if surely is None:
-                self._check_load(self._event(records[i]), before + i + 1)
-            elif surely[1] is not None:
-                message_ids[records[i].seq] = surely[1]
 
     def _telling_records(
         self, records: list[Record], kinds: list[type], starts: list[int], stop: int, lines: list[bytes]
@@ -797,20 +769,8 @@ class SessionLog:
                     tag, event := self._event(records[i])
                 ):
                     found[i] = event
-            elif kind is known.request_header and self._bears_clues(REQUEST_HEADER, _utf8(lines[i])):
+            elif self._bears_clues(known.tag_of[kind], _utf8(lines[i])):
                 found[i] = None
-        # the other clue types, most of a run's messages: only a line holding `schedule` or
-        # `SCHEDULE` (every needle does) or bytes beyond ASCII (maybe not UTF-8, then read
-        # whole) is looked at one by one
-        clues = list(compress(range(stop), map(known.clues.__contains__, kinds)))
-        if clues:
-            text = list(map(lines.__getitem__, clues))
-            lower = map(bytes.__contains__, text, repeat(b"schedule"))
-            upper = map(bytes.__contains__, text, repeat(b"SCHEDULE"))
-            for i in compress(clues, map(or_, map(or_, lower, upper), map(not_, map(bytes.isascii, text)))):
-                if self._bears_clues(known.tag_of[kinds[i]], _utf8(lines[i])):
-                    found[i] = None
-            found = dict(sorted(found.items()))  # in log order
         return found
 
     def _surface_in_line(self, records: list[Record], stop: int) -> int:
