@@ -367,3 +367,39 @@ def test_schedule_calls_and_their_results_are_read_alike(call_id: str) -> None:
     assert yielded == [1, 2, 4, 5]
     report = verify_log(SessionLog("calls.jsonl", Reading(), data))
     assert [f.code for f in report.findings] == ["tool.result.json", "tool.call.params", "tool.result.json"]
+
+
+CLUE_LINES = {
+    "lower": ({"kind": "plugin", "plugin": "tool-schedule"}, "a reminder"),  # only lowercase needles
+    "upper": ({"kind": "user"}, "[SCHEDULE REMINDER]\nhello"),  # only an uppercase one
+    "none-ascii": ({"kind": "user"}, "nothing to see"),
+    "none-unicode": ({"kind": "user"}, "caf\u00e9 \u2603"),
+    "invalid-utf8": ({"kind": "user"}, None),
+}
+
+
+@pytest.mark.parametrize("tag", ["user/message", "agent/inbox/spliced"])
+@pytest.mark.parametrize("case", sorted(CLUE_LINES))
+def test_messages_that_may_bear_clues_are_found_alike(case: str, tag: str) -> None:
+    """A message is yielded for its clues when its line holds a needle, lowercase or uppercase,
+    or is not UTF-8 (then it is read whole); among many plain messages, both ways alike."""
+    source, text = CLUE_LINES[case]
+    lines = [json.dumps(HEADER).encode()]
+    for seq in range(40):
+        message = {
+            "id": f"m{seq}",
+            "role": "user",
+            "content": [{"type": "text", "text": "plain"}],
+            "source": {"kind": "user"},
+        }
+        if seq == 20:
+            message = {**message, "source": source, "content": [{"type": "text", "text": text or "x"}]}
+        data = message if tag == "user/message" else {"target": "next-turn", "start": 0, "inserted": [message]}
+        line = json.dumps({"type": tag, "seq": seq, "time": 100 + seq, "data": data}, ensure_ascii=False).encode()
+        if seq == 20 and text is None:
+            line = line.replace(b'"x"', b'"\xff\xfe"')
+        lines.append(line)
+    data = b"\n".join(lines) + b"\n"
+    assert_same("clues.jsonl", data)
+    yielded = [e.event_index for e in SessionLog("clues.jsonl", Reading(), data).entries(schedule_only=True)]
+    assert (yielded == [20]) is (case not in ("none-ascii", "none-unicode")), yielded

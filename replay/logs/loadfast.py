@@ -152,10 +152,6 @@ _CHECKS: dict[str, tuple[type, Callable[[Any], Verdict]]] = {
 }
 """Each checked type's data shape, and what a value of that shape surely passing looks like."""
 _ONE: dict[str, msgspec.json.Decoder[Any]] = {tag: msgspec.json.Decoder(shape) for tag, (shape, _) in _CHECKS.items()}
-_MANY: dict[str, msgspec.json.Decoder[Any]] = {
-    tag: msgspec.json.Decoder(list[shape])  # type: ignore[valid-type]
-    for tag, (shape, _) in _CHECKS.items()
-}
 
 
 def surely_loads(tag: str, data: Raw) -> Verdict:
@@ -168,27 +164,3 @@ def surely_loads(tag: str, data: Raw) -> Verdict:
         return check[1](_ONE[tag].decode(data))
     except (msgspec.MsgspecError, RecursionError):
         return None
-
-
-def surely_load_all(tags: list[str], datas: list[Raw]) -> list[Verdict]:
-    """`surely_loads` of each (tag, data) pair, the data of one type decoded in one msgspec call
-    (a run's messages: one call for all, not one each). Where a type's batch does not decode,
-    its events are answered one by one, so each answer is the one `surely_loads` gives."""
-    out: list[Verdict] = [None] * len(tags)
-    groups: dict[str, list[int]] = {}
-    for n, tag in enumerate(tags):
-        groups.setdefault(tag, []).append(n)
-    for tag, members in groups.items():
-        check = _CHECKS.get(tag)
-        if check is None:
-            continue
-        try:
-            values = _MANY[tag].decode(b"[" + b",".join([datas[n] for n in members]) + b"]")
-        except (msgspec.MsgspecError, RecursionError):
-            for n in members:
-                out[n] = surely_loads(tag, datas[n])
-            continue
-        verdict = check[1]
-        for n, value in zip(members, values, strict=True):
-            out[n] = verdict(value)
-    return out

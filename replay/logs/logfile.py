@@ -60,7 +60,7 @@ from replay.logs.envelope import (
     decode_lines,
 )
 from replay.logs.jsonline import JsonLineError, decode_json, parse_header_line, parse_json_line
-from replay.logs.loadfast import surely_load_all
+from replay.logs.loadfast import surely_loads
 from replay.logs.zstdframes import MAX_FRAME_TEXT, FrameError, decompress_frame, decompress_torn, scan_frames
 from replay.reading import DEFAULT_READING, Mode, Reading
 
@@ -731,14 +731,14 @@ class SessionLog:
             stop = min(stop, rows[0])
         stop = self._surface_in_line(records, stop)
         known = _known_kinds()
-        checked = list(compress(range(stop), map(known.checked.__contains__, kinds)))
-        tags = [known.tag_of[kinds[i]] for i in checked]
-        message_ids = self._load_checks.message_ids
-        for i, surely in zip(checked, surely_load_all(tags, [records[i].data for i in checked]), strict=True):  # type: ignore[attr-defined]
-            if surely is None:  # in log order: an exact check may read the ids of earlier messages
-                self._check_load(self._event(records[i]), before + i + 1)
+        tag_of, message_ids = known.tag_of, self._load_checks.message_ids
+        for i in compress(range(stop), map(known.checked.__contains__, kinds)):
+            record = records[i]
+            surely = surely_loads(tag_of[kinds[i]], record.data)  # type: ignore[attr-defined]
+            if surely is None:
+                self._check_load(self._event(record), before + i + 1)
             elif surely[1] is not None:
-                message_ids[records[i].seq] = surely[1]
+                message_ids[record.seq] = surely[1]
         for i, event in self._telling_records(records, kinds, starts, stop, lines).items():
             self.event_count = starts[i] + 1
             yield Entry(before + i + 1, starts[i], event or self._event(records[i]), None, _utf8(lines[i]))
