@@ -76,8 +76,9 @@ def _iso(ms: int) -> str:
     return format_instant(ms)
 
 
-def session(rng: random.Random, parts: list[list[bytes]], sid: str, schedule_share: float) -> tuple[list[bytes], int]:
-    """One session's lines (header first) from the bodies `parts`, with schedule events spliced."""
+def session(rng: random.Random, parts: list[list[bytes]], schedule_share: float) -> tuple[list[bytes], int]:
+    """One session's event lines (no header) from the bodies `parts`, renumbered, with schedule
+    events spliced in after about `schedule_share` of the lines; and its event count."""
     out: list[bytes] = []
     seq = 0
     time = T0
@@ -132,7 +133,7 @@ def sessions(
         sid = f"real-{n:05d}"
         parts = [rng.choice(sources) for _ in range(min(8, max(1, int(rng.lognormvariate(1.4, 0.5)))))]
         header: dict[str, object] = {"type": "session", "version": 0, "id": sid, "createdAt": T0, "cwd": "/srv/app"}
-        lines, _ = session(rng, parts, sid, schedule_share)
+        lines, _ = session(rng, parts, schedule_share)
         if previous is not None and rng.random() < 0.1:  # a fork child: the parent's prefix, inherited
             prefix = previous[: rng.randint(1, len(previous))]
             inherited = sum(_width(line) for line in prefix)
