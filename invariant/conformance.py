@@ -22,12 +22,10 @@ from .folding import fold
 from .framing import BatchItem, render_batch_framing, render_framing
 from .ids import allocate_id
 from .instant import parse_instant
-from .jsvalue import is_lossless
 from .live import check_candidate, resolve_cron, resolve_every
 from .presentation import present
 from .profiles import PROFILES, Profile
-from .shapes import object_problems
-from .toolshapes import CREATE_ARGS_BY_PROFILE
+from .toolshapes import create_args_problems
 from .view import schedule_view
 from .zones import canonical_zone
 
@@ -119,9 +117,7 @@ def _create(request: Mapping[str, Any]) -> Answer:
     session_zone = _field(request, "sessionTimeZone", None)
     if type(schedule_id) is not str or (session_zone is not None and type(session_zone) is not str):
         raise BadRequest("id and sessionTimeZone must be strings")
-    problems = object_problems(args, CREATE_ARGS_BY_PROFILE[profile.name])
-    if not problems and not is_lossless(args):
-        problems = ["holds a number that is not lossless JSON (-0, or beyond a double)"]
+    problems = create_args_problems(args, profile.name)
     if problems:
         raise ScheduleInputError(INVALID_ARGUMENTS, f"schedule_create arguments: {problems[0]}")
     kind = select_profile_kind(args, profile)

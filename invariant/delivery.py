@@ -77,7 +77,8 @@ class Wait:
 Decision = OneShotDue | BatchDue | Wait
 
 
-def _target(record: Record) -> int:
+def target_of(record: Record) -> int:
+    """A record's `scheduledAt` in epoch ms (a decoded record's is always canonical)."""
     ms = parse_instant(record.scheduled_at)
     assert ms is not None
     return ms
@@ -104,8 +105,8 @@ def _batch(records: Sequence[Record], now: int, cron_resolver: CronResolver) -> 
 def decide(folded: Folded, now: int, cron_resolver: CronResolver = resolve_cron) -> Decision:
     """The decision at `now` (epoch ms); raise DecisionError when a resolution fails."""
     ordered = list(enumerate(folded.active))
-    one_shots = [(r, _target(r), n) for n, r in ordered if r.kind in ONE_SHOT_KINDS]
-    recurring = [(r, _target(r), n) for n, r in ordered if r.kind not in ONE_SHOT_KINDS]
+    one_shots = [(r, target_of(r), n) for n, r in ordered if r.kind in ONE_SHOT_KINDS]
+    recurring = [(r, target_of(r), n) for n, r in ordered if r.kind not in ONE_SHOT_KINDS]
     due = sorted((t, n, r) for r, t, n in one_shots if t <= now)
     if due:
         return OneShotDue(due[0][2])
@@ -148,7 +149,7 @@ class Agenda:
             self._push(step.after, self._current[change.id][1])
 
     def _push(self, record: Record, order: int) -> None:
-        entry = (_target(record), order, record.id)
+        entry = (target_of(record), order, record.id)
         self._current[record.id] = entry
         heapq.heappush(self._one_shots if record.kind in ONE_SHOT_KINDS else self._recurring, entry)
 

@@ -26,6 +26,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from .changes import ONE_SHOT_KINDS, CreateChange, DeleteChange, DispatchChange, Record
+from .delivery import target_of
 from .detect import message_text
 from .folding import Step
 from .framing import render_batch_framing, render_framing
@@ -82,12 +83,6 @@ def reminder_messages(event: Mapping[str, object], index: int) -> Iterator[Remin
         if text is not None and text.startswith(FRAMING_HEAD):
             found = message.get("id")
             yield ReminderMessage(index, queued, found if isinstance(found, str) else None, text)
-
-
-def _target(record: Record) -> int:
-    ms = parse_instant(record.scheduled_at)
-    assert ms is not None
-    return ms
 
 
 def _groups(steps: Sequence[Step]) -> Iterator[list[Step]]:
@@ -178,7 +173,7 @@ def _group_findings(
         decided = parse_instant(first.change.accepted_at)  # type: ignore[union-attr]
     else:
         expected = render_framing(records[0], profile)
-        decided = _target(records[0])
+        decided = target_of(records[0])
     if message is None:
         text = f"dispatch of {ids} with no reminder message queued before it: the reminder never reached the session"
         found.append(DeliveryFinding("delivery.unqueued", first.index, text))
@@ -209,9 +204,9 @@ def _order_findings(
     batch: bool,
 ) -> list[DeliveryFinding]:
     index = group[0].index
-    one_shots = [(_target(r), n, r.id) for r, n in active.values() if r.kind in ONE_SHOT_KINDS]
+    one_shots = [(target_of(r), n, r.id) for r, n in active.values() if r.kind in ONE_SHOT_KINDS]
     if not batch:
-        mine = (_target(records[0]), active[records[0].id][1], records[0].id) if records[0].id in active else None
+        mine = (target_of(records[0]), active[records[0].id][1], records[0].id) if records[0].id in active else None
         earlier = [e for e in one_shots if mine is not None and e < mine]
         if earlier:
             text = f"one-shot {records[0].id!r} dispatched while {earlier[0][2]!r} was due earlier"
@@ -220,7 +215,7 @@ def _order_findings(
     if decided is None:
         return []
     due = sorted(
-        (_target(r), n, r.id) for r, n in active.values() if r.kind not in ONE_SHOT_KINDS and _target(r) <= decided
+        (target_of(r), n, r.id) for r, n in active.values() if r.kind not in ONE_SHOT_KINDS and target_of(r) <= decided
     )
     got = [r.id for r in records]
     found = []

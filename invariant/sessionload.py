@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .jsvalue import safe_integer
+from .jsvalue import is_number, safe_integer
 
 MESSAGE_TYPES = frozenset({"user/message", "assistant/message", "tool/result"})
 CHECKED_TYPES = frozenset(
@@ -48,10 +48,6 @@ def _nonempty(value: object) -> bool:
     return type(value) is str and value != ""
 
 
-def _number(value: object) -> bool:
-    return type(value) in (int, float)
-
-
 def _legacy_error(reason: Mapping[str, object]) -> bool:
     """A legacy `error` turn ending: {kind, step, failure} or {kind, step, message[, code]}."""
     step = safe_integer(reason.get("step"))
@@ -64,8 +60,8 @@ def _legacy_error(reason: Mapping[str, object]) -> bool:
         and _only(failure, ("message", "code"), _FAILURE_OPTIONAL)
         and type(failure["message"]) is str
         and type(failure["code"]) is str
-        and ("status" not in failure or _number(failure["status"]))
-        and ("providerRetryAfterMs" not in failure or _number(failure["providerRetryAfterMs"]))
+        and ("status" not in failure or is_number(failure["status"]))
+        and ("providerRetryAfterMs" not in failure or is_number(failure["providerRetryAfterMs"]))
         and ("requestId" not in failure or type(failure["requestId"]) is str)
     ):
         return True

@@ -6,6 +6,7 @@ undeclared keys reach the body); the result shapes are the canonical values a to
 
 from __future__ import annotations
 
+from .jsvalue import is_lossless
 from .shapes import (
     RECORD_SHAPES,
     ArrayOf,
@@ -20,6 +21,7 @@ from .shapes import (
     Spec,
     Text,
     TrimmedText,
+    object_problems,
 )
 
 ERROR_CODES = (
@@ -108,6 +110,18 @@ CREATE_ARGS_BY_PROFILE = {
 }
 """The parameters each revision's host validates before the tool body runs (a value that breaks
 them, or holds a number that is not lossless JSON, is `invalid_arguments`)."""
+
+
+def create_args_problems(args: object, profile: str) -> list[str]:
+    """Why the host of `profile`'s revision refuses `schedule_create` arguments before its body
+    runs (`invalid_arguments`): they break its parameters, or hold a number that is not lossless
+    JSON (`-0`, or beyond a double); empty when they pass."""
+    problems = object_problems(args, CREATE_ARGS_BY_PROFILE[profile])
+    if not problems and not is_lossless(args):
+        problems = ["holds a number that is not lossless JSON (-0, or beyond a double)"]
+    return problems
+
+
 LIST_ARGS = ObjectShape(
     "ScheduleListArgs", "schedule_list arguments", "No parameters; any are ignored.", (), closed=False
 )

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from replay.audit import fanout
 from replay.cli import commands as cli
 from replay.cli import main
+from replay.cli.output import ROW_FORMATS
 from replay.cli.output import rows as row_output
 from replay.duck import build as duck
 from replay.duck import query, staging
@@ -423,7 +424,7 @@ def test_rendering_in_batches_is_rendering_at_once(rows: list[tuple[object, ...]
         rest = rest[cut:]
     batches.append(rest)
     whole = query.Result(("a", "b", "c"), tuple(rows))
-    for fmt in row_output.OFFERED:
+    for fmt in ROW_FORMATS:
         chunked = query.Rows(whole.columns, whole.json_columns, iter([b for b in batches if b]))  # as fetched
         assert "".join(row_output.render_chunks(chunked, fmt)) == row_output.render_result(whole, fmt)
         finite = [

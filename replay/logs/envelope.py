@@ -13,8 +13,8 @@ reads the line): an unknown key, a float where an integer is written (`1.0`), a 
 the safe integers, a row gap beyond ±2^31 (its running times are then checked exactly), a
 value nested deeper than msgspec reads, a lone surrogate escape, invalid UTF-8 in a decoded
 string. The reader refuses in turn what the envelope rules of the log's version refuse
-(`SessionLog._window`). The property tests in tests/test_fastpath.py hold the fast and exact paths to the same
-entries, findings and verdicts.
+(`SessionLog._window`). The property tests in tests/test_fastpath.py hold the fast and exact
+paths to the same entries, findings and verdicts.
 
 Event classes are made per `type` as tags are met (msgspec dispatches on a tag, and the event
 vocabulary is open), up to MAX_EVENT_TYPES per process; past that an unknown type's line is

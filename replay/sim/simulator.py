@@ -15,7 +15,7 @@ from typing import Any
 
 from invariant import format_instant, parse_instant
 from invariant.jsvalue import js_compact_json
-from invariant.profiles import PROFILES, Profile, get_profile
+from invariant.profiles import Profile, get_profile
 from replay.sim.host import AppendLimitReached, Host, VirtualClock
 from replay.sim.owner import LiveOwner
 from replay.sim.tools import ABORTED, INVALID_ARGUMENTS, UNAVAILABLE, Tools
@@ -104,12 +104,6 @@ class _Publication:
         self.live = True
 
 
-SIMULATED_PROFILES = tuple(PROFILES)
-"""The revisions whose live owner and tools the simulator implements: owner.md's owner, with each
-profile's rules (fixed-rate, profiles.md §7: no shared recurring gate, its own selector, view and
-framing); the fixed-rate run is held against the published owner (tests/test_reference_owner.py)."""
-
-
 class Simulation:
     """One scenario run: the host, the agent's tools and owner, and the step verbs."""
 
@@ -117,10 +111,6 @@ class Simulation:
         """`max_events` bounds the events the tools and the owner may append (TooManyEvents)."""
         self.scenario = scenario
         self.profile = get_profile(profile)
-        if self.profile.name not in SIMULATED_PROFILES:
-            raise ValueError(
-                f"the simulator implements the owner of {', '.join(SIMULATED_PROFILES)}, not {self.profile.name}"
-            )
         self.host = Host(VirtualClock(scenario.start), time_zone=scenario.time_zone, max_appends=max_events)
         self.owner: LiveOwner | None = None
         self.tools: Tools | None = None

@@ -26,10 +26,10 @@ from invariant.create import (
     select_profile_kind,
 )
 from invariant.instant import gate_instant
-from invariant.jsvalue import is_lossless, is_trimmed_nonempty
+from invariant.jsvalue import is_trimmed_nonempty
 from invariant.profiles import Profile
 from invariant.shapes import object_problems
-from invariant.toolshapes import CREATE_ARGS_BY_PROFILE, DELETE_ARGS, LIST_ARGS
+from invariant.toolshapes import DELETE_ARGS, LIST_ARGS, create_args_problems
 from invariant.zones import resolve_zone
 from replay.sim.host import AppendRejected, Host
 
@@ -41,11 +41,12 @@ MESSAGES = {
     ),
     "invalid_prompt": "prompt must be non-empty after trimming.",
 }
+FIXED_RATE_SELECTOR = "schedule_create accepts exactly one of after_seconds, at, or every_seconds."
 SELECTOR_MESSAGES = {
     "calendar": "schedule_create accepts exactly one of after_seconds, at, every_seconds, or cron with time_zone.",
     "after-only": AFTER_ONLY_SELECTOR,
-    "fixed-rate": "schedule_create accepts exactly one of after_seconds, at, or every_seconds.",
-    "fixed-rate-exact": "schedule_create accepts exactly one of after_seconds, at, or every_seconds.",
+    "fixed-rate": FIXED_RATE_SELECTOR,
+    "fixed-rate-exact": FIXED_RATE_SELECTOR,
 }
 ABORTED: dict[str, Any] = {"$aborted": True}
 UNAVAILABLE: dict[str, Any] = {"$unavailable": True}
@@ -161,7 +162,7 @@ class Tools:
 
     def create_phase_a(self, args: Mapping[str, object]) -> dict[str, Any] | str:
         """The shape checks before the queue; returns an error value or the selected kind."""
-        if object_problems(args, CREATE_ARGS_BY_PROFILE[self.profile.name]) or not is_lossless(args):
+        if create_args_problems(args, self.profile.name):
             return INVALID_ARGUMENTS
         try:
             kind = select_profile_kind(args, self.profile)

@@ -42,7 +42,7 @@ class Format(StrEnum):
 
 
 REPORT_FORMATS = (Format.TEXT, Format.JSON, Format.JSONL, Format.CSV, Format.JUNIT, Format.GITHUB, Format.SARIF)
-"""What the session reports (verify, replay) are written as (reports.py)."""
+"""What the session reports (verify, replay) are written as (reports.py; `verify` offers Parquet too)."""
 VERDICT_FORMATS = (Format.TEXT, Format.JSON, Format.JSONL)
 """What one verdict (check, cron) is written as (verdicts.py)."""
 ROW_FORMATS = (Format.TEXT, Format.JSON, Format.JSONL, Format.CSV)

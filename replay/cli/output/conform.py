@@ -5,11 +5,9 @@ from __future__ import annotations
 import shlex
 from xml.sax.saxutils import escape, quoteattr
 
-from replay.cli.output import CONFORM_FORMATS, Format, json_document, json_text
+from replay.cli.output import Format, json_document, json_text
 from replay.conform.runner import Disagreement, Outcome
 from replay.terminal import printable
-
-OFFERED = CONFORM_FORMATS
 
 
 def reproduction(line: str, command: str) -> str:

@@ -12,12 +12,9 @@ from xml.sax.saxutils import escape, quoteattr
 
 from invariant.jsvalue import shown
 from replay.audit.verify import SessionReport, Verdict
-from replay.cli.output import REPORT_FORMATS, Format, ci, json_document, json_line, json_text
+from replay.cli.output import Format, ci, json_document, json_line, json_text
 from replay.logs.logfile import Severity
 from replay.terminal import printable
-
-OFFERED = REPORT_FORMATS
-"""What the session reports of `replay` are offered in (`verify` offers Parquet too)."""
 
 
 def _location(r: SessionReport) -> str:

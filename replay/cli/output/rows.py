@@ -10,11 +10,9 @@ import secrets
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import date, datetime, timedelta
 
-from replay.cli.output import ROW_FORMATS, Format
+from replay.cli.output import Format
 from replay.duck.query import Result, Rows
 from replay.terminal import printable
-
-OFFERED = ROW_FORMATS
 
 
 def _text(value: object) -> str:

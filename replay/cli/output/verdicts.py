@@ -6,10 +6,8 @@ from collections.abc import Iterator
 
 from replay.audit.candidate import CandidateVerdict
 from replay.audit.cronreport import CronReport
-from replay.cli.output import VERDICT_FORMATS, Format, json_document, json_line
+from replay.cli.output import Format, json_document, json_line
 from replay.terminal import printable
-
-OFFERED = VERDICT_FORMATS
 
 
 def candidate_chunks(verdict: CandidateVerdict, fmt: Format) -> Iterator[str]:
