@@ -187,9 +187,9 @@ def test_console_script_runs_as_a_subprocess(example_dir: Path) -> None:
 def test_standard_input_beyond_max_stream_is_a_usage_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: list[str]
 ) -> None:
-    from replay.logs import logfile
+    from replay.logs import bytesource
 
-    monkeypatch.setattr(logfile, "MAX_STREAM", 1000)
+    monkeypatch.setattr(bytesource, "MAX_STREAM", 1000)
     args = [a.replace("{tmp}", str(tmp_path)) for a in command]
     (tmp_path / "c.json").write_text('{"version":1,"operation":"delete","id":"schedule-1"}')
     result = CliRunner().invoke(main, args, input=session_bytes([ev(n) for n in range(40)]))

@@ -18,6 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from replay.audit.telling import TellingEvents
 from replay.audit.verify import verify_log
 from replay.logs import envelope
 from replay.logs.logfile import SessionLog
@@ -35,12 +36,14 @@ def both_ways(name: str, data: bytes, reading: Reading) -> tuple[Any, Any]:
 
     The log is read once before: its event types are then known to the fast decoder (a type met
     for the first time is read exactly), so the fast path is what the comparison exercises."""
-    for _ in SessionLog(name, reading, data).entries(schedule_only=True):
+    for _ in SessionLog(name, reading, data).entries(schedule_only=True, select=TellingEvents()):
         pass
     out = []
     for fast in (True, False):
         log = SessionLog(name, reading, data, fast=fast)
-        entries = [(e.line, e.event_index, e.event, e.raw) for e in log.entries(schedule_only=True)]
+        entries = [
+            (e.line, e.event_index, e.event, e.raw) for e in log.entries(schedule_only=True, select=TellingEvents())
+        ]
         seen = (entries, [f.to_json() for f in log.findings], log.event_count, log.marker_cut, log.rejected)
         report = verify_log(SessionLog(name, reading, data, fast=fast)).to_json()
         out.append((seen, report))
@@ -363,7 +366,7 @@ def test_schedule_calls_and_their_results_are_read_alike(call_id: str) -> None:
     data = b"\n".join(lines) + b"\n"
     assert_same("calls.jsonl", data)
     log = SessionLog("calls.jsonl", Reading(), data)
-    yielded = [e.event_index for e in log.entries(schedule_only=True)]
+    yielded = [e.event_index for e in log.entries(schedule_only=True, select=TellingEvents())]
     assert yielded == [1, 2, 4, 5]
     report = verify_log(SessionLog("calls.jsonl", Reading(), data))
     assert [f.code for f in report.findings] == ["tool.result.json", "tool.call.params", "tool.result.json"]
@@ -401,5 +404,8 @@ def test_messages_that_may_bear_clues_are_found_alike(case: str, tag: str) -> No
         lines.append(line)
     data = b"\n".join(lines) + b"\n"
     assert_same("clues.jsonl", data)
-    yielded = [e.event_index for e in SessionLog("clues.jsonl", Reading(), data).entries(schedule_only=True)]
+    yielded = [
+        e.event_index
+        for e in SessionLog("clues.jsonl", Reading(), data).entries(schedule_only=True, select=TellingEvents())
+    ]
     assert (yielded == [20]) is (case not in ("none-ascii", "none-unicode")), yielded

@@ -271,26 +271,26 @@ def test_a_stream_is_spooled_past_a_bound_and_refused_past_the_limit(monkeypatch
     import io
     import mmap
 
-    from replay.logs import logfile
+    from replay.logs import bytesource
 
-    monkeypatch.setattr(logfile, "READ_CHUNK", 1000)
-    monkeypatch.setattr(logfile, "SPOOL_BYTES", 5000)
-    monkeypatch.setattr(logfile, "MAX_STREAM", 20_000)
+    monkeypatch.setattr(bytesource, "READ_CHUNK", 1000)
+    monkeypatch.setattr(bytesource, "SPOOL_BYTES", 5000)
+    monkeypatch.setattr(bytesource, "MAX_STREAM", 20_000)
     small, large = bytes(range(256)) * 10, bytes(range(256)) * 70
-    assert logfile.read_stream(io.BytesIO(small)) == small
-    spooled = logfile.read_stream(io.BytesIO(large))
+    assert bytesource.read_stream(io.BytesIO(small)) == small
+    spooled = bytesource.read_stream(io.BytesIO(large))
     assert isinstance(spooled, mmap.mmap) and spooled[:] == large
     with pytest.raises(OSError, match="more than 20,000 bytes"):
-        logfile.read_stream(io.BytesIO(large * 2))
+        bytesource.read_stream(io.BytesIO(large * 2))
 
 
 def test_a_spooled_standard_input_is_judged_as_the_file_is(monkeypatch: pytest.MonkeyPatch) -> None:
     from click.testing import CliRunner
 
     from replay.cli import main
-    from replay.logs import logfile
+    from replay.logs import bytesource
 
-    monkeypatch.setattr(logfile, "SPOOL_BYTES", 100)
+    monkeypatch.setattr(bytesource, "SPOOL_BYTES", 100)
     data = (SESSIONS / "valid" / "reminders.session.jsonl").read_bytes()
     from_stdin = CliRunner().invoke(main, ["verify", "--format", "jsonl", "-"], input=data)
     from_file = CliRunner().invoke(

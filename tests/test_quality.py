@@ -203,3 +203,30 @@ def test_verify_runs_without_duckdb_or_dask() -> None:
 
 def test_the_pytest_plugin_loads_the_verifier_only_to_verify_a_log() -> None:
     assert _heavy("import replay.testing.plugin") == set()
+
+
+# --- the reader in layers (replay/logs) ---------------------------------------------------------
+
+READER_LAYERS = {
+    "replay.logs.bytesource": 0,
+    "replay.logs.frames": 1,
+    "replay.logs.committed": 2,
+    "replay.logs.fastruns": 2,
+    "replay.logs.logfile": 3,
+}
+"""The reader's layers, bytes up to the reader: each imports only layers below it."""
+JUDGES_VOCABULARY = {"invariant.detect", "invariant.transcripts", "replay.audit"}
+
+
+@pytest.mark.parametrize("module", sorted(READER_LAYERS))
+def test_the_reader_layers_import_only_lower_ones(module: str) -> None:
+    for imported in _replay_imports(REPLAY_MODULES[module]) & set(READER_LAYERS):
+        assert READER_LAYERS[imported] < READER_LAYERS[module], f"{module} imports {imported}"
+
+
+@pytest.mark.parametrize("module", sorted(m for m in REPLAY_MODULES if m.startswith("replay.logs.")))
+def test_the_reader_holds_none_of_the_judges_vocabulary(module: str) -> None:
+    """The judge hands the reader a selector of the events it wants; the reader knows no clue
+    needles and no tool-call parsing of its own."""
+    imported = _imports(REPLAY_MODULES[module])
+    assert not {name for name in imported if any(name.startswith(v) for v in JUDGES_VOCABULARY)}

@@ -9,8 +9,9 @@ from invariant import SCHEDULE_CHANGE, ScheduleLogError
 from invariant.detect import detect
 from invariant.jsvalue import number_equals, shown
 from invariant.live import check_candidate, stage_of
+from replay.logs.bytesource import Data
 from replay.logs.jsonline import JsonLineError, parse_json_line
-from replay.logs.logfile import Data, SessionLog
+from replay.logs.logfile import SessionLog
 from replay.reading import DEFAULT_READING, Reading
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from invariant.hoststore import from_a_kept_task, receipts, tasks_of
 from replay.audit.verify import SessionReport, Verdict, store_value
-from replay.logs.logfile import Finding, Severity
+from replay.logs.findings import Finding, Severity
 
 
 def _receipts(task: dict[str, Any]) -> tuple[set[str], bool]:

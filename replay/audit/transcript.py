@@ -14,9 +14,9 @@ from invariant.transcripts import (
     result_text,
     schedule_call,
 )
+from replay.logs.findings import Finding, Severity
 from replay.logs.jsonline import JsonLineError
 from replay.logs.jsonline import parse_json_text as parse_text
-from replay.logs.logfile import Finding, Severity
 
 
 def parse_json_text(text: object) -> object:

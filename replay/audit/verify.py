@@ -36,12 +36,15 @@ from invariant.profiles import Profile, get_profile
 from invariant.reminders import ReminderMessage, delivery_findings, reminder_messages
 from invariant.transcripts import TOOL_TYPES
 from replay.audit.fanout import Group, group_bytes, grouped, in_processes
+from replay.audit.telling import TellingEvents
 from replay.audit.transcript import Transcript
 from replay.logs import deepjson
+from replay.logs.bytesource import Data
 from replay.logs.chunks import ChunkRow
 from replay.logs.discover import LOG_SUFFIXES, STORE_NAME
+from replay.logs.findings import Finding, Severity
 from replay.logs.jsonline import JsonLineError, parse_json_line
-from replay.logs.logfile import Data, Entry, Finding, SessionLog, Severity
+from replay.logs.logfile import Entry, SessionLog
 from replay.reading import DEFAULT_READING, Reading
 
 
@@ -375,7 +378,8 @@ def judge_log(log: SessionLog, sink: SessionSink | None = None) -> tuple[Session
     reminders: list[ReminderMessage] = []
     delivered = 0
     transcript = Transcript()
-    for entry in log.entries(schedule_only=True, others=None if sink is None else sink.other_record):
+    hears = None if sink is None else sink.other_record
+    for entry in log.entries(schedule_only=True, others=hears, select=TellingEvents()):
         event = entry.event
         assert event is not None  # the rows and the other events went to the sink
         if event.get("type") == SCHEDULE_CHANGE:

@@ -38,7 +38,7 @@ from replay.terminal import printable
 if TYPE_CHECKING:  # the judge, the readers and the outputs load when a command runs
     from replay.audit.verify import SessionReport
     from replay.cli.output import reports as report_output
-    from replay.logs.logfile import Data
+    from replay.logs.bytesource import Data
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -373,8 +373,8 @@ def _exit_for(verdicts: Sequence[str]) -> None:
 
 
 def _read_input(path: str) -> Data:
+    from replay.logs.bytesource import read_stream
     from replay.logs.discover import STDIN
-    from replay.logs.logfile import read_stream
 
     if path == STDIN:
         return _stdin()
@@ -384,7 +384,7 @@ def _read_input(path: str) -> Data:
 
 def _stdin() -> Data:
     """Standard input, whole (bounded by MAX_STREAM)."""
-    from replay.logs.logfile import read_stream
+    from replay.logs.bytesource import read_stream
 
     if sys.stdin is None:  # started with file descriptor 0 closed
         raise InputError("cannot read standard input: it is closed")

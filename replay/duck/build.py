@@ -31,8 +31,8 @@ from replay.duck.host import stage_rows as stage_host_rows
 from replay.duck.loading import ParallelLoader
 from replay.duck.query import is_database
 from replay.duck.staging import SMALL_TABLES, StagedSession, stage_session, staged_name
+from replay.logs.bytesource import Data
 from replay.logs.discover import STDIN
-from replay.logs.logfile import Data
 from replay.reading import DEFAULT_READING, Reading
 
 _COLUMNS = {

@@ -42,8 +42,9 @@ from invariant.jsvalue import safe_integer
 from replay.audit.fanout import file_size
 from replay.audit.verify import SessionReport, verify_log
 from replay.logs import deepjson
+from replay.logs.bytesource import Data
 from replay.logs.chunks import ChunkRow
-from replay.logs.logfile import Data, Entry, SessionLog
+from replay.logs.logfile import Entry, SessionLog
 from replay.reading import DEFAULT_READING, Reading
 
 WRITE_BUFFER = 1 << 20

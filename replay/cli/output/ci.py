@@ -18,7 +18,7 @@ from urllib.parse import quote
 from replay.audit.rules import describe
 from replay.audit.verify import RelatedLocation, SessionReport, Verdict
 from replay.cli.output import json_document
-from replay.logs.logfile import Severity
+from replay.logs.findings import Severity
 from replay.terminal import printable
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"

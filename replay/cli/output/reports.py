@@ -13,7 +13,7 @@ from xml.sax.saxutils import escape, quoteattr
 from invariant.jsvalue import shown
 from replay.audit.verify import SessionReport, Verdict
 from replay.cli.output import Format, ci, json_document, json_line, json_text
-from replay.logs.logfile import Severity
+from replay.logs.findings import Severity
 from replay.terminal import printable
 
 

@@ -1,0 +1,66 @@
+"""The events the judge asks the reader for beside the schedule changes (a `logfile.Selector`):
+those that may bear profile clues (invariant.detect) and the `schedule_*` tool calls with their
+results (invariant.transcripts). Asked by bytes first: most events of these types are about
+something else, and their data is never decoded."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from invariant.detect import CLUE_TYPES, NEEDLES, REQUEST_HEADER
+from invariant.transcripts import TOOL_CALL, TOOL_TYPES, result_call_id, schedule_call
+
+# `_bears_clues` scans for `schedule`/`SCHEDULE` before the needles themselves
+assert all(b"schedule" in needle or b"SCHEDULE" in needle for needle in NEEDLES)
+_PLAIN_ID = re.compile(r"[A-Za-z0-9_.:-]+")
+"""A call id every JSON writer spells as itself."""
+_TYPES = CLUE_TYPES | TOOL_TYPES
+
+
+@dataclass
+class TellingEvents:
+    """The judge's selector over one log (it remembers the calls awaiting their results)."""
+
+    _tools_read: bool = False
+    _open_calls: dict[str, bytes] = field(default_factory=dict)
+    """The `schedule_*` calls selected and not yet answered, each with the bytes its result's
+    line must hold (empty: an id whose escaping may vary, so every result is read)."""
+
+    @property
+    def types(self) -> frozenset[str]:
+        return _TYPES
+
+    def by_bytes(self, tag: str, raw: bytes | None) -> bool:
+        """A tool call's line holds `schedule_`, a result's the id of an open call; an event of
+        CLUE_TYPES holds a needle (of the request headers only the log's first: the tools of a
+        session are registered once). A line re-encoded (None) may always tell."""
+        if tag in TOOL_TYPES:
+            if raw is None:
+                return tag == TOOL_CALL or bool(self._open_calls)
+            if tag == TOOL_CALL:
+                return b"schedule_" in raw
+            return any(needle in raw for needle in self._open_calls.values())
+        if tag == REQUEST_HEADER:
+            if self._tools_read:
+                return False
+            self._tools_read = True
+        if raw is None:
+            return True
+        # each needle holds `schedule` or `SCHEDULE`, which most messages lack: two scans, not four
+        return (b"schedule" in raw or b"SCHEDULE" in raw) and any(needle in raw for needle in NEEDLES)
+
+    def by_event(self, tag: str, event: dict[str, object]) -> bool:
+        """A `schedule_*` call (now open), or the result of an open one (now answered); every
+        clue-bearing event whose bytes told."""
+        if tag == TOOL_CALL:
+            call = schedule_call(event)
+            if call is None:
+                return False
+            plain = _PLAIN_ID.fullmatch(call[0]) is not None
+            self._open_calls[call[0]] = b'"' + call[0].encode() + b'"' if plain else b""
+            return True
+        if tag in TOOL_TYPES:
+            answered = result_call_id(event)
+            return answered is not None and self._open_calls.pop(answered, None) is not None
+        return True

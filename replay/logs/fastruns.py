@@ -1,0 +1,193 @@
+"""The fast decoder over runs of lines (envelope.py types them): which records of a run are in
+line, that is, committed exactly as the exact path would commit them, with no envelope the
+log's version refuses. It decides nothing else: the first record it cannot vouch for, and every
+line msgspec refuses, is read the exact way, and every judgement of what a record holds stays
+with the reader (logfile.py) and the committed-record scan (committed.py)."""
+
+from __future__ import annotations
+
+from itertools import accumulate, compress, repeat
+from operator import attrgetter, is_not, ne
+from typing import NamedTuple
+
+import msgspec
+from msgspec import UNSET
+
+from invariant import SCHEDULE_CHANGE
+from invariant.jsvalue import MAX_SAFE_INTEGER
+from invariant.logshapes import END_SEED, EVENT_SHAPES
+from invariant.sessionload import CHECKED_TYPES
+from invariant.shapes import object_problems
+from replay.logs.envelope import (
+    APPEND,
+    GAP_BOUND,
+    REGISTRY,
+    ROW_CLASSES,
+    Event,
+    Record,
+    TextRow,
+    ToolRow,
+    decode_line,
+    decode_lines,
+)
+from replay.logs.jsonline import JsonLineError, parse_json_line
+
+DECODED_TOGETHER = 256
+"""Lines decoded in one pass: a refused line costs its part a second pass, line by line."""
+_ROW_CLASSES = frozenset(ROW_CLASSES)
+_SEQ = attrgetter("seq")
+_SURFACE_OP = attrgetter("surfaceOp")
+_CITED = attrgetter("sourceEventSeqs")
+_TIME = attrgetter("time")
+_DATA = attrgetter("data")
+_MEMBERS = attrgetter("members")
+_DT = attrgetter("dt")
+
+
+def decode_run(lines: list[bytes]) -> list[Record | None]:
+    """The record of each line, None where the decoder refuses it: a part of lines in one pass
+    where the decoder takes them all, else line by line."""
+    records: list[Record | None] = []
+    for k in range(0, len(lines), DECODED_TOGETHER):
+        part = lines[k : k + DECODED_TOGETHER]
+        try:
+            records += decode_lines(part)
+        except (msgspec.MsgspecError, RecursionError):
+            records += map(_decoded, part)
+    return records
+
+
+def _decoded(line: bytes) -> Record | None:
+    try:
+        return decode_line(line)
+    except (msgspec.MsgspecError, RecursionError):
+        return None
+
+
+def learn(line: bytes) -> None:
+    """Make the event class of the type of a refused `line` when the decoder does not know it
+    yet (most refusals are no unknown type: a new type is met once per process)."""
+    try:
+        value = parse_json_line(line)
+    except JsonLineError:
+        return
+    tag = value.get("type") if isinstance(value, dict) else None
+    if type(tag) is str:
+        REGISTRY.event_class(tag)
+
+
+class Run(NamedTuple):
+    """Decoded records found in line: their classes, the event index each starts at (and the
+    count after the last), and how many of them are in line (the next is read exactly)."""
+
+    kinds: list[type]
+    starts: list[int]
+    stop: int
+
+
+def in_line(records: list[Record], event_count: int, rows_allowed: bool, version: int | None) -> Run:
+    """How far `records` (none refused) commit in line from `event_count` on: seq contiguity
+    and row sizes checked for all at once; a row where rows are not allowed, or surface
+    metadata the log's version would judge, stops the run."""
+    kinds = list(map(type, records))
+    sizes = [1] * len(records)
+    rows = list(compress(range(len(kinds)), map(_ROW_CLASSES.__contains__, kinds)))
+    if rows:
+        _row_sizes(records, rows, sizes)
+    starts = list(accumulate(sizes, initial=event_count))
+    stop = len(records)
+    if list(map(_SEQ, records)) != starts[:-1] or (sizes and min(sizes) < 0):
+        out_of_line = zip(map(_SEQ, records), starts, sizes, strict=False)
+        stop = next(i for i, (seq, at, n) in enumerate(out_of_line) if seq != at or n < 0)
+    if rows and not rows_allowed:
+        stop = min(stop, rows[0])
+    return Run(kinds, starts, _surface_in_line(records, stop, not rows_allowed, version))
+
+
+def _row_sizes(records: list[Record], rows: list[int], sizes: list[int]) -> None:
+    """Set the member counts of the rows at `rows` in `sizes`: checked for all at once in C
+    (each dt one gap shorter, every running time surely safe), else row by row (`_row_size`),
+    where a row out of line gets -1 and stops the run at it."""
+    found = [records[i] for i in rows]
+    data = list(map(_DATA, found))
+    members = list(map(len, map(_MEMBERS, data)))
+    in_line = list(map(len, map(_DT, data))) == [n - 1 for n in members]
+    if not in_line or max(map(abs, map(_TIME, found))) + max(members) * GAP_BOUND > MAX_SAFE_INTEGER:
+        members = [_row_size(row) for row in found]  # type: ignore[arg-type]
+    for i, n in zip(rows, members, strict=True):
+        sizes[i] = n
+
+
+def _row_size(row: TextRow | ToolRow) -> int:
+    """A row's member count, or -1 (read exactly) when its dt or running times are out of line."""
+    members, dt = len(row.data.members), len(row.data.dt)
+    return members if dt == members - 1 and abs(row.time) + members * GAP_BOUND <= MAX_SAFE_INTEGER else -1
+
+
+def _surface_in_line(records: list[Record], stop: int, cites: bool, version: int | None) -> int:
+    """The first of `records[:stop]` whose surface metadata the exact path would judge (a
+    replace spelt for another format version, a v2+ citation of a later or repeated seq),
+    else `stop`. A plain `append` and v0/v1 citations (typed by the decoder) need no more.
+    Found with attribute getters over the run (rows answer UNSET), so only the records that
+    carry metadata are looked at one by one."""
+    run = records[:stop]
+    ops = list(map(_SURFACE_OP, run))
+    carried = list(compress(range(stop), map(is_not, ops, repeat(UNSET))))
+    odd = compress(carried, map(ne, map(ops.__getitem__, carried), repeat(APPEND)))
+    shape = EVENT_SHAPES[version or 0]
+    first = next((i for i in odd if object_problems(event_of(run[i]), shape)), stop)
+    if cites:
+        cited = list(map(_CITED, run))
+        for i in compress(range(first), map(is_not, cited, repeat(UNSET))):
+            seqs = cited[i]
+            if seqs and (max(seqs) >= run[i].seq or len(set(seqs)) < len(seqs)):
+                return i
+    return first
+
+
+def event_of(record: Record) -> dict[str, object]:
+    """The event of a fast-decoded record, its data (and a replace surfaceOp) decoded exactly."""
+    assert isinstance(record, Event)
+    tag = record.__struct_config__.tag
+    event = {"type": tag, "seq": record.seq, "time": record.time, "data": parse_json_line(bytes(record.data))}
+    if record.sourceEventSeqs is not UNSET:
+        event["sourceEventSeqs"] = list(record.sourceEventSeqs)
+    if record.surfaceOp is not UNSET:
+        op = record.surfaceOp
+        event["surfaceOp"] = "append" if op == APPEND else parse_json_line(bytes(op))
+    return event
+
+
+class Kinds(NamedTuple):
+    """The record classes a run is sorted by, for the registry's classes so far."""
+
+    size: int
+    selected: frozenset[str]
+    checked: frozenset[type]
+    """The types the session layer's load checks read (sessionload.CHECKED_TYPES)."""
+    tag_of: dict[type, str]
+    change: type | None
+    marker: type | None
+    wanted: frozenset[type | None]
+    """What the reader looks at beside the checked types: schedule changes and the selected
+    types..."""
+    wanted_cut: frozenset[type | None]
+    """...and, from v2 on, the fork markers."""
+
+
+_KINDS: dict[frozenset[str], Kinds] = {}
+
+
+def kinds_for(selected: frozenset[str]) -> Kinds:
+    """The sorting classes for the `selected` event types, made again only when the registry has
+    met a new type (per run they were made anew: a set per run, and a run per short session)."""
+    classes = REGISTRY.classes
+    known = _KINDS.get(selected)
+    if known is not None and known.size == len(classes):
+        return known
+    checked = frozenset(classes[tag] for tag in CHECKED_TYPES if tag in classes)
+    change, marker = classes.get(SCHEDULE_CHANGE), classes.get(END_SEED)
+    wanted = frozenset({classes.get(tag) for tag in selected} | {change})
+    tag_of = {kind: tag for tag, kind in classes.items()}
+    made = _KINDS[selected] = Kinds(len(classes), selected, checked, tag_of, change, marker, wanted, wanted | {marker})
+    return made

@@ -1,0 +1,33 @@
+"""What the reader finds wrong with a log file itself (not the schedule protocol)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Severity(StrEnum):
+    ERROR = "error"
+    """The reference's reader (in the chosen mode) would refuse the log."""
+    WARNING = "warning"
+    """The reference tolerates it (a dropped crash tail, a placeholder cwd, ...)."""
+    INFO = "info"
+    """Worth knowing, no defect (other generations beside the file, reminders the Host delivered)."""
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A problem with the log file itself (not the schedule protocol).
+
+    `severity` is `error` when the reference's reader in the chosen mode would refuse the log,
+    `warning` when it tolerates it (a dropped crash tail, a placeholder cwd, ...), `info` for
+    what is no defect.
+    """
+
+    code: str
+    severity: Severity
+    message: str
+    line: int | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return {"code": self.code, "severity": self.severity, "line": self.line, "message": self.message}
