@@ -30,6 +30,7 @@ from invariant.folding import SHAPES_FOR_KIND, Folder
 from invariant.ids import allocate_id
 from invariant.instant import GATE_MS, MAX_MS, format_instant, parse_instant
 from invariant.jsvalue import js_compact_json
+from invariant.ledger import LedgerRow, batches
 from invariant.occurrences import next_occurrence
 from invariant.profiles import Profile, get_profile
 from invariant.zones import load_zone
@@ -58,7 +59,8 @@ class Replayed:
     """The owned schedule changes folded up to (not including) the violation."""
 
     lives: dict[str, Life] = field(default_factory=dict)
-    batches: list[tuple[str, Entry, list[str]]] = field(default_factory=list)
+    batches: list[tuple[str, int | None, list[str]]] = field(default_factory=list)
+    """The recurring batches before the stop (invariant.ledger): acceptedAt, first line, ids."""
     folder: Folder | None = None
     offending: tuple[Entry, Change | None] | None = None
 
@@ -67,9 +69,18 @@ def _ms_text(ms: int) -> str:
     return f"{ms:,}".replace(",", " ")
 
 
-def _replay(changes: Sequence[Entry], seed: object, profile: Profile, stop: int | None) -> Replayed:
-    """Fold the changes before event `stop` (all when None), keeping each id's history."""
+def _replay(
+    changes: Sequence[Entry], rows: Sequence[LedgerRow], seed: object, profile: Profile, stop: int | None
+) -> Replayed:
+    """Fold the changes before event `stop` (all when None), keeping each id's history; the
+    recurring batches are the ledger's `rows`."""
     out = Replayed()
+    for _, accepted, members in batches(rows):
+        if stop is None or members[0].index < stop:
+            ids = [
+                m.step.change.id for m in members if m.step is not None and isinstance(m.step.change, DispatchChange)
+            ]
+            out.batches.append((accepted, members[0].line, ids))
     try:
         folder = Folder(seed, profile)
     except ScheduleLogError:
@@ -101,12 +112,6 @@ def _replay(changes: Sequence[Entry], seed: object, profile: Profile, stop: int 
             life.end = f"dispatched at line {entry.line}" if one_shot else f"finished at line {entry.line} (no target)"
         else:
             life.record = step.after
-        accepted = change.accepted_at if isinstance(change, DispatchChange) else None
-        if accepted is not None:
-            if out.batches and out.batches[-1][0] == accepted:
-                out.batches[-1][2].append(change.id)
-            else:
-                out.batches.append((accepted, entry, [change.id]))
     return out
 
 
@@ -234,14 +239,14 @@ def _cron_instead(record: Record, change: DispatchChange) -> list[str]:
     return lines
 
 
-def story(report: SessionReport, changes: Sequence[Entry]) -> list[str]:
+def story(report: SessionReport, changes: Sequence[Entry], rows: Sequence[LedgerRow]) -> list[str]:
     """The session's story, line by line (not yet made terminal-safe)."""
     who = f" [{report.session}]" if report.session else ""
     profile = get_profile(report.profile.name if report.profile is not None else "calendar")
     v = report.violation
     if report.verdict is not Verdict.CORRUPT or v is None:
-        return _summary(report, changes, profile, who)
-    replayed = _replay(changes, report.seed_length, profile, v.index)
+        return _summary(report, changes, rows, profile, who)
+    replayed = _replay(changes, rows, report.seed_length, profile, v.index)
     lines = [f"CORRUPT {report.path}{who} (profile {profile.name})", ""]
     lines += [f"Rule {v.rule}: {describe(v.rule).replace('`', '')}."]
     involved: list[str] = []
@@ -258,10 +263,10 @@ def story(report: SessionReport, changes: Sequence[Entry]) -> list[str]:
             lines += list(_history(life))
     if replayed.batches and v.rule.startswith(("fold.gate", "fold.every", "fold.cron")):
         lines += ["", "Recurring batches (each opens the gate for 300 s):"]
-        for accepted, entry, ids in replayed.batches[-5:]:
+        for accepted, line, ids in replayed.batches[-5:]:
             opens = parse_instant(accepted)
             window = "" if opens is None else f"; the next may be accepted from {format_instant(opens + GATE_MS)}"
-            lines.append(f"  line {entry.line:<6} accepted {accepted}: {', '.join(map(repr, ids))}{window}")
+            lines.append(f"  line {line!s:<6} accepted {accepted}: {', '.join(map(repr, ids))}{window}")
     where = f"line {v.line}" if v.line is not None else "the log"
     event = f", event {v.index}" if v.index is not None else ""
     lines += ["", f"Offending event: {where}{event}{', ' + v.pointer if v.pointer else ''}"]
@@ -277,12 +282,14 @@ def story(report: SessionReport, changes: Sequence[Entry]) -> list[str]:
     return lines
 
 
-def _summary(report: SessionReport, changes: Sequence[Entry], profile: Profile, who: str) -> list[str]:
+def _summary(
+    report: SessionReport, changes: Sequence[Entry], rows: Sequence[LedgerRow], profile: Profile, who: str
+) -> list[str]:
     head = f"{report.verdict.value.upper()} {report.path}{who}"
     if report.verdict is not Verdict.OK:
         reasons = [f"  {f.code}: {f.message}" for f in report.findings]
         return [head, *reasons]
-    replayed = _replay(changes, report.seed_length, profile, None)
+    replayed = _replay(changes, rows, report.seed_length, profile, None)
     lines = [head + f": {report.events} events, {len(replayed.lives)} schedule(s) created in its own part"]
     for life in replayed.lives.values():
         state = life.end or f"active, next target {life.record.scheduled_at}"
@@ -297,5 +304,6 @@ def explain_path(path: str, reading: Reading = DEFAULT_READING) -> tuple[Session
     """The report and the story of one session log, read once: the judgement behind the report
     holds every schedule change."""
     report, judgement = judge_log(SessionLog(path, reading))
-    changes = [] if report.verdict is Verdict.UNREADABLE else [entry for entry, _ in judgement.steps]
-    return report, story(report, changes)
+    if report.verdict is Verdict.UNREADABLE:
+        return report, story(report, [], ())
+    return report, story(report, [entry for entry, _ in judgement.steps], judgement.ledger)

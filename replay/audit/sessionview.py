@@ -20,6 +20,7 @@ from invariant.changes import CreateChange, DeleteChange, DispatchChange, Record
 from invariant.errors import ScheduleLogError
 from invariant.instant import GATE_MS, MAX_MS, parse_instant
 from invariant.jsvalue import safe_integer
+from invariant.ledger import Status
 from invariant.profiles import get_profile
 from replay.audit.explain import intended, record_text
 from replay.audit.fanout import Group, file_size, group_bytes, grouped, in_processes
@@ -60,7 +61,7 @@ def view(report: SessionReport, judgement: Judgement, size: int, key: int) -> di
     """The session's picture data (see the module docstring)."""
     profile = get_profile(report.profile.name if report.profile is not None else "calendar")
     lanes: dict[str, dict[str, Any]] = {}
-    batches: dict[str, int] = {}
+    opened: set[int] = set()
     gates: list[list[int]] = []
     cut_time: int | None = None
     v = report.violation
@@ -70,31 +71,32 @@ def view(report: SessionReport, judgement: Judgement, size: int, key: int) -> di
             lanes[schedule_id] = {"id": schedule_id, "title": repr(schedule_id), "marks": [], "ticks": []}
         return lanes[schedule_id]
 
-    for entry, step in judgement.steps:
+    for (entry, step), row in zip(judgement.steps, judgement.ledger, strict=True):
         t = _time(entry)
         if t is None:
             continue
-        violating = v is not None and v.index == entry.event_index
+        violating = row.status is Status.VIOLATION
         change: Any = step.change if step is not None else None
         if change is None and entry.event is not None:
             try:
                 change = decode_change(entry.event.get("data"), profile)
             except ScheduleLogError:
                 change = None
-        inherited = step is None and not violating and _inherited(entry, report)
-        if not inherited and cut_time is None and _owned(entry, report):
+        inherited = row.owned is False
+        if row.owned and cut_time is None and _forked(report):
             cut_time = t
         kind = "violation" if violating else "inherited" if inherited else _kind(change)
         if step is None and not violating and not inherited:
             continue  # after the violation: the fold stopped
         note = ""
         if isinstance(change, DispatchChange) and change.accepted_at is not None and not inherited:
-            opens = change.accepted_at not in batches  # the first dispatch of a new batch
-            batch = batches.setdefault(change.accepted_at, len(batches) + 1)
-            note = f"batch {batch}, accepted {change.accepted_at}"
-            accepted = parse_instant(change.accepted_at)
-            if opens and profile.recurring_gate and accepted is not None and not violating:
-                gates.append([accepted, accepted + GATE_MS])
+            note = f"accepted {change.accepted_at}"
+            if row.batch is not None:  # a recurring batch's member (invariant.ledger)
+                note = f"batch {row.batch}, {note}"
+                accepted = parse_instant(change.accepted_at)
+                if row.batch not in opened and profile.recurring_gate and accepted is not None:
+                    gates.append([accepted, accepted + GATE_MS])
+                opened.add(row.batch)
         if isinstance(change, DispatchChange) and change.accepted_at is not None:
             t = parse_instant(change.accepted_at) or t  # a recurring dispatch sits at its acceptance
         target = lane(_schedule_id(entry, change))
@@ -132,14 +134,10 @@ def view(report: SessionReport, judgement: Judgement, size: int, key: int) -> di
     }
 
 
-def _inherited(entry: Entry, report: SessionReport) -> bool:
+def _forked(report: SessionReport) -> bool:
+    """The session inherits a prefix: its owned part starts at a cut."""
     seed = report.seed_length
-    return isinstance(seed, int) and entry.event_index < seed
-
-
-def _owned(entry: Entry, report: SessionReport) -> bool:
-    seed = report.seed_length
-    return isinstance(seed, int) and seed > 0 and entry.event_index >= seed
+    return isinstance(seed, int) and seed > 0
 
 
 def _kind(change: Any) -> str:
@@ -163,7 +161,7 @@ def session_view(path: str, key: int, reading: Reading = DEFAULT_READING) -> dic
     """One log's picture data (its size from the bytes read)."""
     report, judgement = judge_log(SessionLog(path, reading))
     if report.verdict is Verdict.UNREADABLE:
-        judgement = Judgement(None, None, ())
+        judgement = Judgement(None, None, (), ())
     return view(report, judgement, file_size(path), key)
 
 

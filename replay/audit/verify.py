@@ -31,6 +31,7 @@ from invariant.detect import (
 )
 from invariant.hoststore import HostFinding, ignored_parts, is_store, soft_findings, store_findings, tasks_of
 from invariant.jsvalue import safe_integer
+from invariant.ledger import LedgerRow, ledger, owned_from
 from invariant.logshapes import file_version
 from invariant.profiles import Profile, get_profile
 from invariant.reminders import ReminderMessage, delivery_findings, reminder_messages
@@ -283,9 +284,9 @@ class SessionSink(Protocol):
         """A `schedule/change` event, in file order."""
         ...
 
-    def judged(self, seed: object, steps: Sequence[tuple[Entry, Step | None]]) -> None:
-        """The seedLength judged with, and the step each schedule change caused (None for an
-        inherited one and from the violation on)."""
+    def judged(self, seed: object, judgement: Judgement) -> None:
+        """The seedLength judged with, and the judgement: the step each schedule change caused
+        (None for an inherited one and from the violation on) and the ledger's rows."""
         ...
 
 
@@ -296,6 +297,9 @@ class Judgement:
     folded: Folded | None
     violation: Violation | None
     steps: tuple[tuple[Entry, Step | None], ...]
+    ledger: tuple[LedgerRow, ...]
+    """One row per schedule change, aligned with `steps` (invariant.ledger): what every read
+    model reads of a change."""
 
     @property
     def verdict(self) -> Verdict:
@@ -309,7 +313,7 @@ def judge(
     try:
         folder = Folder(seed, profile)
     except ScheduleLogError as err:
-        return Judgement(None, _violation(err, header_line, changes, header_line), tuple((e, None) for e in changes))
+        return _judged(None, _violation(err, header_line, changes, header_line), [(e, None) for e in changes], seed)
     steps: list[tuple[Entry, Step | None]] = []
     violation = None
     for entry in changes:
@@ -323,19 +327,27 @@ def judge(
             violation = _violation(err, entry.line, changes)
             steps.append((entry, None))
     if violation is not None:
-        return Judgement(None, violation, tuple(steps))
+        return _judged(None, violation, steps, seed)
     folder.skip(event_count - folder.count)
     try:
-        return Judgement(folder.finish(), None, tuple(steps))
+        return _judged(folder.finish(), None, steps, seed)
     except ScheduleLogError as err:
-        return Judgement(None, _violation(err, header_line, changes, header_line), tuple(steps))
+        return _judged(None, _violation(err, header_line, changes, header_line), steps, seed)
+
+
+def _judged(
+    folded: Folded | None, violation: Violation | None, steps: list[tuple[Entry, Step | None]], seed: object
+) -> Judgement:
+    stop = None if violation is None else violation.index
+    rows = ledger(((e.event_index, e.line, s) for e, s in steps), owned_from(seed), stop)
+    return Judgement(folded, violation, tuple(steps), rows)
 
 
 def _deliveries(judgement: Judgement, seed: object, profile: Profile, messages: list[ReminderMessage]) -> list[Finding]:
     """Whether each owned dispatch's reminder reached the conversation (invariant.reminders):
     warnings, located at the dispatch's line."""
-    owned = safe_integer(seed) or 0
-    applied = [(e, s) for e, s in judgement.steps if s is not None and e.event_index >= owned]
+    owned = owned_from(seed) or 0
+    applied = [(e, row.step) for (e, _), row in zip(judgement.steps, judgement.ledger, strict=True) if row.step]
     if not any(isinstance(s.change, DispatchChange) for _, s in applied):
         return []
     times = {e.event_index: (e.event or {}).get("time") for e, _ in applied}
@@ -420,7 +432,7 @@ def judge_log(log: SessionLog, sink: SessionSink | None = None) -> tuple[Session
             if verdict is not judgement.verdict:
                 others[name] = verdict
     if sink is not None:
-        sink.judged(seed, judgement.steps)
+        sink.judged(seed, judgement)
     folded = None if log.unreadable else judgement.folded
     if log.unreadable:
         verdict = Verdict.UNREADABLE
@@ -563,16 +575,15 @@ def verify_bytes_with_changes(
     operation, id and the payload."""
     changes = _ChangeRows()
     report = verify_log(SessionLog(name, reading, data), changes)
-    violation = None if report.violation is None else report.violation.index
-    return report, changes.rows(violation)
+    return report, changes.rows()
 
 
 class _ChangeRows:
-    """A SessionSink that keeps the schedule changes and their fold steps (other records pass)."""
+    """A SessionSink that keeps the ledger's rows (other records pass)."""
 
     def __init__(self) -> None:
-        self.seed: int | None = None
         self.steps: Sequence[tuple[Entry, Step | None]] = ()
+        self.ledger: Sequence[LedgerRow] = ()
 
     def other_record(
         self, line: int, index: int, event: dict[str, object] | None, row: ChunkRow | None, raw: bytes | None
@@ -582,32 +593,23 @@ class _ChangeRows:
     def schedule_change(self, entry: Entry) -> None:
         pass
 
-    def judged(self, seed: object, steps: Sequence[tuple[Entry, Step | None]]) -> None:
-        self.seed = safe_integer(seed)
-        self.steps = steps
+    def judged(self, seed: object, judgement: Judgement) -> None:
+        self.steps, self.ledger = judgement.steps, judgement.ledger
 
-    def rows(self, violation: int | None) -> list[dict[str, object]]:
+    def rows(self) -> list[dict[str, object]]:
         out = []
-        for entry, _ in self.steps:
-            index, event = entry.event_index, entry.event or {}
-            data = event.get("data")
-            owned = None if self.seed is None else index >= self.seed
-            if not owned:
-                status = "inherited"
-            elif violation is None or index < violation:
-                status = "applied"
-            else:
-                status = "violation" if index == violation else "unchecked"
+        for (entry, _), row in zip(self.steps, self.ledger, strict=True):
+            data = (entry.event or {}).get("data")
             payload = data if isinstance(data, dict) else {}
             schedule = payload.get("schedule")
             record_id = schedule.get("id") if isinstance(schedule, dict) else payload.get("id")
             out.append(
                 {
-                    "idx": index,
-                    "seq": index,
-                    "line": entry.line,
-                    "owned": owned,
-                    "status": status,
+                    "idx": row.index,
+                    "seq": row.index,
+                    "line": row.line,
+                    "owned": row.owned,
+                    "status": row.status.value,
                     "operation": payload.get("operation"),
                     "id": record_id,
                     "data": data,

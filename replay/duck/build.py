@@ -91,7 +91,9 @@ _DESCRIPTION = {
     "time": "BIGINT", "offsets": "VARCHAR",
 }  # fmt: skip
 _COPIED_COLUMNS = {**_DESCRIPTION, "raw": "VARCHAR"}
-_CHANGE_COLUMNS = {"s": "BIGINT", "o": "BIGINT", **_DESCRIPTION, "raw": "VARCHAR"}
+_CHANGE_COLUMNS = {"s": "BIGINT", "w": "BOOLEAN", "st": "VARCHAR", **_DESCRIPTION, "raw": "VARCHAR"}
+"""A staged change: its session, its ledger row's owned and status (invariant.ledger), its
+description and its record."""
 _LINE_COLUMNS = {**_DESCRIPTION, "n": "BIGINT"}
 _ROW_PATHS = "['$.type', '$.data.turn', '$.data.step', '$.data.index', '$.data.id', '$.data.name', '$.data.texts', '$.data.args']"  # noqa: E501
 
@@ -242,7 +244,7 @@ def _host_tables(stores: Sequence[SessionReport], stage: Path) -> Iterator[str]:
 def _changes(stage: Path, longest: int) -> str:
     """The gathered `schedule/change` records, as a subquery."""
     changes = _fields([stage / staged_name("changes", GATHERED)], _CHANGE_COLUMNS, longest=longest)
-    return f"(SELECT s AS session_key, o AS seed_length, l AS line, i AS idx, raw AS record FROM {changes})"
+    return f"(SELECT s AS session_key, w AS owned, st AS status, l AS line, i AS idx, raw AS record FROM {changes})"
 
 
 def _create() -> Iterator[str]:
@@ -271,15 +273,10 @@ def _finish(stage: Path, longest: int) -> Iterator[str]:
     yield f"""
     CREATE TABLE schedule_changes AS
     WITH e AS (  -- one parse per record: every field in one json_extract
-        SELECT session_key, idx, idx AS seq, line, idx >= seed_length AS owned,
-               TRY_CAST(f[1] AS BIGINT) AS time_ms, f
+        SELECT session_key, idx, idx AS seq, line, owned, status, TRY_CAST(f[1] AS BIGINT) AS time_ms, f
         FROM (SELECT *, json_extract(record, [{fields}]) AS f FROM {_changes(stage, longest)})
     )
-    SELECT e.session_key, e.idx, e.seq, e.line, e.owned,
-           CASE WHEN NOT coalesce(e.owned, false) THEN 'inherited'
-                WHEN s.violation_index IS NULL OR e.idx < s.violation_index THEN 'applied'
-                WHEN e.idx = s.violation_index THEN 'violation'
-                ELSE 'unchecked' END AS status,
+    SELECT e.session_key, e.idx, e.seq, e.line, e.owned, e.status,
            e.time_ms, {_ts("e.time_ms")} AS time,
            f[3] ->> '$' AS operation,
            coalesce(f[4] ->> '$', f[5] ->> '$') AS id,
@@ -294,7 +291,7 @@ def _finish(stage: Path, longest: int) -> Iterator[str]:
            {_instant("f[14] ->> '$'")} AS occurrence_at,
            {_instant("f[15] ->> '$'")} AS next_scheduled_at,
            f[2] AS data
-    FROM e JOIN sessions s USING (session_key)
+    FROM e
     ORDER BY e.session_key, e.idx
     """
     yield f"""

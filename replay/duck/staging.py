@@ -27,7 +27,7 @@ from __future__ import annotations
 import io
 import mmap
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
 from itertools import accumulate
@@ -39,8 +39,9 @@ import msgspec
 from invariant import CreateChange, DeleteChange, DispatchChange, Step
 from invariant.changes import ONE_SHOT_KINDS
 from invariant.jsvalue import safe_integer
+from invariant.ledger import LedgerRow, owned_from
 from replay.audit.fanout import file_size
-from replay.audit.verify import SessionReport, verify_log
+from replay.audit.verify import Judgement, SessionReport, verify_log
 from replay.logs import deepjson
 from replay.logs.bytesource import Data
 from replay.logs.chunks import ChunkRow
@@ -75,11 +76,10 @@ pointer is in `violations`, the active records in `schedules`."""
 SMALL_TABLES = ("sessions", "schedules", "dispatches", "violations", "violation_related", "changes")
 
 
-def owned_from(seed: object) -> int | None:
-    """The index owned events start at: a valid seedLength as the fold reads it (a JavaScript
-    number: 13.0 is 13), else None (unknown)."""
-    index = safe_integer(seed)
-    return index if index is not None and index >= 0 else None
+def _ledger_fields(row: LedgerRow) -> bytes:
+    """A change's ledger columns as staged: owned (empty: unknown) and status."""
+    owned = b"" if row.owned is None else b"true" if row.owned else b"false"
+    return b"%s\x1f%s\x1f" % (owned, row.status.value.encode())
 
 
 class StagedSession(NamedTuple):
@@ -193,7 +193,7 @@ class SessionStager:
         self.changes: list[tuple[bytes, bytes]] = []
         """The `schedule/change` records: their description fields and bytes as staged."""
         self.schedules: dict[str, _Schedule] = {}
-        self.batches: dict[str, int] = {}
+        self.ledger: tuple[LedgerRow, ...] = ()
 
     def _open(self, table: str, buffering: int = -1) -> IO[bytes]:
         path = self.out / staged_name(table, self.key)
@@ -209,23 +209,27 @@ class SessionStager:
 
     def small_rows(self) -> dict[str, bytes]:
         rows = {table: b"".join(rows) for table, rows in self.small.items()}
-        if self.changes:  # each with the session's final seedLength (a v2+ marker may move it)
-            field = b"" if self.owned_from is None else b"%d" % self.owned_from
-            head = b"%d\x1f%s\x1f" % (self.key, field)
-            rows["changes"] = b"".join(b"%s%s\x1f%s\n" % (head, fields, raw) for fields, raw in self.changes)
+        if self.changes:  # each with its ledger row's owned and status (invariant.ledger)
+            head = b"%d\x1f" % self.key
+            rows["changes"] = b"".join(
+                b"%s%s%s\x1f%s\n" % (head, _ledger_fields(row), fields, raw)
+                for (fields, raw), row in zip(self.changes, self.ledger, strict=True)
+            )
         return rows
 
     def schedule_change(self, entry: Entry) -> None:
         """A `schedule/change` event: described, and copied to the changes."""
         self.changes.append(self.other_record(entry.line, entry.event_index, entry.event, entry.row, entry.raw))
 
-    def judged(self, seed: object, steps: Sequence[tuple[Entry, Step | None]]) -> None:
-        """Owned events are those at or after `seed`; each step followed into the schedules and
-        dispatches. (Records are described without the seed: the loader adds it per session.)"""
+    def judged(self, seed: object, judgement: Judgement) -> None:
+        """Owned events are those at or after `seed`; each applied change followed into the
+        schedules and dispatches, as its ledger row says. (Records are described without the
+        seed: the loader adds it per session.)"""
         self.owned_from = owned_from(seed)
-        for entry, step in steps:
-            if step is not None:
-                self._step(entry, step)
+        self.ledger = judgement.ledger
+        for (entry, _), row in zip(judgement.steps, judgement.ledger, strict=True):
+            if row.step is not None:
+                self._step(entry, row.step, row.batch)
 
     def other_record(
         self, line: int, index: int, event: dict[str, object] | None, row: ChunkRow | None, raw: bytes | None
@@ -262,7 +266,7 @@ class SessionStager:
             self.longest = max(self.longest, len(fields) + len(raw) + 64)
         return fields, raw
 
-    def _step(self, entry: Entry, step: Step) -> None:
+    def _step(self, entry: Entry, step: Step, batch: int | None) -> None:
         change = step.change
         event = entry.event or {}
         if isinstance(change, CreateChange):
@@ -298,9 +302,6 @@ class SessionStager:
         assert isinstance(change, DispatchChange) and step.before is not None
         row["dispatch_count"] += 1
         recurring = step.before.kind not in ONE_SHOT_KINDS
-        batch = None
-        if recurring and change.accepted_at is not None:
-            batch = self.batches.setdefault(change.accepted_at, len(self.batches) + 1)
         self._write(
             "dispatches",
             _dumps(
