@@ -25,7 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.corpus import build
 from bench.realcorpus import build_from_real_logs
-from replay.audit.verify import verify_path, verify_paths
+from replay.audit.auditrun import verify_paths
+from replay.audit.verify import verify_path
 
 
 def baseline(paths: list[Path]) -> tuple[float, int]:

@@ -11,25 +11,25 @@ from typing import TYPE_CHECKING
 from invariant.exports import lazy_exports
 
 if TYPE_CHECKING:
+    from replay.audit.auditrun import Audit, verify_paths
     from replay.audit.verify import (
         SessionReport,
         Verdict,
         verify_bytes,
         verify_bytes_with_changes,
         verify_path,
-        verify_paths,
     )
     from replay.reading import Mode, Reading
     from replay.sim.simulator import Scenario, ScenarioError, SimulationResult, TooManyEvents, simulate
 
 _HOMES = {
+    "audit.auditrun": ("Audit", "verify_paths"),
     "audit.verify": (
         "SessionReport",
         "Verdict",
         "verify_bytes",
         "verify_bytes_with_changes",
         "verify_path",
-        "verify_paths",
     ),
     "reading": ("Mode", "Reading"),
     "sim.simulator": ("Scenario", "ScenarioError", "SimulationResult", "TooManyEvents", "simulate"),
@@ -39,6 +39,7 @@ _HOMES = {
 __getattr__, __dir__ = lazy_exports(__name__, _HOMES, globals())
 
 __all__ = [
+    "Audit",
     "Mode",
     "Reading",
     "Scenario",

@@ -70,6 +70,7 @@ ROOMS = {
     "replay.terminal": 0,
     "replay.atomic": 0,
     "replay.reading": 0,
+    "replay.exitstatus": 0,
     "replay.logs": 1,
     "replay.audit": 2,
     "replay.conform": 2,

@@ -50,8 +50,7 @@ from replay.reading import DEFAULT_READING, Reading
 
 
 class Verdict(StrEnum):
-    """A session's verdict (the exit status: 2 any unreadable, else 1 any corrupt, else 3 any
-    unsupported, else 0)."""
+    """A session's verdict (a run's exit status follows its verdicts: replay.exitstatus.EXIT_ORDER)."""
 
     OK = "ok"
     CORRUPT = "corrupt"
@@ -636,7 +635,7 @@ VERIFY_BUDGET = 32 << 20
 queued keep both workers busy behind a large log the results wait for (in input order)."""
 
 
-def verify_paths(
+def verify_each(
     paths: Sequence[str],
     reading: Reading = DEFAULT_READING,
     jobs: int = 1,
@@ -644,7 +643,8 @@ def verify_paths(
     progress: Callable[[int], None] | None = None,
 ) -> Iterator[SessionReport]:
     """One report per file of `paths` (and first, for `stdin` when given, one reported as
-    `<stdin>`), in input order; with `jobs` > 1, consecutive files are verified in groups by
+    `<stdin>`), in input order, as each is judged (`auditrun.verify_paths` adds the Host
+    cross-check); with `jobs` > 1, consecutive files are verified in groups by
     that many worker processes. `progress` hears of every byte read (per group with jobs)."""
     if stdin is not None:
         yield verify_path("<stdin>", reading, data=stdin)

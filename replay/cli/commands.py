@@ -31,6 +31,7 @@ from replay.cli.output import (
     json_document,
     to_terminal,
 )
+from replay.exitstatus import EXIT_HELP, exit_status
 from replay.reading import AUTO, Mode, Reading
 from replay.sim.limits import MAX_STEPS
 from replay.terminal import printable
@@ -251,7 +252,7 @@ def _escape_unencodable_output() -> None:
             stream.reconfigure(errors="backslashreplace")
 
 
-@main.command()
+@main.command(epilog=EXIT_HELP)
 @click.argument("paths", nargs=-1)
 @format_option(*REPORT_FORMATS, Format.PARQUET)
 @click.option(
@@ -292,14 +293,10 @@ def verify(
     tool_surface: str,
 ) -> None:
     """Check session logs (files, directories, or - for stdin) and Host task stores against the
-    schedule protocol.
-
-    Exit 0 when every session is ok, 1 when any is corrupt, 2 on usage errors or unreadable input.
-    """
+    schedule protocol."""
     from invariant import parse_instant
     from invariant.retention import Retention
-    from replay.audit.hoststore import cross_checked
-    from replay.audit.verify import verify_paths
+    from replay.audit.auditrun import verify_paths
     from replay.cli.output import reports as report_output
     from replay.logs.discover import STDIN, discover
 
@@ -317,7 +314,8 @@ def verify(
         raise click.UsageError(NO_INPUTS)
     started, clock = datetime.now(UTC), time.perf_counter()
     with _progress(files, "reading") as progress:
-        reports = cross_checked(list(verify_paths([p for p in files if p != STDIN], reading, jobs, stdin, progress)))
+        audit = verify_paths([p for p in files if p != STDIN], reading, jobs, stdin, progress)
+    reports = audit.reports
     run = report_output.Run(started, time.perf_counter() - clock, _version("schedlog"))
     if output is not None:
         from replay.duck.verdicts import write_verdicts  # DuckDB loads for Parquet output only
@@ -327,7 +325,7 @@ def verify(
         click.echo(printable(f"{report_output.summary_line(reports)}; verdicts {part}"))
     else:
         _report(reports, fmt, run)
-    _exit(reports)
+    sys.exit(audit.exit_status)
 
 
 def _report(reports: Sequence[SessionReport], fmt: Format, run: report_output.Run, summary: str | None = None) -> None:
@@ -358,18 +356,12 @@ def _progress(files: Sequence[str], label: str) -> Iterator[Callable[[int], None
 
 
 def _exit(reports: Sequence[SessionReport]) -> None:
-    """2 any unreadable, else 1 any corrupt, else 3 any of a format too new to judge, else 0."""
+    """Exit as the sessions' verdicts say (replay.exitstatus.EXIT_ORDER)."""
     _exit_for([r.verdict for r in reports])
 
 
 def _exit_for(verdicts: Sequence[str]) -> None:
-    """`_exit` of the sessions' verdicts."""
-    from replay.audit.verify import Verdict
-
-    for verdict, status in ((Verdict.UNREADABLE, 2), (Verdict.CORRUPT, 1), (Verdict.UNSUPPORTED, 3)):
-        if verdict in verdicts:
-            sys.exit(status)
-    sys.exit(0)
+    sys.exit(exit_status(verdicts))
 
 
 def _read_input(path: str) -> Data:
@@ -403,7 +395,7 @@ def _reading(what: str) -> Iterator[None]:
         raise InputError(f"cannot read {what}: not enough memory to hold it") from None
 
 
-@main.command()
+@main.command(epilog=EXIT_HELP)
 @click.argument("paths", nargs=-1, required=True)
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="The HTML file to write.")
 @click.option("--title", default="schedlog report", show_default=True, help="The page title.")
@@ -411,11 +403,8 @@ def _reading(what: str) -> Iterator[None]:
 @JOBS
 def report(paths: tuple[str, ...], output: str, title: str, reading: Reading, jobs: int) -> None:
     """Write one self-contained HTML report (no network, works from file://): a fleet page of
-    every session's verdict, and per session a timeline with one lane per schedule id.
-
-    Exit 0 when every session is ok, 1 when any is corrupt, 2 on usage errors or unreadable
-    input (as verify); the report is written in every case but a usage error.
-    """
+    every session's verdict, and per session a timeline with one lane per schedule id. The
+    report is written in every case but a usage error."""
     from replay.atomic import write_atomic
     from replay.audit.sessionview import fleet_views
     from replay.cli.output import html as html_output
@@ -434,18 +423,14 @@ def report(paths: tuple[str, ...], output: str, title: str, reading: Reading, jo
     _exit_for(verdicts)
 
 
-@main.command()
+@main.command(epilog=EXIT_HELP)
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--session", "session_id", default=None, help="Only the session with this id (from the header).")
 @format_option(Format.TEXT, Format.JSON)
 @reading_options()
 def explain(paths: tuple[str, ...], session_id: str | None, fmt: Format, reading: Reading) -> None:
     """Tell a session's schedule story: for a corrupt one, the rule, the history up to the
-    violation, the offending and related events, and what would have been valid instead.
-
-    Exit 0 when every session told is ok, 1 when any is corrupt, 2 on usage errors or
-    unreadable input (as verify).
-    """
+    violation, the offending and related events, and what would have been valid instead."""
     from replay.audit.explain import explain_path
     from replay.logs.discover import STDIN, discover
 
@@ -570,7 +555,7 @@ def _terminate_cleanly() -> None:
     signal.signal(signal.SIGHUP, handler)
 
 
-@main.command()
+@main.command(epilog=EXIT_HELP)
 @click.argument("paths", nargs=-1)
 @click.option("--db", "db", type=click.Path(dir_okay=False), required=True, help="The DuckDB file to (re)create.")
 @format_option(*REPORT_FORMATS)
@@ -579,12 +564,9 @@ def _terminate_cleanly() -> None:
 @click.option("--parquet", type=click.Path(file_okay=False), default=None, help="Also write every table as Parquet.")
 @selection_options
 def replay(paths: tuple[str, ...], db: str, fmt: Format, reading: Reading, jobs: int, parquet: str | None) -> None:
-    """Replay session logs into a DuckDB database for inspection (written atomically).
-
-    Exit 0 when every session is ok, 1 when any is corrupt (after writing the database), 2 on
-    usage errors or unreadable input. Text output is one summary line; the other formats give
-    each session's report, as verify does.
-    """
+    """Replay session logs into a DuckDB database for inspection (written atomically, also when
+    a session is corrupt). Text output is one summary line; the other formats give each
+    session's report, as verify does."""
     import duckdb
 
     from replay.audit.verify import store_value

@@ -1,0 +1,21 @@
+"""The exit status of a run that judges sessions, by the verdicts it gave: the one table every
+reading command (verify, replay, report, explain, fleet) exits by and states in its help.
+Light on purpose: the command line imports it before any judge is loaded."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+EXIT_ORDER = (
+    ("unreadable", 2, "any session is unreadable (or on a usage error)"),
+    ("corrupt", 1, "any is corrupt"),
+    ("unsupported", 3, "any has a format too new to judge"),
+)
+"""(verdict, exit status, when), the first that applies wins; 0 when none does (every session ok)."""
+EXIT_HELP = "Exit " + ", else ".join(f"{status} when {when}" for _, status, when in EXIT_ORDER) + ", else 0."
+
+
+def exit_status(verdicts: Iterable[str]) -> int:
+    """The run's exit status (EXIT_ORDER)."""
+    given = set(verdicts)
+    return next((status for verdict, status, _ in EXIT_ORDER if verdict in given), 0)
