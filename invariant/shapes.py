@@ -393,19 +393,30 @@ class ObjectShape:
 
 def object_problems(value: object, shape: ObjectShape) -> list[str]:
     """Every way `value` breaks `shape`, in field order (empty when it conforms)."""
+    return [message for _, message in located_problems(value, shape)]
+
+
+def located_problems(value: object, shape: ObjectShape) -> list[tuple[str, str]]:
+    """`object_problems`, each with the JSON pointer (RFC 6901) of the key it is about, relative
+    to `value` ("" for the value itself)."""
     if not isinstance(value, dict):
-        return [f"is not a JSON object, got {shown(value)}"]
-    problems = [f"lacks {name}" for name in shape.required if name not in value]
+        return [("", f"is not a JSON object, got {shown(value)}")]
+    problems = [(pointer_to(name), f"lacks {name}") for name in shape.required if name not in value]
     if shape.closed:
-        problems += [f"has unexpected key {k}" for k in value if k not in shape.keys]
-    problems += [f"carries retired key {k}" for k in shape.forbidden if k in value]
+        problems += [(pointer_to(k), f"has unexpected key {k}") for k in value if k not in shape.keys]
+    problems += [(pointer_to(k), f"carries retired key {k}") for k in shape.forbidden if k in value]
     for f in shape.fields:
         if f.name in value:
             try:
                 f.spec.check(value[f.name])
             except Reject as err:
-                problems.append(f"{f.name} {err.message}")
+                problems.append((pointer_to(f.name), f"{f.name} {err.message}"))
     return problems
+
+
+def pointer_to(*keys: str | int) -> str:
+    """The JSON pointer (RFC 6901) of a path of keys: `~` and `/` escaped."""
+    return "".join("/" + str(k).replace("~", "~0").replace("/", "~1") for k in keys)
 
 
 # --- field specs shared by several shapes ------------------------------------------------

@@ -195,3 +195,19 @@ def test_the_rule_tables_are_the_readmes() -> None:
             cell = ", ".join(f"`{rule}`" for rule in row.ids)
             assert f"| {cell} | {row.text} |" in readme, cell
     assert all(row.ids and all(r.startswith("format.") for r in row.ids) for row in FORMAT)
+
+
+def test_a_finding_carries_its_pointer_in_every_output(tmp_path: Path) -> None:
+    """A reader finding located in an event (its index and JSON pointer) keeps its place in JSON,
+    SARIF (a logical location), GitHub annotations and text."""
+    path = write_session(tmp_path / "s.session.jsonl", [{**ev(0), "time": 1.5}], header())
+    _, out = run("verify", "--format", "json", str(path))
+    (found,) = [f for f in json.loads(out)[0]["formatFindings"] if f["code"] == "format.envelope"]
+    assert (found["index"], found["pointer"], found["line"]) == (0, "/time", 2)
+    _, out = run("verify", "--format", "sarif", str(path))
+    (result,) = [r for r in json.loads(out)["runs"][0]["results"] if r["ruleId"] == "format.envelope"]
+    assert result["locations"][0]["logicalLocations"][0]["fullyQualifiedName"] == "event 0/time"
+    _, out = run("verify", "--format", "github", str(path))
+    assert "title=format.envelope::" in out and "(at /time)" in out
+    _, out = run("verify", str(path))
+    assert "error line 2: format.envelope: " in out and "(at /time)" in out

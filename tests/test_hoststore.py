@@ -253,11 +253,14 @@ def test_verify_reports_a_corrupt_store_with_its_rule_pointer_and_task(tmp_path:
     code, out = verify(str(path))
     assert code == 1
     assert f"CORRUPT    {path}: host.weekly.weekdays: task 'schedule-a': weekdays must be unique" in out, out
-    assert "host.task.status: /tables/tasks/schedule-b/status (task 'schedule-b')" in out
+    assert "host.task.status: task 'schedule-b': " in out and "(at /tables/tasks/schedule-b/status)" in out, out
     code, out = verify("--format", "json", str(path))
     (report,) = json.loads(out)
     assert report["kind"] == "host-task-store" and report["verdict"] == "corrupt"
     assert report["violation"]["pointer"] == "/tables/tasks/schedule-a/record/weekdays"
+    (status,) = [f for f in report["formatFindings"] if f["code"] == "host.task.status"]
+    assert status["pointer"] == "/tables/tasks/schedule-b/status"  # a place of its own, not in the text
+    assert status["message"].startswith("task 'schedule-b': ")
 
 
 def test_a_json_file_that_is_no_store_is_read_as_a_log(tmp_path: Path) -> None:

@@ -488,3 +488,27 @@ def test_a_plain_envelope_passes_every_versions_shape(event: dict[str, object]) 
     if plain_envelope(event) and type(seq) is int and 0 <= seq <= MAX_SAFE_INTEGER:  # an event index
         for version, shape in EVENT_SHAPES.items():
             assert object_problems(event, shape) == [], version
+
+
+# --- findings: located, and counted past the cap --------------------------------------------------
+
+
+def test_thirty_defects_of_one_code_report_twenty_and_ten_more() -> None:
+    """Past 20 findings of one code the rest are counted in one more finding, never dropped unsaid."""
+    events = [{**ev(n), "extra": n} for n in range(30)]
+    log = SessionLog("m.jsonl", data=session_bytes(events))
+    list(log.entries())
+    envelope = [f for f in log.findings if f.code == "format.envelope"]
+    assert len(envelope) == 21
+    assert [f.index for f in envelope[:20]] == list(range(20))
+    assert {f.pointer for f in envelope[:20]} == {"/extra"}
+    assert envelope[20].message == "10 more findings of this code" and envelope[20].severity == "error"
+
+
+def test_findings_point_where_the_spec_locates_them() -> None:
+    """An envelope finding points at its key in the event, a header finding at the header's."""
+    log = SessionLog("m.jsonl", data=session_bytes([{**ev(0), "time": 1.5}], header(cwd="relative/path")))
+    list(log.entries())
+    located = {f.code: (f.index, f.pointer) for f in log.findings}
+    assert located["format.envelope"] == (0, "/time")
+    assert located["format.header.cwd"] == (None, "/cwd")

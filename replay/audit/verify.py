@@ -353,7 +353,7 @@ def _deliveries(judgement: Judgement, seed: object, profile: Profile, messages: 
     lines = {e.event_index: e.line for e, _ in applied}
     mine = [m for m in messages if not m.queued or m.index >= owned]
     found = delivery_findings([s for _, s in applied], times, mine, profile)
-    return [Finding(f.code, Severity.WARNING, f.message, lines.get(f.index)) for f in found]
+    return [Finding(f.code, Severity.WARNING, f.message, lines.get(f.index), index=f.index) for f in found]
 
 
 def _host_era(delivered: int, changes: int, folded: Folded | None) -> list[Finding]:
@@ -521,7 +521,7 @@ def store_report(path: str, reading: Reading = DEFAULT_READING) -> SessionReport
         where = f"task {first.task!r}: " if first.task is not None else ""
         violation = Violation(CORRUPT_TASK_STORE, first.rule, None, None, None, first.pointer, where + first.message)
     findings = tuple(
-        Finding(f.rule, severity, f"{f.pointer}" + (f" (task {f.task!r})" if f.task else "") + f": {f.message}")
+        Finding(f.rule, severity, (f"task {f.task!r}: " if f.task else "") + f.message, pointer=f.pointer)
         for severity, group in (
             (Severity.ERROR, found[1:]),
             (Severity.WARNING, soft),

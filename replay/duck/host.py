@@ -30,7 +30,7 @@ COLUMNS = {
         "latest": "BOOLEAN",
     },
     "host_findings": {
-        "store_path": "VARCHAR", "rule": "VARCHAR", "severity": "VARCHAR", "message": "VARCHAR",
+        "store_path": "VARCHAR", "rule": "VARCHAR", "severity": "VARCHAR", "pointer": "VARCHAR", "message": "VARCHAR",
     },
 }  # fmt: skip
 """The Host tables' columns (instants as written; the tables cast them)."""
@@ -63,13 +63,11 @@ def _rows(store: SessionReport) -> Iterator[tuple[str, dict[str, Any]]]:
             }  # fmt: skip
     v = store.violation
     if v is not None:
-        message = f"{v.pointer}: {v.message}"
-        yield "host_findings", {"store_path": store.path, "rule": v.rule, "severity": "error", "message": message}
+        found = {"rule": v.rule, "severity": "error", "pointer": v.pointer, "message": v.message}
+        yield "host_findings", {"store_path": store.path, **found}
     for f in store.findings:
-        yield (
-            "host_findings",
-            {"store_path": store.path, "rule": f.code, "severity": str(f.severity), "message": f.message},
-        )
+        found = {"rule": f.code, "severity": str(f.severity), "pointer": f.pointer, "message": f.message}
+        yield "host_findings", {"store_path": store.path, **found}
 
 
 INSTANTS = ("scheduled_at", "delivered_at")

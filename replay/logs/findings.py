@@ -28,6 +28,23 @@ class Finding:
     severity: Severity
     message: str
     line: int | None = None
+    pointer: str | None = None
+    """Where in the located thing (the event at `index`, else the file's JSON value: a Host
+    store, a header) the finding is, as a JSON pointer (RFC 6901); None when it has no place."""
+    index: int | None = None
+    """The event the finding is about (= its seq), when it is about one."""
 
     def to_json(self) -> dict[str, object]:
-        return {"code": self.code, "severity": self.severity, "line": self.line, "message": self.message}
+        return {
+            "code": self.code,
+            "severity": self.severity,
+            "line": self.line,
+            "index": self.index,
+            "pointer": self.pointer,
+            "message": self.message,
+        }
+
+
+def more_findings(code: str, severity: Severity, more: int) -> Finding:
+    """What stands for the findings of one code past a cap: they are counted, never dropped unsaid."""
+    return Finding(code, severity, f"{more} more findings of this code")

@@ -40,7 +40,7 @@ from invariant.logshapes import (
     header_problems,
 )
 from invariant.sessionload import CHECKED_TYPES, LoadChecks
-from invariant.shapes import object_problems
+from invariant.shapes import located_problems
 from replay.logs import bytesource
 from replay.logs.bytesource import Data
 from replay.logs.chunks import ChunkRow
@@ -48,7 +48,7 @@ from replay.logs.committed import Committed, CommittedScan
 from replay.logs.discover import generations_beside
 from replay.logs.envelope import Record
 from replay.logs.fastruns import decode_run, event_of, in_line, kinds_for, learn
-from replay.logs.findings import Finding, Severity
+from replay.logs.findings import Finding, Severity, more_findings
 from replay.logs.frames import ZSTD_MAGIC, Block, ZstdProblem, frame_texts, plain_blocks, zstd_head
 from replay.logs.jsonline import JsonLineError, decode_json, parse_header_line, parse_json_line
 from replay.logs.loadfast import surely_loads
@@ -188,17 +188,30 @@ class SessionLog:
 
     # --- findings -------------------------------------------------------------------------
 
-    def _find(self, code: str, severity: Severity, message: str, line: int | None = None) -> None:
+    def _find(
+        self,
+        code: str,
+        severity: Severity,
+        message: str,
+        line: int | None = None,
+        pointer: str | None = None,
+        index: int | None = None,
+    ) -> None:
+        """Note a finding: past _FINDINGS_PER_CODE of one code they are counted, and the count is
+        reported once the log is read (`findings.more_findings`)."""
         n = self._counts.get(code, 0) + 1
         self._counts[code] = n
         if n <= _FINDINGS_PER_CODE:
-            self.findings.append(Finding(code, severity, message, line))
+            self.findings.append(Finding(code, severity, message, line, pointer, index))
         if severity is Severity.ERROR:
             self.rejected = True
 
-    def _strict_problem(self, code: str, message: str, line: int) -> None:
+    def _strict_problem(
+        self, code: str, message: str, line: int, pointer: str | None = None, index: int | None = None
+    ) -> None:
         """A rule the strict reader refuses a log for and the lenient one tolerates."""
-        self._find(code, Severity.ERROR if self.reading.mode is Mode.STRICT else Severity.WARNING, message, line)
+        severity = Severity.ERROR if self.reading.mode is Mode.STRICT else Severity.WARNING
+        self._find(code, severity, message, line, pointer, index)
 
     def _unreadable(self, message: str, line: int | None = None) -> None:
         self.unreadable = True
@@ -409,14 +422,15 @@ class SessionLog:
         cwd = h.get("cwd")
         if isinstance(cwd, str):
             if _PLACEHOLDER.search(cwd):
-                self._find("format.header.placeholder", Severity.WARNING, f"cwd {cwd!r} holds a fixture placeholder", 1)
+                message = f"cwd {cwd!r} holds a fixture placeholder"
+                self._find("format.header.placeholder", Severity.WARNING, message, 1, "/cwd")
             elif not (cwd.startswith("/") or re.match(r"[A-Za-z]:[\\/]", cwd) or cwd.startswith("\\\\")):
                 if self.version == CURRENT_FORMAT_VERSION:  # v4's own rule: an absolute cwd when present
-                    self._strict_problem(
-                        "format.header", f"cwd {cwd!r} is not an absolute path (v4 headers require one)", 1
-                    )
+                    message = f"cwd {cwd!r} is not an absolute path (v4 headers require one)"
+                    self._strict_problem("format.header", message, 1, "/cwd")
                 else:
-                    self._find("format.header.cwd", Severity.WARNING, f"cwd {cwd!r} is not an absolute path", 1)
+                    message = f"cwd {cwd!r} is not an absolute path"
+                    self._find("format.header.cwd", Severity.WARNING, message, 1, "/cwd")
 
     def _note_generations(self, named: int) -> None:
         """Other generations of the session beside the file (formats.md §2): the runtime loads
@@ -563,18 +577,22 @@ class SessionLog:
 
     def _check_envelope(self, event: dict[str, object], index: int, line_no: int) -> None:
         """The envelope of the log's version (formats.md §4; a headerless log reads as v0)."""
-        problems = object_problems(event, EVENT_SHAPES[self.version or 0])
-        if self.marks_cut and not problems:
-            problems = citation_problems(event, index)
-        if problems:
-            self._strict_problem("format.envelope", f"event envelope at line {line_no}: {'; '.join(problems)}", line_no)
+        located = located_problems(event, EVENT_SHAPES[self.version or 0])
+        if self.marks_cut and not located:
+            located = [("/sourceEventSeqs", problem) for problem in citation_problems(event, index)]
+        if located:
+            message = f"event envelope at line {line_no}: {'; '.join(m for _, m in located)}"
+            self._strict_problem("format.envelope", message, line_no, located[0][0], index)
 
     def _check_load(self, event: dict[str, object], line_no: int) -> None:
         """The session layer's load checks (invariant.sessionload, session-log.md §11.2): the
         harness refuses a log holding an event they refuse (in lenient mode, a warning)."""
         problem = self._load_checks.refusal(event)
         if problem is not None:
-            self._strict_problem("format.session", f"event {event.get('seq')} at line {line_no}: {problem}", line_no)
+            seq = event.get("seq")
+            index = seq if type(seq) is int else None
+            message = f"event {seq} at line {line_no}: {problem}"
+            self._strict_problem("format.session", message, line_no, "/data", index)
 
     def _cuts(self, event: dict[str, object], index: int) -> bool:
         """Whether a committed `session/end-seed` event cuts the fork here (v2+, `inherited: true`;
@@ -590,14 +608,17 @@ class SessionLog:
     def _close_scan(self) -> None:
         self._check_seeded()
         d = self._scan.defect
-        if d is None:
-            return
-        if self._scan.fatal:
-            message = f"{d.message} before a committed turn/end: the log cannot be loaded"
-            self._find(d.code, Severity.ERROR, message, d.line)
-        else:
-            message = f"{d.message}; the records from there on are a dropped crash tail"
-            self._find(d.code, Severity.WARNING, message, d.line)
+        if d is not None:
+            if self._scan.fatal:
+                message = f"{d.message} before a committed turn/end: the log cannot be loaded"
+                self._find(d.code, Severity.ERROR, message, d.line)
+            else:
+                message = f"{d.message}; the records from there on are a dropped crash tail"
+                self._find(d.code, Severity.WARNING, message, d.line)
+        for code, n in self._counts.items():
+            if n > _FINDINGS_PER_CODE:
+                severity = next(f.severity for f in self.findings if f.code == code)
+                self.findings.append(more_findings(code, severity, n - _FINDINGS_PER_CODE))
 
     def _check_seeded(self) -> None:
         """v2+: `isSeeded` true needs an inherited marker, false forbids one (formats.md §5):
@@ -610,4 +631,4 @@ class SessionLog:
             message = "the header says isSeeded, but no session/end-seed marker with inherited: true is committed"
         else:
             message = f"the header says not isSeeded, but the session/end-seed at event {self.marker_cut} is inherited"
-        self._find("format.is-seeded", Severity.ERROR, message, 1)  # refused in every mode (formats.md §5)
+        self._find("format.is-seeded", Severity.ERROR, message, 1, "/isSeeded")  # refused in every mode (formats.md §5)

@@ -56,7 +56,7 @@ def problems(reports: Sequence[SessionReport]) -> Iterator[Problem]:
         if v is not None:
             yield Problem(r, v.rule, "error", v.message, v.line, v.seq, v.index, v.pointer, v.related)
         for f in r.findings:
-            yield Problem(r, f.code, _LEVELS[f.severity], f.message, f.line)
+            yield Problem(r, f.code, _LEVELS[f.severity], f.message, f.line, f.index, f.index, f.pointer or "")
 
 
 # --- GitHub workflow commands ----------------------------------------------------------------------
@@ -81,7 +81,8 @@ def github(reports: Sequence[SessionReport], summary: str) -> str:
         if p.line is not None:
             where.append(f"line={p.line}")
         where.append(f"title={_property(p.rule)}")
-        lines.append(f"::{command} {','.join(where)}::{_data(printable(p.message + _see(p)))}")
+        at = f" (at {p.pointer})" if p.pointer else ""
+        lines.append(f"::{command} {','.join(where)}::{_data(printable(p.message + at + _see(p)))}")
         for x in p.related:  # each related event annotated where it is, pointing back
             if x.line is not None:
                 place = f"file={_property(printable(p.report.path))},line={x.line},title={_property(p.rule)}"
@@ -145,7 +146,8 @@ def _result(p: Problem, rule_index: int) -> dict[str, object]:
         "physicalLocation": {"artifactLocation": {"uri": artifact_uri(p.report.path)}, **region}
     }
     if p.pointer:
-        location["logicalLocations"] = [{"fullyQualifiedName": f"event {p.index}{p.pointer}", "kind": "member"}]
+        where = "" if p.index is None else f"event {p.index}"  # else the file's own value (a store)
+        location["logicalLocations"] = [{"fullyQualifiedName": f"{where}{p.pointer}", "kind": "member"}]
     properties = {"session": p.report.session, "verdict": p.report.verdict.value, "index": p.index, "seq": p.seq}
     related = [
         {

@@ -57,7 +57,8 @@ def text_line(r: SessionReport) -> str:
         if f.code in ("format.unreadable", "format.version.newer"):
             continue
         where = f" line {f.line}" if f.line is not None else ""
-        lines.append(f"    {f.severity}{where}: {f.code}: {f.message}")
+        at = f" (at {f.pointer})" if f.pointer else ""
+        lines.append(f"    {f.severity}{where}: {f.code}: {f.message}{at}")
     return "\n".join(printable(line) for line in lines)
 
 
