@@ -139,8 +139,10 @@ def frequency_ok(rule: CronRule) -> bool:
 
 
 def _number(text: str, field: CronField, lo: int, hi: int, what: str = "value") -> int:
-    value = int(text)
-    if not lo <= value <= hi:
+    """A field's number (digits), in lo-hi. Digits past any field's range are refused as out of it
+    unread: `int` refuses strings past the interpreter's digit limit, and a rule may hold any."""
+    value = int(text) if len(text.lstrip("0")) <= 18 else None
+    if value is None or not lo <= value <= hi:
         raise CronSyntaxError(f"{_NAMES[field]} {what} {text} is outside {lo}-{hi}")
     return value
 

@@ -89,6 +89,8 @@ def shown(value: object) -> str:
         return "an object"
     if isinstance(value, list):
         return "an array"
+    if type(value) is float and value in (math.inf, -math.inf):  # a number past the doubles, as JavaScript shows it
+        return "Infinity" if value > 0 else "-Infinity"
     text = repr(value)
     return text if len(text) <= SHOWN_CHARACTERS else text[: SHOWN_CHARACTERS - 3] + "..."
 

@@ -116,25 +116,35 @@ assert tuple(c.__struct_config__.tag for c in ROW_CLASSES) == ROW_TAGS
 
 
 class _Registry:
-    """The event classes made so far, by tag, and the decoder of their union with the rows."""
+    """The event classes made so far, by tag, and the decoder of their union with the rows.
+
+    Process-wide, so no log may change what it does for another: a class is kept only once the
+    decoder of the union with it is made (a tag msgspec cannot take, such as one holding a lone
+    surrogate, is never kept, and its lines are read the exact way, as every unknown type's)."""
 
     def __init__(self) -> None:
         self.classes: dict[str, type[Event]] = {}
-        self.decoder = self._decoder()
-
-    def _decoder(self) -> msgspec.json.Decoder[Record]:
-        members = (*ROW_CLASSES, *self.classes.values())
-        return msgspec.json.Decoder(Union[members])  # noqa: UP007
+        self.decoder = _decoder(self.classes)
 
     def event_class(self, tag: str) -> type[Event] | None:
-        """The class of events tagged `tag` (made now if new), None past MAX_EVENT_TYPES."""
+        """The class of events tagged `tag` (made now if new), None past MAX_EVENT_TYPES or for
+        a tag the decoder cannot take."""
         known = self.classes.get(tag)
         if known is not None or tag in ROW_TAGS or len(self.classes) >= MAX_EVENT_TYPES:
             return known
-        made: type[Event] = msgspec.defstruct(f"Event{len(self.classes)}", [], bases=(Event,), tag=tag)  # type: ignore[assignment]
-        self.classes[tag] = made
-        self.decoder = self._decoder()
+        try:
+            made: type[Event] = msgspec.defstruct(f"Event{len(self.classes)}", [], bases=(Event,), tag=tag)  # type: ignore[assignment]
+            classes = {**self.classes, tag: made}
+            decoder = _decoder(classes)
+        except (UnicodeError, TypeError, ValueError):  # a tag msgspec cannot encode or dispatch on
+            return None
+        self.classes, self.decoder = classes, decoder
         return made
+
+
+def _decoder(classes: dict[str, type[Event]]) -> msgspec.json.Decoder[Record]:
+    members = (*ROW_CLASSES, *classes.values())
+    return msgspec.json.Decoder(Union[members])  # noqa: UP007
 
 
 REGISTRY = _Registry()

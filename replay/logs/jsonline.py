@@ -38,13 +38,24 @@ def parse_json_line(raw: bytes) -> object:
     return _parse_text(raw.decode("utf-8", "replace"))
 
 
+def js_int(token: str) -> int | float:
+    """An integer token as `JSON.parse` reads it: a number. Python keeps it exact, but refuses
+    one longer than its digit limit (4,300 by default, `sys.set_int_max_str_digits`), which
+    JavaScript reads as the nearest double (Infinity past 1.8e308): then the double, as `float`
+    makes it (with no digit limit), so no log's numbers can make a line unreadable."""
+    try:
+        return int(token)
+    except ValueError:
+        return float(token)
+
+
 def _parse_text(text: str) -> object:
     """The standard library's reading, `NaN`/`Infinity` refused, unbounded nesting allowed."""
     try:
         try:
-            return json.loads(text, parse_constant=_no_constants)
+            return _TEXT_DECODER.decode(text)
         except RecursionError:  # nested deeper than Python's recursion limit, which JSON.parse is not
-            return deepjson.parse(text)
+            return deepjson.parse(text, parse_int=js_int)
     except ValueError as err:
         raise JsonLineError(str(err).split(": line")[0]) from None
 
@@ -61,7 +72,7 @@ def parse_json_text(text: str) -> object:
 
 
 def _parse_int(token: str) -> int | float:
-    return NegativeZero(-0.0) if token == "-0" else int(token)
+    return NegativeZero(-0.0) if token == "-0" else js_int(token)
 
 
 def _parse_float(token: str) -> float:
@@ -69,6 +80,7 @@ def _parse_float(token: str) -> float:
     return NegativeZero(-0.0) if value == 0 and token.startswith("-") else value
 
 
+_TEXT_DECODER = json.JSONDecoder(parse_constant=_no_constants, parse_int=js_int)
 _HEADER_DECODER = json.JSONDecoder(parse_constant=_no_constants, parse_int=_parse_int, parse_float=_parse_float)
 """Made once: `json.loads` with hooks builds a decoder on every call (a header per session)."""
 

@@ -1,0 +1,105 @@
+"""One hostile log must not change another's verdict (issue 33): no process-wide state a log can
+change, and JSON numbers of any length read as `JSON.parse` reads them (a double)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import duckdb
+import pytest
+from click.testing import CliRunner
+
+from invariant.cron import CronSyntaxError, parse_cron
+from replay.audit.verify import verify_bytes, verify_log
+from replay.cli import main
+from replay.logs import envelope
+from replay.logs.logfile import SessionLog
+from replay.reading import Reading
+
+HEADER = json.dumps({"type": "session", "version": 0, "id": "s", "createdAt": 1, "cwd": "/w", "delegationDepth": 0})
+BIG = "7" * 5000
+"""An integer past Python's 4,300-digit conversion limit: valid JSON, a number (Infinity) to JSON.parse."""
+
+
+def log(*lines: str) -> bytes:
+    return "".join(f"{line}\n" for line in (HEADER, *lines)).encode()
+
+
+HOSTILE = log('{"type":"\\ud800","seq":0,"time":1,"data":{}}')
+"""An event whose type holds a lone surrogate (a JavaScript string may): no msgspec tag."""
+
+
+def clean(tag: str) -> bytes:
+    """A clean log of a type this process has not met yet, with a schedule change after it."""
+    change = {"version": 1, "operation": "create", "schedule": {"id": "a", "kind": "after", "prompt": "p",
+              "afterSeconds": 30, "scheduledAt": "2026-08-05T12:00:30.000Z"}}  # fmt: skip
+    events = [
+        {"type": tag, "seq": 0, "time": 1, "data": {}},
+        {"type": "schedule/change", "seq": 1, "time": 2, "data": change},
+    ]
+    return log(*(json.dumps(e) for e in events))
+
+
+def test_a_hostile_type_leaves_the_decoder_registry_as_it_was() -> None:
+    before = dict(envelope.REGISTRY.classes)
+    assert verify_bytes("hostile.jsonl", HOSTILE).verdict == "ok"  # the harness loads unknown types
+    assert envelope.REGISTRY.classes == before
+    report = verify_bytes("clean.jsonl", clean("hostile-test/first-sight"))
+    assert (report.verdict, report.events, report.schedule_events) == ("ok", 2, 1)
+    assert "hostile-test/first-sight" in envelope.REGISTRY.classes
+
+
+def test_a_hostile_log_among_others_through_verify_jobs_replay_and_fleet(tmp_path: Path) -> None:
+    """verify -j 2, replay and fleet over clean logs and the hostile one: each clean log's report
+    is what it is alone, and the hostile one gets its own."""
+    for n in range(6):
+        (tmp_path / f"clean-{n}.session.jsonl").write_bytes(clean(f"hostile-test/kind-{n}"))
+    (tmp_path / "hostile.session.jsonl").write_bytes(HOSTILE)
+    alone = {p.name: verify_bytes(str(p), p.read_bytes()).to_json() for p in sorted(tmp_path.glob("*.jsonl"))}
+    runner = CliRunner()
+    done = runner.invoke(main, ["verify", "-j", "2", "--format", "json", str(tmp_path)], catch_exceptions=False)
+    assert done.exit_code == 0, done.output
+    assert {Path(r["path"]).name: r for r in json.loads(done.stdout)} == {
+        name: {**r, "path": str(tmp_path / name)} for name, r in alone.items()
+    }
+    db = tmp_path / "out" / "r.duckdb"
+    db.parent.mkdir()
+    done = runner.invoke(main, ["replay", str(tmp_path), "--db", str(db), "-j", "2"], catch_exceptions=False)
+    assert done.exit_code == 0, done.output
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert con.execute("SELECT count(*), count(*) FILTER (verdict = 'ok') FROM sessions").fetchone() == (7, 7)
+    pytest.importorskip("distributed", reason="the dask extra (schedlog[dask]) is not installed")
+    fleet = tmp_path / "fleet"
+    done = runner.invoke(main, ["fleet", str(tmp_path), "--output", str(fleet), "--workers", "2"])
+    assert done.exit_code == 0, done.output
+    with duckdb.connect() as con:
+        rows = con.execute(f"SELECT verdict, count(*) FROM read_parquet('{fleet}/*.parquet') GROUP BY ALL").fetchall()
+    assert rows == [("ok", 7)]
+
+
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+@pytest.mark.parametrize("fast", [True, False])
+def test_an_integer_past_the_digit_limit_reads_as_javascript_reads_it(fast: bool, mode: str) -> None:
+    """Inside data it is a number like any other; as seq it is Infinity, out of line; as a time,
+    no safe integer. Never "unparsable", never an escaping error, both reader paths alike."""
+    reading = Reading.of(mode=mode)
+
+    def report(*lines: str) -> dict[str, object]:
+        return verify_log(SessionLog("big.jsonl", reading, log(*lines), fast=fast)).to_json()
+
+    ok = report(f'{{"type":"x","seq":0,"time":1,"data":{{"n":[{BIG},-{BIG}]}}}}')
+    assert (ok["verdict"], ok["events"], ok["formatFindings"]) == ("ok", 1, [])
+    gap = report(f'{{"type":"x","seq":{BIG},"time":1,"data":{{}}}}')
+    assert [f["message"].split(";")[0] for f in gap["formatFindings"]] == [  # type: ignore[attr-defined]
+        "seq gap at line 2 (expected 0, got Infinity)"
+    ]
+    late = report(f'{{"type":"x","seq":0,"time":{BIG},"data":{{}}}}')
+    assert [f["code"] for f in late["formatFindings"]] == ["format.envelope"]  # type: ignore[attr-defined]
+    assert "time must be a safe integer, got Infinity" in str(late["formatFindings"])
+
+
+def test_a_cron_field_past_the_digit_limit_is_out_of_range() -> None:
+    with pytest.raises(CronSyntaxError, match="is outside 0-59"):
+        parse_cron(f"{BIG} * * * *")
+    assert parse_cron("0000000000000000000000000005 * * * *").minutes == (5,)
