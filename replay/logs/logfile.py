@@ -44,7 +44,7 @@ from invariant.shapes import located_problems
 from replay.logs import bytesource
 from replay.logs.bytesource import Data
 from replay.logs.chunks import ChunkRow
-from replay.logs.committed import Committed, CommittedScan
+from replay.logs.committed import CommittedScan
 from replay.logs.discover import generations_beside
 from replay.logs.envelope import Record
 from replay.logs.fastruns import decode_run, event_of, in_line, kinds_for, learn
@@ -483,31 +483,24 @@ class SessionLog:
         taken = self._scan.take(line_no, value)
         if taken is None:
             return None
-        event = taken.event
+        index, event, row = taken
+        tag = None
         if event is not None:
             if not plain_envelope(event):
-                self._check_envelope(event, taken.event_index, line_no)
+                self._check_envelope(event, index, line_no)
             tag = event.get("type")
             if type(tag) is str and tag in CHECKED_TYPES:
                 self._check_load(event, line_no)
-        return self._committed(line_no, taken, line)
-
-    def _committed(self, line_no: int, taken: Committed, raw: bytes | None) -> Entry | None:
-        """A committed record as the Entry to yield, or None when `schedule_only` keeps it back
-        (a row, or an event neither a `schedule/change`, nor a cutting marker, nor selected):
-        then `others` hears it."""
-        index, event, row = taken
-        tag = None if event is None else event.get("type")
+        # the committed record: yielded, or kept back by `schedule_only` (then `others` hears it)
         if not self._schedule_only:
             if tag == END_SEED:
                 self._cuts(event, index)  # type: ignore[arg-type]
-            return Entry(line_no, index, event, row, raw)
-        telling = type(tag) is str and event is not None and self._telling(tag, event, index, raw)
-        if self._schedule_only and tag != SCHEDULE_CHANGE and not telling:
-            if self._others is not None:
-                self._others(line_no, index, event, row, raw)
-            return None
-        return Entry(line_no, index, event, row, raw)
+            return Entry(line_no, index, event, row, line)
+        if tag == SCHEDULE_CHANGE or (type(tag) is str and self._telling(tag, event, index, line)):  # type: ignore[arg-type]
+            return Entry(line_no, index, event, row, line)
+        if self._others is not None:
+            self._others(line_no, index, event, row, line)
+        return None
 
     def _telling(self, tag: str, event: dict[str, object], index: int, raw: bytes | None) -> bool:
         """Whether an event that is no schedule change is yielded all the same: a marker that cuts
