@@ -95,6 +95,28 @@ def shown(value: object) -> str:
     return text if len(text) <= SHOWN_CHARACTERS else text[: SHOWN_CHARACTERS - 3] + "..."
 
 
+ECHO_DEPTH = 16
+ECHO_NODES = 1000
+
+
+def echoed(value: object) -> object:
+    """A value read from a log, as a report echoes it: itself while it nests at most ECHO_DEPTH
+    levels and holds at most ECHO_NODES values, else its type by `shown` (a report must parse with
+    any JSON reader, and Python's `json.loads` stops at about 1,000 levels). Found without recursion."""
+    pending: list[tuple[object, int]] = [(value, 1)]
+    nodes = 0
+    while pending:
+        item, depth = pending.pop()
+        nodes += 1
+        if nodes > ECHO_NODES or depth > ECHO_DEPTH:
+            return f"{shown(value)} too large to echo"
+        if isinstance(item, dict):
+            pending += [(v, depth + 1) for v in item.values()]
+        elif isinstance(item, list):
+            pending += [(v, depth + 1) for v in item]
+    return value
+
+
 def js_length(text: str) -> int:
     """JavaScript's `.length` of a string: UTF-16 code units (a character beyond U+FFFF is two)."""
     return len(text) + sum(1 for c in text if ord(c) > 0xFFFF) if not text.isascii() else len(text)

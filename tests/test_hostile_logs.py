@@ -103,3 +103,28 @@ def test_a_cron_field_past_the_digit_limit_is_out_of_range() -> None:
     with pytest.raises(CronSyntaxError, match="is outside 0-59"):
         parse_cron(f"{BIG} * * * *")
     assert parse_cron("0000000000000000000000000005 * * * *").minutes == (5,)
+
+
+DEEP = 40_000
+
+
+def test_a_report_parses_with_json_loads_whatever_the_seed_length_holds(tmp_path: Path) -> None:
+    """A seedLength nested 40,000 levels deep is echoed by its type: the JSON report still parses."""
+    header = HEADER.replace('"delegationDepth"', '"seedLength":' + "[" * DEEP + "]" * DEEP + ',"delegationDepth"')
+    path = tmp_path / "deep.session.jsonl"
+    path.write_text(header + "\n")
+    done = CliRunner().invoke(main, ["verify", "--format", "json", str(path)])
+    (report,) = json.loads(done.stdout)
+    assert report["seedLength"] == "an array too large to echo"
+    assert report["verdict"] == "corrupt"
+
+
+def test_the_report_draws_a_schedule_change_nested_past_any_recursion_limit(tmp_path: Path) -> None:
+    from replay.audit.sessionview import session_view
+
+    data = '{"version":1,"operation":"create","schedule":' + "[" * DEEP + "]" * DEEP + "}"
+    path = tmp_path / "deep.session.jsonl"
+    path.write_bytes(log(f'{{"type":"schedule/change","seq":0,"time":1,"data":{data}}}'))
+    view = session_view(str(path), 0)
+    (mark,) = [m for lane in view["lanes"] for m in lane["marks"]]
+    assert mark[0] == "violation" and mark[4].startswith('{"type":"schedule/change"')

@@ -26,6 +26,7 @@ from replay.audit.explain import intended, record_text
 from replay.audit.fanout import Group, file_size, group_bytes, grouped, in_processes
 from replay.audit.rules import describe
 from replay.audit.verify import VERIFY_BUDGET, Judgement, SessionReport, Verdict, judge_log
+from replay.logs import deepjson
 from replay.logs.logfile import Entry, SessionLog
 from replay.reading import DEFAULT_READING, Reading
 
@@ -36,7 +37,7 @@ TICKS = 60
 
 
 def _json_text(entry: Entry) -> str:
-    text = entry.raw.decode("utf-8", "replace") if entry.raw is not None else str(entry.event)
+    text = entry.raw.decode("utf-8", "replace") if entry.raw is not None else deepjson.dumps(entry.event)
     return text if len(text) <= JSON_CHARS else text[:JSON_CHARS] + f"... ({len(text) - JSON_CHARS} more characters)"
 
 

@@ -30,7 +30,7 @@ from invariant.detect import (
     message_evidence,
 )
 from invariant.hoststore import HostFinding, ignored_parts, is_store, soft_findings, store_findings, tasks_of
-from invariant.jsvalue import safe_integer
+from invariant.jsvalue import echoed, safe_integer
 from invariant.ledger import LedgerRow, ledger, owned_from
 from invariant.logshapes import file_version
 from invariant.profiles import Profile, get_profile
@@ -197,7 +197,7 @@ class SessionReport:
         return {
             "path": self.path,
             "session": self.session,
-            "seedLength": self.seed_length,
+            "seedLength": echoed(self.seed_length),
             "events": self.events,
             "scheduleEvents": self.schedule_events,
             "verdict": self.verdict,
