@@ -12,7 +12,13 @@ EXIT_ORDER = (
     ("unsupported", 3, "any has a format too new to judge"),
 )
 """(verdict, exit status, when), the first that applies wins; 0 when none does (every session ok)."""
-EXIT_HELP = "Exit " + ", else ".join(f"{status} when {when}" for _, status, when in EXIT_ORDER) + ", else 0."
+INTERNAL_ERROR = 70
+"""A bug in schedlog (EX_SOFTWARE of sysexits.h), never a verdict: 1 would read as "corrupt"."""
+EXIT_HELP = (
+    "Exit "
+    + ", else ".join(f"{status} when {when}" for _, status, when in EXIT_ORDER)
+    + f", else 0; {INTERNAL_ERROR} on an internal error."
+)
 
 
 def exit_status(verdicts: Iterable[str]) -> int:

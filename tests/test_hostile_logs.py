@@ -128,3 +128,38 @@ def test_the_report_draws_a_schedule_change_nested_past_any_recursion_limit(tmp_
     view = session_view(str(path), 0)
     (mark,) = [m for lane in view["lanes"] for m in lane["marks"]]
     assert mark[0] == "violation" and mark[4].startswith('{"type":"schedule/change"')
+
+
+# --- the command line: a clear error and its documented status, never a traceback exiting 1 ----------
+
+
+def test_a_nul_byte_in_a_path_list_is_a_usage_error(tmp_path: Path) -> None:
+    listed = tmp_path / "list.txt"
+    listed.write_bytes(b"a\0b\n")
+    done = CliRunner().invoke(main, ["verify", "--files-from", str(listed)])
+    assert done.exit_code == 2 and "NUL byte" in done.output
+
+
+def test_an_unknown_scheduler_scheme_is_a_usage_error(tmp_path: Path) -> None:
+    pytest.importorskip("distributed", reason="the dask extra (schedlog[dask]) is not installed")
+    (tmp_path / "s.session.jsonl").write_bytes(clean("hostile-test/fleet"))
+    done = CliRunner().invoke(main, ["fleet", str(tmp_path), "--output", str(tmp_path / "o"), "--scheduler", "x://y"])
+    assert done.exit_code == 2 and "--scheduler" in done.output
+    assert not (tmp_path / "o").exists()  # refused before anything is written
+
+
+@pytest.mark.parametrize("error", [ValueError("a bug"), RuntimeError("a bug")])
+def test_an_internal_error_exits_with_its_own_status(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, error: Exception
+) -> None:
+    from replay.audit import auditrun
+    from replay.exitstatus import INTERNAL_ERROR
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise error
+
+    monkeypatch.setattr(auditrun, "verify_paths", broken)
+    (tmp_path / "s.session.jsonl").write_bytes(clean("hostile-test/internal"))
+    done = CliRunner().invoke(main, ["verify", str(tmp_path)])
+    assert done.exit_code == INTERNAL_ERROR == 70
+    assert "internal error" in done.output and "a bug" in done.output

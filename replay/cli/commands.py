@@ -10,6 +10,7 @@ import json
 import os
 import sys
 import time
+import traceback
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -31,7 +32,7 @@ from replay.cli.output import (
     json_document,
     to_terminal,
 )
-from replay.exitstatus import EXIT_HELP, exit_status
+from replay.exitstatus import EXIT_HELP, INTERNAL_ERROR, exit_status
 from replay.reading import AUTO, Mode, Reading
 from replay.sim.limits import MAX_STEPS
 from replay.terminal import printable
@@ -116,6 +117,8 @@ def selection_options(command: F) -> F:
             paths += read_path_list(bytes(text).decode("utf-8", "surrogateescape"))
         if not paths:
             raise click.UsageError("name the logs: PATHS, or --files-from LIST")
+        if any("\0" in p for p in paths):  # no file's name holds one; the system refuses it
+            raise click.UsageError("a path holds a NUL byte (a --files-from list is one path per line)")
         shard = kwargs.pop("shard")
         if shard is not None:  # by each file's path as discovered, so that a directory is split too
             index, count = shard
@@ -192,16 +195,30 @@ class _Commands(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except (click.exceptions.ClickException, click.exceptions.Abort, click.exceptions.Exit):
+            raise
         except (KeyboardInterrupt, RuntimeError) as err:
             if not _interrupted(err):
-                raise
+                _internal_error(ctx)
             click.echo("\nAborted!", err=True)
             ctx.exit(130)
         except OSError as err:
-            if err.errno == errno.EPIPE or err.filename is not None:
-                raise  # a closed pipe is click's to handle; a named file is not standard output
-            _output_failed(err)
+            if err.errno == errno.EPIPE:
+                raise  # a closed pipe is click's to handle
+            if err.filename is not None:  # a file that went away or turned unreadable under the run
+                click.echo(f"schedlog: cannot use {err.filename}: {err.strerror or err}", err=True)
+            else:
+                _output_failed(err)
             ctx.exit(2)
+        except Exception:
+            _internal_error(ctx)
+
+
+def _internal_error(ctx: click.Context) -> None:
+    """A bug: said as one, with its traceback, and its own exit status (1 would read as "corrupt")."""
+    click.echo(traceback.format_exc(), err=True, nl=False)
+    click.echo(f"schedlog: internal error (exit {INTERNAL_ERROR}): please report it with the lines above", err=True)
+    ctx.exit(INTERNAL_ERROR)
 
 
 def _output_failed(err: OSError) -> None:
@@ -670,6 +687,8 @@ def fleet(paths: tuple[str, ...], output: str, workers: int, scheduler: str | No
     found = expand(paths)
     if not found:
         raise click.UsageError(NO_LOGS)
+    if scheduler is not None:
+        _check_scheduler(scheduler)
     with _writing(Path(output)):
         Path(output).mkdir(parents=True, exist_ok=True)
     try:
@@ -677,6 +696,18 @@ def fleet(paths: tuple[str, ...], output: str, workers: int, scheduler: str | No
     except (OSError, TimeoutError) as err:  # a scheduler that cannot be reached, a part that cannot be written
         raise InputError(f"the fleet run failed: {err}") from None
     click.echo(printable(f"{judged} session(s) judged; verdicts in {output}"))
+
+
+def _check_scheduler(address: str) -> None:
+    """A scheduler address whose scheme the engine knows, before anything is written."""
+    try:
+        from distributed.comm import parse_address, registry
+    except ImportError:  # the dask extra is missing: the run says so
+        return
+    try:
+        registry.get_backend(parse_address(address)[0])
+    except ValueError as err:
+        raise click.BadParameter(str(err), param_hint="--scheduler") from None
 
 
 MAX_SIMULATED_EVENTS = 600_000
