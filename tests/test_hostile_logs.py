@@ -163,3 +163,57 @@ def test_an_internal_error_exits_with_its_own_status(
     done = CliRunner().invoke(main, ["verify", str(tmp_path)])
     assert done.exit_code == INTERNAL_ERROR == 70
     assert "internal error" in done.output and "a bug" in done.output
+
+
+# --- past the defect, and Zstandard bombs ----------------------------------------------------------
+
+TURN_ENDS = [
+    '{"type":"turn/end","seq":5,"time":1,"data":{}}',
+    '{"type":"turn\\/end","seq":5,"time":1,"data":{}}',
+    '{"type":"\\u0074urn/end","seq":5,"time":1,"data":{}}',
+    '{"\\u0074ype":"turn\\u002fend","seq":5,"time":1,"data":{}}',
+]
+
+
+@pytest.mark.parametrize("fast", [True, False])
+@pytest.mark.parametrize("spelt", range(len(TURN_ENDS)))
+def test_a_turn_end_past_the_defect_is_found_however_it_is_spelt(fast: bool, spelt: int) -> None:
+    """Past the defect only a turn/end matters (it makes the log unloadable); the lines that
+    may spell one are found by a byte scan, which must miss no spelling JSON allows."""
+    filler = [f'{{"type":"x","seq":{n},"time":1,"data":"\\\\ not it"}}' for n in range(2, 300)]
+    data = log(
+        '{"type":"x","seq":0,"time":1,"data":{}}', '{"type":"x","seq":7,"time":1,"data":{}}', *filler, TURN_ENDS[spelt]
+    )
+    report = verify_log(SessionLog("t.jsonl", Reading(), data, fast=fast)).to_json()
+    (gap,) = report["formatFindings"]  # type: ignore[misc]
+    assert gap["code"] == "format.seq-gap" and "cannot be loaded" in gap["message"]
+    quiet = verify_log(SessionLog("t.jsonl", Reading(), data.replace(b"end", b"END"), fast=fast)).to_json()
+    assert "dropped crash tail" in quiet["formatFindings"][0]["message"]  # type: ignore[index]
+
+
+def zstd_log(body: bytes) -> bytes:
+    import zstandard
+
+    c = zstandard.ZstdCompressor(level=19)
+    return c.compress((HEADER + "\n").encode()) + c.compress(body)
+
+
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_a_zstd_flood_of_blank_lines_is_read_at_the_cost_of_a_scan(mode: str) -> None:
+    """16 MiB of newlines in a 616-byte file: strict refuses the first blank line and scans the
+    rest in C; lenient skips them in bulk (was minutes of CPU)."""
+    report = verify_bytes("flood.jsonl.zstd", zstd_log(b"\n" * (16 << 20)), Reading.of(mode=mode))
+    codes = [f.code for f in report.findings]
+    assert codes == (["format.zstd", "format.blank-line"] if mode == "strict" else [])
+
+
+def test_zstd_plaintext_past_the_bound_is_not_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    from replay.logs import frames
+
+    monkeypatch.setattr(frames, "ZSTD_FLOOR", 1 << 20)
+    data = zstd_log(b'{"type":"x","seq":0,"time":1,"data":{}}\n' + b" " * (2 << 20) + b"\n")
+    assert frames.zstd_budget(len(data)) == 1 << 20
+    report = verify_bytes("bomb.jsonl.zstd", data)
+    (bound,) = [f for f in report.findings if f.code == "format.zstd.bound"]
+    assert "schedlog's bound" in bound.message and bound.severity == "error"
+    assert report.verdict == "corrupt"

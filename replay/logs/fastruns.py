@@ -58,6 +58,8 @@ def decode_run(lines: list[bytes]) -> list[Record | None]:
 
 
 def _decoded(line: bytes) -> Record | None:
+    if not line or line.isspace():  # refused at once: no JSON value
+        return None
     try:
         return decode_line(line)
     except (msgspec.MsgspecError, RecursionError):

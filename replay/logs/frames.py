@@ -11,7 +11,15 @@ from dataclasses import dataclass
 import zstandard
 
 from replay.logs.bytesource import CAN_RELEASE, READ_CHUNK, Data, release
-from replay.logs.zstdframes import Frame, FrameError, decompress_frame, decompress_torn, scan_frames
+from replay.logs.zstdframes import (
+    MAX_FRAME_TEXT,
+    Frame,
+    FrameError,
+    FrameTooLarge,
+    decompress_frame,
+    decompress_torn,
+    scan_frames,
+)
 
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 
@@ -55,6 +63,26 @@ def plain_blocks(raw: Data, start: int) -> Iterator[Block | Tail]:
             released = release(raw, released, pos)
 
 
+ZSTD_RATIO = 64
+ZSTD_FLOOR = 64 << 20
+"""schedlog reads at most max(ZSTD_FLOOR, ZSTD_RATIO x the file's size) bytes of plaintext from a
+Zstandard log: JSONL logs compress about 5-15x, so a real log stays far below, and a crafted
+one (a few hundred bytes can expand to gigabytes) is refused at the bound, its memory and CPU
+with it. The reference reads up to 4 GiB a frame; a log past the bound is not judged."""
+
+
+def zstd_budget(size: int) -> int:
+    """The most plaintext read from a Zstandard file of `size` bytes (ZSTD_RATIO, ZSTD_FLOOR)."""
+    return min(MAX_FRAME_TEXT, max(ZSTD_FLOOR, ZSTD_RATIO * size))
+
+
+def _bound_message(budget: int, size: int) -> str:
+    return (
+        f"its plaintext exceeds {budget:,} bytes, schedlog's bound for a {size:,}-byte Zstandard file "
+        f"(max({ZSTD_FLOOR >> 20} MiB, {ZSTD_RATIO}x the file)): not read further"
+    )
+
+
 @dataclass(frozen=True)
 class ZstdProblem:
     """Why a Zstandard file yields no header: `unreadable` when nothing in it reads as a log."""
@@ -69,6 +97,8 @@ class ZstdHead:
 
     frames: list[Frame]
     header: bytes
+    budget: int
+    """The plaintext left to read (`zstd_budget` less the header's)."""
 
 
 def zstd_head(raw: Data) -> ZstdHead | ZstdProblem:
@@ -83,39 +113,59 @@ def zstd_head(raw: Data) -> ZstdHead | ZstdProblem:
     complete = [f for f in frames if f.complete]
     if not complete:
         return ZstdProblem("not a session log: an empty or header-less Zstandard file (no complete frame)", True)
+    budget = zstd_budget(len(raw))
     try:
-        head = decompress_frame(raw[complete[0].start : complete[0].end])
+        head = decompress_frame(raw[complete[0].start : complete[0].end], budget)
+    except FrameTooLarge:
+        return ZstdProblem(f"not a session log: the first Zstandard frame {_bound_message(budget, len(raw))}", True)
     except zstandard.ZstdError as err:
         return ZstdProblem(f"not a session log: the first Zstandard frame does not decompress ({err})", True)
     if head.count(b"\n") != 1 or not head.endswith(b"\n"):
         return ZstdProblem("first frame is not exactly one header line", False)
-    return ZstdHead(frames, head[:-1])
+    return ZstdHead(frames, head[:-1], budget - len(head))
 
 
 @dataclass(frozen=True)
 class FrameText:
-    """One append frame after the header's: its complete lines and what follows the last LF
-    (`tail`), or why it does not decompress (`error`)."""
+    """One append frame after the header's: its plaintext, or why it has none (`error`;
+    `bound`: schedlog's plaintext bound was reached)."""
 
     frame: Frame
-    lines: list[bytes]
-    tail: bytes
+    text: bytes
     error: str | None = None
+    bound: bool = False
+
+    @property
+    def tail(self) -> bytes:
+        """What follows the last LF: a torn line."""
+        return self.text[self.text.rfind(b"\n") + 1 :]
+
+    def blocks(self) -> Iterator[list[bytes]]:
+        """The complete lines, in blocks of about READ_CHUNK bytes (split in C), so that a frame
+        of many short lines is never held as one list."""
+        pos, end = 0, self.text.rfind(b"\n") + 1
+        while pos < end:
+            cut = self.text.rfind(b"\n", pos, min(end, pos + READ_CHUNK))
+            if cut < pos:
+                cut = self.text.find(b"\n", pos)
+            yield self.text[pos:cut].split(b"\n")
+            pos = cut + 1
 
 
-def frame_texts(raw: Data, frames: list[Frame]) -> Iterator[FrameText]:
-    """The lines of each frame after the first; a torn final frame yields what it decompresses
-    to, and a frame that does not decompress ends the file."""
-    for frame in frames[1:]:
+def frame_texts(raw: Data, head: ZstdHead) -> Iterator[FrameText]:
+    """The plaintext of each frame after the header's; a torn final frame yields what it
+    decompresses to; a frame that does not decompress, or one past the plaintext bound, ends
+    the file."""
+    budget = head.budget
+    for frame in head.frames[1:]:
         chunk = raw[frame.start : frame.end]
-        if frame.complete:
-            try:
-                text = decompress_frame(chunk)
-            except zstandard.ZstdError as err:
-                yield FrameText(frame, [], b"", str(err))
-                return
-        else:
-            text = decompress_torn(chunk)
-        lines = text.split(b"\n")
-        tail = lines.pop()
-        yield FrameText(frame, lines, tail)
+        try:
+            text = decompress_frame(chunk, budget) if frame.complete else decompress_torn(chunk, budget)
+        except FrameTooLarge:
+            yield FrameText(frame, b"", _bound_message(zstd_budget(len(raw)), len(raw)), bound=True)
+            return
+        except zstandard.ZstdError as err:
+            yield FrameText(frame, b"", str(err))
+            return
+        budget -= len(text)
+        yield FrameText(frame, text)

@@ -44,7 +44,7 @@ from invariant.shapes import located_problems
 from replay.logs import bytesource
 from replay.logs.bytesource import Data
 from replay.logs.chunks import ChunkRow
-from replay.logs.committed import CommittedScan
+from replay.logs.committed import TURN_END, CommittedScan
 from replay.logs.discover import generations_beside
 from replay.logs.envelope import Record
 from replay.logs.fastruns import decode_run, event_of, in_line, kinds_for, learn
@@ -60,6 +60,13 @@ _PLAIN_KEYS = frozenset({"type", "seq", "time", "data"})
 _APPEND_KEYS = _PLAIN_KEYS | {"surfaceOp"}
 _PLACEHOLDER = re.compile(r"\{\{[^{}]*\}\}")
 _FINDINGS_PER_CODE = 20
+_FAST_SLICE = 8192
+"""Lines decoded ahead of the scan: past a defect nothing more is decoded (a crafted tail of
+refused lines would cost a decode and a refusal each)."""
+_SCANNED_TOGETHER = 1 << 16
+_SPELLS_TURN_END = (b"turn/end", b"turn\\/end", b"\\u")
+"""What a line whose value is a `turn/end` event holds: a JSON string spells a letter as itself
+or by a `\\u` escape, and `/` as itself, `\\/` or a `\\u` escape."""
 _NOTHING: frozenset[str] = frozenset()
 
 
@@ -127,6 +134,18 @@ def _utf8(line: bytes) -> bytes | None:
     except UnicodeDecodeError:
         return None
     return line
+
+
+def _ends_turn(line: bytes) -> bool:
+    """Whether a line's JSON value is a `turn/end` event (what still matters past the defect)."""
+    try:
+        value = decode_json(line)
+    except (msgspec.MsgspecError, RecursionError):
+        try:
+            value = parse_json_line(line)
+        except JsonLineError:
+            return False
+    return type(value) is dict and value.get("type") == TURN_END
 
 
 def plain_envelope(event: dict[str, object]) -> bool:
@@ -322,30 +341,33 @@ class SessionLog:
         if self.unsupported:
             return
         line_no = 1
-        for text in frame_texts(raw, head.frames):
+        for text in frame_texts(raw, head):
             frame = text.frame
             self._advance(frame.end - frame.start)
+            if text.bound:  # schedlog's limit, not a defect of the log: the log is not judged past it
+                self._find("format.zstd.bound", Severity.ERROR, f"frame at byte {frame.start}: {text.error}")
+                return
             if text.error is not None:
-                self._find(
-                    "format.zstd", Severity.ERROR, f"frame at byte {frame.start} does not decompress: {text.error}"
-                )
+                message = f"frame at byte {frame.start} does not decompress: {text.error}"
+                self._find("format.zstd", Severity.ERROR, message)
                 return
             if not frame.complete:
                 message = f"torn final frame at byte {frame.start} (crash tail)"
                 self._find("format.torn-frame", Severity.WARNING, message)
-            if text.lines:
-                yield from self._run(text.lines, line_no)
-                line_no += len(text.lines)
-            if frame.complete and (text.tail or self._scan.defect is not None):
+            for lines in text.blocks():
+                yield from self._run(lines, line_no)
+                line_no += len(lines)
+            tail = text.tail
+            if frame.complete and (tail or self._scan.defect is not None):
                 self._find(
                     "format.zstd",
                     Severity.ERROR,
                     f"complete frame at byte {frame.start} contains a torn or invalid JSONL record",
-                    line_no + (1 if text.tail else 0),
+                    line_no + (1 if tail else 0),
                 )
                 return
-            if text.tail:
-                self._torn(line_no + 1, len(text.tail))
+            if tail:
+                self._torn(line_no + 1, len(tail))
 
     def _advance(self, nbytes: int) -> None:
         """Tell `progress` that `nbytes` more input bytes were read; a whole read reports the file size."""
@@ -452,18 +474,55 @@ class SessionLog:
         schedule changes are asked for and nobody hears the other records, the lines are
         decoded fast (fastruns.py), and what the fast decoder refuses is read exactly; else
         line by line."""
-        if self.fast and self._schedule_only and self._others is None:
+        if self.reading.mode is Mode.LENIENT and b"" in lines:  # empty lines, skipped in bulk
+            yield from self._without_empty_lines(lines, before)
+        elif self.fast and self._schedule_only and self._others is None:
             yield from self._fast(lines, before)
         else:
             yield from self._exact(lines, before)
 
+    def _without_empty_lines(self, lines: list[bytes], before: int) -> Iterator[Entry]:
+        """Lenient mode skips blank lines (`_record`): the empty ones are skipped here without
+        a look each (found in C), the runs of other lines read as `_run` reads them, each at its
+        own line number. A flood of empty lines costs what their count does, not a decode each."""
+        kept = list(compress(range(len(lines)), lines))
+        start = 0
+        while start < len(kept):
+            first = end = kept[start]
+            while start < len(kept) and kept[start] == end:  # a run of consecutive non-empty lines
+                start, end = start + 1, end + 1
+            yield from self._run(lines[first:end], before + first)
+
     def _exact(self, lines: list[bytes], before: int) -> Iterator[Entry]:
-        """The entries of `lines`, each read exactly (`_record`)."""
-        for line in lines:
-            before += 1
-            entry = self._record(before, line)
+        """The entries of `lines`, each read exactly (`_record`); past a defect, only what may
+        still matter (`_past_defect`)."""
+        for k, line in enumerate(lines):
+            if self._scan.defect is not None:
+                self._past_defect(lines[k:], before + k)
+                return
+            entry = self._record(before + k + 1, line)
             if entry is not None:
                 yield entry
+
+    def _past_defect(self, lines: list[bytes], before: int) -> None:
+        """Past the defect no record is committed or checked: only a `turn/end` still matters (it
+        makes the log unloadable, committed.py). Its line spells `turn/end` (_SPELLS_TURN_END):
+        only such lines are read, found by a scan in C (a crafted tail of millions of lines
+        costs that scan, not a decode each)."""
+        for k in range(0, len(lines), _SCANNED_TOGETHER):
+            if self._scan.fatal:
+                return
+            text = b"\n".join(lines[k : k + _SCANNED_TOGETHER])  # in parts: a join holds a buffer per line
+            for needle in _SPELLS_TURN_END:
+                at = text.find(needle)
+                while at >= 0:
+                    start = text.rfind(b"\n", 0, at) + 1
+                    end = text.find(b"\n", at)
+                    end = len(text) if end < 0 else end
+                    if _ends_turn(text[start:end]):
+                        self._scan.fatal = True
+                        return
+                    at = text.find(needle, end)
 
     def _record(self, line_no: int, raw: bytes) -> Entry | None:
         """The exact path: one line decoded into JSON values, the scan's verdict on it, and the
@@ -511,24 +570,36 @@ class SessionLog:
         return select is not None and tag in select.types and select.by_bytes(tag, raw) and select.by_event(tag, event)
 
     def _fast(self, lines: list[bytes], before: int) -> Iterator[Entry]:
-        """The entries of `lines`, decoded fast (fastruns.decode_run); each line the decoder
-        refuses, or whose record is out of line, is read exactly, and the records between go on
-        fast. Past a defect every line goes the exact way."""
+        """The entries of `lines`, decoded fast (fastruns.decode_run) a slice at a time; each
+        line the decoder refuses, or whose record is out of line, is read exactly, and the
+        records between go on fast. Past a defect no more is decoded (`_past_defect`)."""
+        for start in range(0, len(lines), _FAST_SLICE):
+            if self._scan.defect is not None:
+                self._past_defect(lines[start:], before + start)
+                return
+            yield from self._fast_slice(lines[start : start + _FAST_SLICE], before + start)
+
+    def _fast_slice(self, lines: list[bytes], before: int) -> Iterator[Entry]:
         records = decode_run(lines)
         at, count = 0, len(records)
+        lenient = self.reading.mode is Mode.LENIENT
         while at < count:
             if self._scan.defect is not None:
-                yield from self._exact(lines[at:], before + at)
+                self._past_defect(lines[at:], before + at)
                 return
+            if records[at] is None:  # refused by the decoder: read exactly (a lenient blank line skipped)
+                line = lines[at]
+                if not (lenient and (not line or line.isspace())):
+                    learn(line)
+                    yield from self._exact(lines[at : at + 1], before + at)
+                at += 1
+                continue
             try:
                 end = records.index(None, at)
             except ValueError:
                 end = count
-            stop = yield from self._window(records[at:end], lines[at:end], before + at)  # type: ignore[arg-type]
-            at += stop
-            if at < count:
-                if records[at] is None:
-                    learn(lines[at])
+            at += yield from self._window(records[at:end], lines[at:end], before + at)  # type: ignore[arg-type]
+            if at < end:  # a record out of line: read exactly
                 yield from self._exact(lines[at : at + 1], before + at)
                 at += 1
 

@@ -122,17 +122,21 @@ def _decompress(frame: Buffer, limit: int) -> tuple[bytes, bool]:
     return b"".join(pieces), obj.eof
 
 
-def decompress_frame(frame: Buffer) -> bytes:
-    """Plaintext of one complete frame, checksum verified; raise zstandard.ZstdError."""
-    text, ended = _decompress(frame, MAX_FRAME_TEXT)
+def decompress_frame(frame: Buffer, limit: int = MAX_FRAME_TEXT) -> bytes:
+    """Plaintext of one complete frame, checksum verified; raise zstandard.ZstdError
+    (FrameTooLarge past `limit` bytes)."""
+    text, ended = _decompress(frame, limit)
     if not ended:
         raise zstandard.ZstdError("frame ended early")
     return text
 
 
-def decompress_torn(frame: Buffer) -> bytes:
-    """As much plaintext as a torn frame yields (no checksum); empty when none."""
+def decompress_torn(frame: Buffer, limit: int = MAX_FRAME_TEXT) -> bytes:
+    """As much plaintext as a torn frame yields (no checksum); empty when none; FrameTooLarge
+    past `limit` bytes."""
     try:
-        return _decompress(frame, MAX_FRAME_TEXT)[0]
+        return _decompress(frame, limit)[0]
+    except FrameTooLarge:
+        raise
     except zstandard.ZstdError:
         return b""
