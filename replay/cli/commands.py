@@ -561,15 +561,22 @@ _TERMINATED: list[int] = []
 
 def _terminate_cleanly() -> None:
     """Turn SIGTERM and SIGHUP (a closed terminal) into SystemExit so that temporary files are
-    removed on the way out."""
+    removed on the way out, and note Ctrl-C (still a KeyboardInterrupt): the staging workers get
+    it too, and the pool they break may report first."""
     import signal
 
     def handler(signum: int, frame: object) -> None:
         _TERMINATED.append(signum)
         raise SystemExit(128 + signum)
 
+    def interrupted(signum: int, frame: object) -> None:
+        _TERMINATED.append(signum)
+        raise KeyboardInterrupt
+
     signal.signal(signal.SIGTERM, handler)
     signal.signal(signal.SIGHUP, handler)
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, interrupted)
 
 
 @main.command(epilog=EXIT_HELP)

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 import zstandard
 
+from replay.logs import zstdframes
 from replay.logs.bytesource import CAN_RELEASE, READ_CHUNK, Data, release
 from replay.logs.zstdframes import (
-    MAX_FRAME_TEXT,
     Frame,
     FrameError,
     FrameTooLarge,
@@ -73,7 +73,7 @@ with it. The reference reads up to 4 GiB a frame; a log past the bound is not ju
 
 def zstd_budget(size: int) -> int:
     """The most plaintext read from a Zstandard file of `size` bytes (ZSTD_RATIO, ZSTD_FLOOR)."""
-    return min(MAX_FRAME_TEXT, max(ZSTD_FLOOR, ZSTD_RATIO * size))
+    return max(ZSTD_FLOOR, ZSTD_RATIO * size)
 
 
 def _bound_message(budget: int, size: int) -> str:
@@ -159,10 +159,17 @@ def frame_texts(raw: Data, head: ZstdHead) -> Iterator[FrameText]:
     budget = head.budget
     for frame in head.frames[1:]:
         chunk = raw[frame.start : frame.end]
+        reference = zstdframes.MAX_FRAME_TEXT  # a frame past it the reference refuses: a defect
+        limit = min(budget, reference)
         try:
-            text = decompress_frame(chunk, budget) if frame.complete else decompress_torn(chunk, budget)
-        except FrameTooLarge:
-            yield FrameText(frame, b"", _bound_message(zstd_budget(len(raw)), len(raw)), bound=True)
+            text = decompress_frame(chunk, limit) if frame.complete else decompress_torn(chunk, limit)
+        except FrameTooLarge as err:
+            if limit == reference and not frame.complete:  # a torn frame: what it yields within the bound
+                yield FrameText(frame, b"")
+            elif limit == reference:
+                yield FrameText(frame, b"", str(err))
+            else:  # only schedlog's bound was reached
+                yield FrameText(frame, b"", _bound_message(zstd_budget(len(raw)), len(raw)), bound=True)
             return
         except zstandard.ZstdError as err:
             yield FrameText(frame, b"", str(err))
