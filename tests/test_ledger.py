@@ -129,7 +129,7 @@ def test_a_one_shot_dispatch_belongs_to_no_batch_and_splits_none(tmp_path: Path)
     all_read_models(path, tmp_path / "s.duckdb")
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     dispatches=st.lists(st.tuples(st.sampled_from(["a", "b", "c", "d"]), st.sampled_from(INSTANTS)), max_size=10),
     seed=st.integers(0, 3),
