@@ -13,6 +13,7 @@ import zstandard
 from replay.logs import zstdframes
 from replay.logs.bytesource import CAN_RELEASE, READ_CHUNK, Data, release
 from replay.logs.zstdframes import (
+    MAGIC,
     Frame,
     FrameError,
     FrameTooLarge,
@@ -21,7 +22,15 @@ from replay.logs.zstdframes import (
     scan_frames,
 )
 
-ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+ZSTD_MAGIC = MAGIC
+"""The first bytes of a Zstandard file."""
+
+
+def _block_end(raw: Data, pos: int, end: int) -> int:
+    """The LF that ends the block of lines starting at `pos`: the last one within READ_CHUNK
+    bytes, else the first after (one long line); -1 when there is none before `end`."""
+    cut = raw.rfind(b"\n", pos, min(end, pos + READ_CHUNK))
+    return cut if cut >= 0 else raw.find(b"\n", pos, end)
 
 
 @dataclass(frozen=True)
@@ -47,12 +56,10 @@ def plain_blocks(raw: Data, start: int) -> Iterator[Block | Tail]:
     pos = start
     released = 0
     while pos < size:
-        end = raw.rfind(b"\n", pos, min(size, pos + READ_CHUNK))  # a block's unterminated tail starts the next
+        end = _block_end(raw, pos, size)  # a block's unterminated tail starts the next
         if end < 0:
-            end = raw.find(b"\n", pos)
-            if end < 0:
-                yield Tail(size - pos)
-                return
+            yield Tail(size - pos)
+            return
         if pos == start and end == size - 1 and type(raw) is bytes:  # the whole file after the header
             lines = raw.split(b"\n")[1:-1]
         else:
@@ -145,9 +152,7 @@ class FrameText:
         of many short lines is never held as one list."""
         pos, end = 0, self.text.rfind(b"\n") + 1
         while pos < end:
-            cut = self.text.rfind(b"\n", pos, min(end, pos + READ_CHUNK))
-            if cut < pos:
-                cut = self.text.find(b"\n", pos)
+            cut = _block_end(self.text, pos, end)
             yield self.text[pos:cut].split(b"\n")
             pos = cut + 1
 

@@ -524,6 +524,10 @@ class SessionLog:
                         return
                     at = text.find(needle, end)
 
+    def _skips(self, line: bytes) -> bool:
+        """A blank line, which the lenient reader skips (the strict one refuses it)."""
+        return self.reading.mode is Mode.LENIENT and (not line or line.isspace())
+
     def _record(self, line_no: int, raw: bytes) -> Entry | None:
         """The exact path: one line decoded into JSON values, the scan's verdict on it, and the
         judgement of a committed event (envelope, load checks), as the reference reads it."""
@@ -531,7 +535,7 @@ class SessionLog:
         try:
             value = decode_json(raw)
         except (msgspec.MsgspecError, RecursionError):
-            if self.reading.mode is Mode.LENIENT and (not raw or raw.isspace()):
+            if self._skips(raw):
                 return None
             try:
                 value = parse_json_line(raw)
@@ -582,14 +586,13 @@ class SessionLog:
     def _fast_slice(self, lines: list[bytes], before: int) -> Iterator[Entry]:
         records = decode_run(lines)
         at, count = 0, len(records)
-        lenient = self.reading.mode is Mode.LENIENT
         while at < count:
             if self._scan.defect is not None:
                 self._past_defect(lines[at:], before + at)
                 return
             if records[at] is None:  # refused by the decoder: read exactly (a lenient blank line skipped)
                 line = lines[at]
-                if not (lenient and (not line or line.isspace())):
+                if not self._skips(line):
                     learn(line)
                     yield from self._exact(lines[at : at + 1], before + at)
                 at += 1
