@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from invariant.cron import CronSyntaxError, parse_cron
-from replay.audit.verify import verify_bytes, verify_log
+from replay.audit.verify import verify_bytes, verify_log, verify_path
 from replay.cli import main
 from replay.logs import envelope
 from replay.logs.logfile import SessionLog
@@ -217,3 +217,80 @@ def test_zstd_plaintext_past_the_bound_is_not_read(monkeypatch: pytest.MonkeyPat
     (bound,) = [f for f in report.findings if f.code == "format.zstd.bound"]
     assert "schedlog's bound" in bound.message and bound.severity == "error"
     assert report.verdict == "corrupt"
+
+
+def _many_events(n: int) -> bytes:
+    return log(*(json.dumps({"type": "note", "seq": i, "time": i, "data": {"text": "x" * (i % 50)}}) for i in range(n)))
+
+
+@pytest.mark.parametrize("chunk", [7, 64, 1000, 1 << 20])
+@pytest.mark.parametrize("tail", [b"", b'{"type":"note","seq":40,"ti'])
+def test_a_large_file_read_in_pieces_reads_as_the_whole_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int, tail: bytes
+) -> None:
+    """A file past READ_CHUNK is read in pieces (lines cut anywhere between them) and gives the
+    report the same bytes give read at once."""
+    from replay.logs import bytesource
+
+    data = _many_events(40) + tail
+    path = tmp_path / "big.session.jsonl"
+    path.write_bytes(data)
+    monkeypatch.setattr(bytesource, "READ_CHUNK", chunk)
+    assert isinstance(bytesource.load(str(path)), bytesource.FileSource) or chunk >= len(data)
+    assert verify_path(str(path)).to_json() == verify_bytes(str(path), data).to_json()
+
+
+def test_a_file_truncated_while_it_is_read_is_unreadable_not_a_crash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reader never maps a log: a file cut short under it (SIGBUS for a mapped one, exit 135
+    with no word) gives a verdict that says so."""
+    from replay.logs import bytesource
+
+    data = _many_events(2000)
+    path = tmp_path / "shrinking.session.jsonl"
+    path.write_bytes(data)
+    monkeypatch.setattr(bytesource, "READ_CHUNK", 4096)
+    log_file = SessionLog(str(path))
+    entries = log_file.entries()
+    next(entries)
+    with open(path, "r+b") as f:
+        f.truncate(len(data) // 3)
+    list(entries)
+    assert log_file.unreadable
+    (finding,) = [f for f in log_file.findings if f.code == "format.unreadable"]
+    assert f"shrank from {len(data):,} to " in finding.message
+
+
+def test_a_zstd_file_truncated_while_it_is_read_is_unreadable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import zstandard
+
+    from replay.logs import bytesource
+
+    text = _many_events(200)
+    head = text.index(b"\n") + 1
+    compressor = zstandard.ZstdCompressor(level=1)
+    data = compressor.compress(text[:head]) + compressor.compress(text[head:])
+    path = tmp_path / "shrinking.session.jsonl.zstd"
+    path.write_bytes(data)
+    monkeypatch.setattr(bytesource, "READ_CHUNK", 64)
+    source = bytesource.load(str(path))
+    assert isinstance(source, bytesource.FileSource)
+    pieces = source.pieces()
+    next(pieces)
+    with open(path, "r+b") as f:
+        f.truncate(len(data) // 2)
+    list(pieces)
+    assert source.shrunk
+    source.close()
+    monkeypatch.setattr(bytesource, "load", lambda _path: _shrinking(str(path), len(data)))
+    report = verify_path(str(path))
+    assert report.verdict == "unreadable"
+    assert "shrank" in report.to_json()["formatFindings"][0]["message"]
+
+
+def _shrinking(path: str, size: int) -> object:
+    """A FileSource that was opened when the file had `size` bytes (it has fewer now)."""
+    from replay.logs import bytesource
+
+    return bytesource.FileSource(open(path, "rb", buffering=0), size)

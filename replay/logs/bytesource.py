@@ -1,6 +1,7 @@
-"""The bytes of a log (the reader's first layer): a file read whole or mapped, a stream read in
-pieces and spooled past a bound, and mapped pages given back once read. Input is only ever
-opened for reading; nothing here judges what the bytes hold."""
+"""The bytes of a log (the reader's first layer): a small file read whole, a large one read in
+pieces (never mapped: a file truncated while it is mapped kills the reader with SIGBUS), a
+stream read in pieces and spooled past a bound, and a spool's mapped pages given back once
+read. Input is only ever opened for reading; nothing here judges what the bytes hold."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import mmap
 import os
 import stat
 import tempfile
+from collections.abc import Iterator
 from typing import BinaryIO
 
 from replay.logs.zstdframes import MAX_FRAME_TEXT
@@ -26,17 +28,69 @@ Data = bytes | mmap.mmap
 """A log's bytes held for reading: in memory, or a mapped (spooled) file."""
 
 
-def load(path: str) -> Data:
+class FileSource:
+    """A regular file larger than READ_CHUNK, read in pieces of READ_CHUNK bytes up to the size
+    it had when opened (what a writer appends later is not read, as a log is judged at one
+    instant). `shrunk` tells, once read, that the file lost bytes under the reader: the bytes
+    read are then no state the file was ever in. Close it (or use it as a context manager)."""
+
+    def __init__(self, f: BinaryIO, size: int) -> None:
+        self._file = f
+        self.size = size
+        self.read = 0
+
+    def __enter__(self) -> FileSource:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._file.close()
+
+    def head(self, n: int) -> bytes:
+        """The first `n` bytes (or fewer), without moving the reading position."""
+        return os.pread(self._file.fileno(), n, 0)
+
+    def pieces(self) -> Iterator[bytes]:
+        """The file's bytes from its start, READ_CHUNK at a time, until its opening size or EOF."""
+        self._file.seek(0)
+        while self.read < self.size and (piece := self._file.read(min(READ_CHUNK, self.size - self.read))):
+            self.read += len(piece)
+            yield piece
+
+    def whole(self) -> bytes:
+        """All the file's bytes at once (a compressed file, whose frames are read out of order)."""
+        return b"".join(self.pieces())
+
+    @property
+    def shrunk(self) -> bool:
+        return self.read < self.size
+
+    def shrink_message(self) -> str:
+        return (
+            f"the file shrank from {self.size:,} to {self.read:,} bytes while it was read "
+            "(truncated or rewritten under the reader): not judged; read it again once it is still"
+        )
+
+
+def load(path: str) -> Data | FileSource:
     """The bytes of the file at `path`: a small file read whole (split later without a copy), a
-    large one mapped, a pipe or device read as a stream (`read_stream`). Raises OSError (and
-    IsADirectoryError for a directory)."""
-    with open(path, "rb") as f:
+    large one as a FileSource read in pieces, a pipe or device read as a stream
+    (`read_stream`). Raises OSError (and IsADirectoryError for a directory)."""
+    f = open(path, "rb", buffering=0)  # noqa: SIM115 (a FileSource keeps it open; closed below otherwise)
+    kept = False
+    try:
         status = os.fstat(f.fileno())
         if not stat.S_ISREG(status.st_mode):  # a pipe (`verify <(zstdcat ...)`) has no size to map
             return read_stream(f)
-        if status.st_size <= READ_CHUNK:
-            return f.read()
-        return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        if status.st_size > READ_CHUNK:
+            kept = True
+            return FileSource(f, status.st_size)
+        return f.read(status.st_size)
+    finally:
+        if not kept:
+            f.close()
 
 
 def read_stream(f: BinaryIO) -> Data:

@@ -5,7 +5,7 @@ end in. Splitting only: what the lines hold is read by the layers above."""
 from __future__ import annotations
 
 import mmap
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 import zstandard
@@ -34,6 +34,20 @@ def _block_end(raw: Data, pos: int, end: int) -> int:
 
 
 @dataclass(frozen=True)
+class Head:
+    """The first line of a plain file (its LF dropped)."""
+
+    line: bytes
+
+
+@dataclass(frozen=True)
+class OnlyLine:
+    """A plain file without any LF: its one unterminated line."""
+
+    line: bytes
+
+
+@dataclass(frozen=True)
 class Block:
     """Complete lines of a plain file (their LFs dropped), and the input bytes they took."""
 
@@ -48,24 +62,50 @@ class Tail:
     size: int
 
 
-def plain_blocks(raw: Data, start: int) -> Iterator[Block | Tail]:
-    """The lines of `raw` from byte `start` (just past the header's LF) in blocks of about
-    READ_CHUNK bytes, split in C, and then the torn tail, if any. A mapped file's pages are
-    given back as each block is done with."""
-    size = len(raw)
+def plain_lines(pieces: Iterable[Data]) -> Iterator[Head | OnlyLine | Block | Tail]:
+    """The lines of a plain file given as consecutive pieces of its bytes (the whole file as one,
+    or the reads of a FileSource): its first line, then the others in blocks of about
+    READ_CHUNK bytes, split in C, then the torn tail, if any. A line cut between pieces is
+    joined once its LF arrives (a long one from all its pieces at once, never piece by piece)."""
+    pending: list[Data] = []  # the bytes after the last LF seen, in pieces
+    headed = False
+    for piece in pieces:
+        first = piece.find(b"\n")
+        if first < 0:
+            pending.append(piece)
+            continue
+        line = b"".join((*pending, piece[:first]))  # the line that ends in this piece
+        pending.clear()
+        if headed:
+            yield Block([line], len(line) + 1)
+        else:
+            yield Head(line)
+            headed = True
+        end = piece.rfind(b"\n") + 1
+        yield from _blocks(piece, first + 1, end)
+        if end < len(piece):
+            pending.append(piece[end:])
+    rest = b"".join(pending)
+    if not headed:
+        yield OnlyLine(rest)
+    elif rest:
+        yield Tail(len(rest))
+
+
+def _blocks(raw: Data, start: int, end: int) -> Iterator[Block]:
+    """The complete lines of `raw[start:end]` (`start` just past the first LF of `raw`, `end`
+    just past an LF) in blocks of about READ_CHUNK bytes. A mapped spool's pages are given back
+    as each block is done with."""
     pos = start
     released = 0
-    while pos < size:
-        end = _block_end(raw, pos, size)  # a block's unterminated tail starts the next
-        if end < 0:
-            yield Tail(size - pos)
-            return
-        if pos == start and end == size - 1 and type(raw) is bytes:  # the whole file after the header
+    while pos < end:
+        cut = _block_end(raw, pos, end)
+        if pos == start and cut == len(raw) - 1 and type(raw) is bytes:  # the rest of the piece, without a copy
             lines = raw.split(b"\n")[1:-1]
         else:
-            lines = raw[pos:end].split(b"\n")
-        yield Block(lines, end + 1 - pos)
-        pos = end + 1
+            lines = raw[pos:cut].split(b"\n")
+        yield Block(lines, cut + 1 - pos)
+        pos = cut + 1
         if isinstance(raw, mmap.mmap) and CAN_RELEASE:
             released = release(raw, released, pos)
 

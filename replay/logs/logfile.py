@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import compress
 from typing import NamedTuple, Protocol
@@ -42,14 +42,14 @@ from invariant.logshapes import (
 from invariant.sessionload import CHECKED_TYPES, LoadChecks
 from invariant.shapes import located_problems
 from replay.logs import bytesource
-from replay.logs.bytesource import Data
+from replay.logs.bytesource import Data, FileSource
 from replay.logs.chunks import ChunkRow
 from replay.logs.committed import TURN_END, CommittedScan
 from replay.logs.discover import generations_beside
 from replay.logs.envelope import Record
 from replay.logs.fastruns import decode_run, event_of, in_line, kinds_for, learn
 from replay.logs.findings import Finding, Severity, more_findings
-from replay.logs.frames import ZSTD_MAGIC, Block, ZstdProblem, frame_texts, plain_blocks, zstd_head
+from replay.logs.frames import ZSTD_MAGIC, Block, Head, Tail, ZstdProblem, frame_texts, plain_lines, zstd_head
 from replay.logs.jsonline import JsonLineError, decode_json, parse_header_line, parse_json_line
 from replay.logs.loadfast import surely_loads
 from replay.reading import DEFAULT_READING, Mode, Reading
@@ -294,38 +294,52 @@ class SessionLog:
         except MemoryError:
             self._unreadable("cannot read: not enough memory to hold the stream")
             return
-        self.size = len(raw)
-        if not raw:
-            self._unreadable("empty file: no session header and no events")
-            return
-        if raw[:4] == ZSTD_MAGIC:
-            yield from self._zstd(raw)
+        if isinstance(raw, FileSource):
+            with raw:
+                yield from self._large(raw)
         else:
-            yield from self._plain(raw)
+            self.size = len(raw)
+            if not raw:
+                self._unreadable("empty file: no session header and no events")
+                return
+            yield from self._zstd(raw) if raw[:4] == ZSTD_MAGIC else self._plain((raw,))
         self._close_scan()
         self._advance(self.size - self._consumed)  # the bytes no block reported: header frame, torn or refused tail
 
-    def _plain(self, raw: Data) -> Iterator[Entry]:
-        first = raw.find(b"\n")
-        if first < 0:
-            self._first_line_without_lf(bytes(raw))
-            return
-        self.header_size = first
+    def _large(self, source: FileSource) -> Iterator[Entry]:
+        """A file read in pieces: a plain one line block by line block, a Zstandard one whole
+        (its frames are found from its end). A file that shrank under the reader is not judged."""
+        self.size = source.size
+        if source.head(4) == ZSTD_MAGIC:
+            raw = source.whole()
+            if not source.shrunk:
+                yield from self._zstd(raw)
+        else:
+            yield from self._plain(source.pieces())
+        if source.shrunk:
+            self._unreadable(source.shrink_message())
+
+    def _plain(self, pieces: Iterable[Data]) -> Iterator[Entry]:
         line_no = self.lines = 1
-        entry = self._first_line(bytes(raw[:first]))
-        self._advance(first + 1)
-        if entry is not None:
-            yield entry
-        if self.unsupported:
-            return
-        for block in plain_blocks(raw, first + 1):
-            if not isinstance(block, Block):
-                self._torn(line_no + 1, block.size)
-                return
-            yield from self._run(block.lines, line_no)
-            line_no += len(block.lines)
-            self.lines = line_no
-            self._advance(block.size)
+        for part in plain_lines(pieces):
+            if isinstance(part, Block):
+                yield from self._run(part.lines, line_no)
+                line_no += len(part.lines)
+                self.lines = line_no
+                self._advance(part.size)
+            elif isinstance(part, Head):
+                self.header_size = len(part.line)
+                entry = self._first_line(part.line)
+                self._advance(len(part.line) + 1)
+                if entry is not None:
+                    yield entry
+                if self.unsupported:
+                    return
+            elif isinstance(part, Tail):
+                self._torn(line_no + 1, part.size)
+            else:
+                self.lines = 0
+                self._first_line_without_lf(part.line)
 
     def _zstd(self, raw: Data) -> Iterator[Entry]:
         head = zstd_head(raw)
