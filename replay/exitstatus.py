@@ -21,6 +21,18 @@ EXIT_HELP = (
 )
 
 
+SIGNALS: list[int] = []
+"""The signals that ended or interrupt this run (SIGINT, SIGTERM, SIGHUP), as they arrived: a
+run that heard Ctrl-C exits 130 whichever part of it noticed first (a worker pool broken by
+the same SIGINT may report before the KeyboardInterrupt does)."""
+
+
+def interrupted(signum: int, frame: object) -> None:
+    """The SIGINT handler of a run: Python's own, with the signal noted in SIGNALS."""
+    SIGNALS.append(signum)
+    raise KeyboardInterrupt
+
+
 def exit_status(verdicts: Iterable[str]) -> int:
     """The run's exit status (EXIT_ORDER)."""
     given = set(verdicts)

@@ -111,3 +111,23 @@ def test_grouped_keeps_order_in_bounded_groups(sizes: list[int]) -> None:
     for before, after in itertools.pairwise(groups):
         total = sum(size for _, size in before)
         assert len(before) == fanout.GROUP_FILES or total + after[0][1] > fanout.GROUP_BYTES
+
+
+def _die_on_second(task: tuple[list[str], int]) -> str:
+    """A task function whose worker is killed (as the system kills one out of memory) on task 1."""
+    if task[1] == 1:
+        os.kill(os.getpid(), 9)
+    return task[0][0]
+
+
+def test_a_worker_killed_mid_run_is_named_not_a_broken_pool(tmp_path: Path) -> None:
+    import pytest
+
+    tasks = [([str(tmp_path / f"log-{n}.jsonl")], n) for n in range(4)]
+    with (
+        pytest.raises(fanout.WorkerDied) as died,
+        in_processes(_die_on_second, tasks, 2, None, size=lambda t: 0) as results,
+    ):
+        list(results)
+    assert "a worker process died while judging " in str(died.value)
+    assert "log-" in str(died.value) and "--jobs 1" in str(died.value)

@@ -294,3 +294,51 @@ def _shrinking(path: str, size: int) -> object:
     from replay.logs import bytesource
 
     return bytesource.FileSource(open(path, "rb", buffering=0), size)
+
+
+def test_a_dead_worker_is_said_and_exits_70_without_a_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from replay.audit import auditrun, fanout
+
+    def dies(*args: object, **kwargs: object) -> object:
+        raise fanout.WorkerDied(([str(tmp_path / "a.jsonl")], None))
+
+    monkeypatch.setattr(auditrun, "verify_each", dies)
+    (tmp_path / "a.jsonl").write_bytes(clean("hostile-test/dead-worker"))
+    result = CliRunner().invoke(main, ["verify", "-j", "2", str(tmp_path)])
+    assert result.exit_code == 70
+    assert "Traceback" not in result.output
+    assert f"schedlog: a worker process died while judging {tmp_path / 'a.jsonl'}" in result.output
+
+
+@pytest.mark.parametrize("heard", [False, True])
+def test_ctrl_c_while_the_command_line_loads_exits_130(monkeypatch: pytest.MonkeyPatch, heard: bool) -> None:
+    """The console script (replay.entry:run, as pyproject names it) notes Ctrl-C from its start:
+    a KeyboardInterrupt while the command line loads, or click's "Aborted!" (exit 1) once
+    SIGINT was heard, exits 130 without a traceback."""
+    import signal
+    import tomllib
+
+    import replay.cli
+    from replay import entry, exitstatus
+
+    pyproject = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text())
+    assert pyproject["project"]["scripts"]["schedlog"] == "replay.entry:run"
+
+    def loading() -> None:
+        if heard:
+            exitstatus.SIGNALS.append(signal.SIGINT)
+            raise SystemExit(1)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(replay.cli, "main", loading)
+    monkeypatch.setattr(exitstatus, "SIGNALS", [])
+    monkeypatch.setattr(entry, "SIGNALS", exitstatus.SIGNALS)
+    previous = signal.getsignal(signal.SIGINT)
+    try:
+        with pytest.raises(SystemExit) as exit:
+            entry.run()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert exit.value.code == 130

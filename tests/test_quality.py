@@ -80,6 +80,7 @@ ROOMS = {
     "replay.fleet": 4,
     "replay.cli": 5,
     "replay.testing": 6,
+    "replay.entry": 6,
 }
 """Each room of `replay/` with its layer: a module may import from its own room and from lower
 layers, never from a higher one or a sibling room of its layer (the package `replay` itself

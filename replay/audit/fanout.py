@@ -7,7 +7,7 @@ import os
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures import BrokenExecutor, Executor, Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from typing import Generic, TypeVar
 
@@ -60,6 +60,25 @@ def path_size(task: tuple[object, ...]) -> int:
     return file_size(str(task[0]))
 
 
+class WorkerDied(RuntimeError):
+    """A worker process ended without a result (killed by a signal, or by the system when out
+    of memory): no verdict of schedlog's, but said as what it is, with the task it held."""
+
+    def __init__(self, task: object) -> None:
+        super().__init__(
+            f"a worker process died while judging {_named(task)} (killed by a signal, or by the system when "
+            "out of memory); run again with --jobs 1 to judge them in this process"
+        )
+
+
+def _named(task: object) -> str:
+    """The paths a task holds (a group of paths first in a tuple), or the task itself."""
+    group = task[0] if isinstance(task, tuple) and task else task
+    if isinstance(group, list | tuple) and all(isinstance(p, str) for p in group):
+        return ", ".join(group)
+    return str(group)
+
+
 class _Window(Generic[Task, Result]):
     """Tasks submitted to a pool and not yet taken, in input order, within a byte budget."""
 
@@ -104,7 +123,11 @@ class _Window(Generic[Task, Result]):
         while self.pending:
             task, future, size = self.pending.popleft()
             self.load -= size
-            yield task, future.result()
+            try:
+                result = future.result()
+            except BrokenExecutor as err:
+                raise WorkerDied(task) from err
+            yield task, result
             self.submit()
 
 

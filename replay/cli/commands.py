@@ -8,6 +8,7 @@ import functools
 import io
 import json
 import os
+import signal
 import sys
 import time
 import traceback
@@ -32,7 +33,7 @@ from replay.cli.output import (
     json_document,
     to_terminal,
 )
-from replay.exitstatus import EXIT_HELP, INTERNAL_ERROR, exit_status
+from replay.exitstatus import EXIT_HELP, INTERNAL_ERROR, SIGNALS, exit_status, interrupted
 from replay.reading import AUTO, Mode, Reading
 from replay.sim.limits import MAX_STEPS
 from replay.terminal import printable
@@ -184,8 +185,10 @@ it runs on the main thread."""
 
 
 def _interrupted(err: BaseException) -> bool:
-    """Ctrl-C, whether Python or DuckDB noticed it."""
-    return isinstance(err, KeyboardInterrupt) or (isinstance(err, RuntimeError) and str(err) == _DUCKDB_INTERRUPTED)
+    """Ctrl-C, whether Python or DuckDB noticed it, or a pool its SIGINT broke."""
+    if isinstance(err, KeyboardInterrupt) or signal.SIGINT in SIGNALS:
+        return True
+    return isinstance(err, RuntimeError) and str(err) == _DUCKDB_INTERRUPTED
 
 
 class _Commands(click.Group):
@@ -198,6 +201,11 @@ class _Commands(click.Group):
         except (click.exceptions.ClickException, click.exceptions.Abort, click.exceptions.Exit):
             raise
         except (KeyboardInterrupt, RuntimeError) as err:
+            from replay.audit.fanout import WorkerDied
+
+            if isinstance(err, WorkerDied) and not _interrupted(err):
+                click.echo(f"schedlog: {err}", err=True)
+                ctx.exit(INTERNAL_ERROR)
             if not _interrupted(err):
                 _internal_error(ctx)
             click.echo("\nAborted!", err=True)
@@ -556,22 +564,15 @@ def _writing(target: Path | None = None) -> Iterator[None]:
         raise InputError(f"cannot write {where}: {err.strerror or err}") from None
 
 
-_TERMINATED: list[int] = []
-
-
 def _terminate_cleanly() -> None:
     """Turn SIGTERM and SIGHUP (a closed terminal) into SystemExit so that temporary files are
-    removed on the way out, and note Ctrl-C (still a KeyboardInterrupt): the staging workers get
-    it too, and the pool they break may report first."""
-    import signal
+    removed on the way out, and note Ctrl-C (still a KeyboardInterrupt; the console script
+    notes it from its start): the staging workers get it too, and the pool they break may
+    report first."""
 
     def handler(signum: int, frame: object) -> None:
-        _TERMINATED.append(signum)
+        SIGNALS.append(signum)
         raise SystemExit(128 + signum)
-
-    def interrupted(signum: int, frame: object) -> None:
-        _TERMINATED.append(signum)
-        raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, handler)
     signal.signal(signal.SIGHUP, handler)
@@ -622,8 +623,8 @@ def replay(paths: tuple[str, ...], db: str, fmt: Format, reading: Reading, jobs:
     except TargetError as err:  # raised before any work: the target is left as it was
         raise InputError(str(err)) from None
     except (RuntimeError, duckdb.Error, OSError) as err:
-        if _TERMINATED:  # DuckDB reports the interrupted query; the earlier database is untouched
-            sys.exit(128 + _TERMINATED[0])
+        if SIGNALS:  # DuckDB reports the interrupted query; the earlier database is untouched
+            sys.exit(128 + SIGNALS[0])
         if _interrupted(err):  # Ctrl-C during one of DuckDB's statements: as any other Ctrl-C
             raise
         kept = f", {db} left as it was" if Path(db).exists() else ""

@@ -1,0 +1,27 @@
+"""The `schedlog` console script. Ctrl-C is noted from its first instant: loading the command
+line takes a few tenths of a second, and a KeyboardInterrupt there printed a traceback. A run
+that heard Ctrl-C exits 130 (128 + SIGINT, as shells report it), whichever part of it noticed:
+click's own "Aborted!" while it parses exits 1, which would read as "corrupt"."""
+
+from __future__ import annotations
+
+import signal
+import sys
+
+from replay.exitstatus import SIGNALS, interrupted
+
+
+def run() -> None:
+    """Load the command line and run it; exit 130 once Ctrl-C was heard."""
+    signal.signal(signal.SIGINT, interrupted)
+    try:
+        from replay.cli import main
+
+        main()
+    except KeyboardInterrupt:
+        sys.stderr.write("\nAborted!\n")
+        sys.exit(130)
+    except SystemExit:
+        if signal.SIGINT in SIGNALS:
+            sys.exit(130)
+        raise
