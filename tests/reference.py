@@ -10,6 +10,7 @@ registry cannot be reached (or npm is missing); any other install failure fails 
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import shutil
@@ -45,8 +46,15 @@ def _installed() -> Path | str:
         return "node and npm are not installed"
     digest = hashlib.sha256(b"".join((ADAPTER / name).read_bytes() for name in FILES)).hexdigest()[:16]
     target = _cache_root() / digest
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(target.parent / ".lock", "w") as lock:  # .ci/run runs two suites at once
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _install(target)
+
+
+def _install(target: Path) -> Path | str:
+    """`_installed`, holding the cache's lock."""
     if not (target / "node_modules" / "@deepseek-ai" / "dsh-schedule").is_dir():
-        target.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix="install-", dir=target.parent))
         for name in FILES:
             shutil.copy(ADAPTER / name, staging / name)

@@ -114,22 +114,42 @@ def deep_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("fmt", ["text", "json", "jsonl", "csv", "junit"])
-def test_deep_values_get_a_verdict_from_verify(deep_logs: Path, fmt: str) -> None:
-    result = CliRunner().invoke(main, ["verify", "--format", fmt, str(deep_logs)])
-    _no_traceback(result, {1, 2})
-    if fmt == "jsonl":
-        verdicts = [deepjson.parse(line)["verdict"] for line in result.output.splitlines()]  # type: ignore[index]
-        assert len(verdicts) == len(CASES) and set(verdicts) <= {"ok", "corrupt", "unreadable"}
+@pytest.fixture(scope="module")
+def deep_verified(deep_logs: Path) -> Result:
+    """`schedlog verify --format json` over every deep log, run once for the tests below."""
+    return CliRunner().invoke(main, ["verify", "--format", "json", str(deep_logs)])
 
 
 @pytest.mark.slow
-def test_deep_values_get_the_same_verdicts_in_worker_processes(deep_logs: Path) -> None:
-    one = CliRunner().invoke(main, ["verify", "--format", "json", str(deep_logs)])
+def test_deep_values_get_a_verdict_from_verify(deep_verified: Result) -> None:
+    _no_traceback(deep_verified, {1, 2})
+    verdicts = [report["verdict"] for report in deepjson.parse(deep_verified.output)]  # type: ignore[union-attr]
+    assert len(verdicts) == len(CASES) and set(verdicts) <= {"ok", "corrupt", "unreadable"}
+
+
+@pytest.mark.slow
+def test_deep_values_are_written_in_every_report_format(deep_logs: Path) -> None:
+    """Each of verify's formats writes the deep logs' reports (judged once, rendered by the
+    command line's own output layer)."""
+    from replay.audit.auditrun import verify_paths
+    from replay.cli.output import Format
+    from replay.cli.output.reports import render
+
+    reports = verify_paths(sorted(str(p) for p in deep_logs.iterdir())).reports
+    assert len(reports) == len(CASES)
+    for name in ("text", "json", "jsonl", "csv", "junit", "github", "sarif"):
+        text = render(reports, Format(name))
+        assert text.endswith("\n")
+        if name == "jsonl":
+            verdicts = [deepjson.parse(line)["verdict"] for line in text.splitlines()]  # type: ignore[index]
+            assert verdicts == [r.verdict for r in reports]
+
+
+@pytest.mark.slow
+def test_deep_values_get_the_same_verdicts_in_worker_processes(deep_logs: Path, deep_verified: Result) -> None:
     two = CliRunner().invoke(main, ["verify", "--format", "json", "--jobs", "2", str(deep_logs)])
     _no_traceback(two, {1, 2})
-    assert one.output == two.output
+    assert deep_verified.output == two.output
 
 
 @pytest.mark.slow

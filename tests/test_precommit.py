@@ -50,19 +50,26 @@ def try_repo(project: Path, hook: str, *args: str) -> subprocess.CompletedProces
     )
 
 
-def test_verify_hook_passes_a_valid_log_and_fails_a_corrupt_one(project: Path) -> None:
-    good = try_repo(project, "schedlog-verify", "--files", "good.session.jsonl.zstd", "notes.txt")
-    assert good.returncode == 0, good.stdout + good.stderr
-    assert "schedlog verify" in good.stdout and "Passed" in good.stdout
-    bad = try_repo(project, "schedlog-verify", "--all-files")
-    assert bad.returncode == 1, bad.stdout + bad.stderr
-    assert "Failed" in bad.stdout and "fold.create.reuse" in bad.stdout and "notes.txt" not in bad.stdout
-
-
-def test_schemas_hook_fails_on_a_stale_schema(project: Path) -> None:
-    fresh = try_repo(project, "schedlog-schemas-check", "--all-files")
-    assert fresh.returncode == 0, fresh.stdout + fresh.stderr
+def test_both_hooks_pass_and_fail_as_they_should(project: Path) -> None:
+    """Two runs of every hook (each try-repo builds the hook environment anew, ~15 s): the whole
+    fresh project (verify fails on the corrupt log, the schemas pass), then a valid log, a file
+    that is no log and a stale schema (verify passes, the schemas check fails)."""
+    whole = try_repo(project, "--all-files")
+    assert whole.returncode == 1, whole.stdout + whole.stderr
+    verify, schemas = _hook_lines(whole.stdout)
+    assert "Failed" in verify and "fold.create.reuse" in whole.stdout and "notes.txt" not in whole.stdout
+    assert "Passed" in schemas
     schema = next((project / "schemas").glob("*.json"))
     schema.write_text(schema.read_text().replace('"type"', '"type" ', 1))
-    stale = try_repo(project, "schedlog-schemas-check", "--all-files")
-    assert stale.returncode == 1 and f"stale: schemas/{schema.name}" in stale.stdout
+    some = try_repo(project, "--files", "good.session.jsonl.zstd", "notes.txt", f"schemas/{schema.name}")
+    assert some.returncode == 1, some.stdout + some.stderr
+    verify, schemas = _hook_lines(some.stdout)
+    assert "Passed" in verify and "Failed" in schemas
+    assert f"stale: schemas/{schema.name}" in some.stdout
+
+
+def _hook_lines(output: str) -> tuple[str, str]:
+    """The status lines of the two hooks, in the order .pre-commit-hooks.yaml lists them."""
+    verify = next(line for line in output.splitlines() if line.startswith("schedlog verify"))
+    schemas = next(line for line in output.splitlines() if line.startswith("schedlog schemas --check"))
+    return verify, schemas

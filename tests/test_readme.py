@@ -55,7 +55,8 @@ def test_ci_runs_the_readme_test_command() -> None:
     lines = [line.split("#")[0].strip() for line in ci.splitlines()]
     assert ".venv/bin/python -m pytest" in lines  # the README's command, on the oldest Python
     assert '"$venv/bin/python" -m pytest' in lines  # the same, in the newest Python's venv
-    assert 'suite "$old" .venv' in ci and 'suite "$new" .venv-newest' in ci
+    assert 'install "$old" .venv' in ci and 'install "$new" .venv-newest' in ci
+    assert "suite .venv >" in ci and "suite .venv-newest >" in ci
     assert 'schedlog" schemas --check' in ci
 
 
