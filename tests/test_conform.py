@@ -22,7 +22,7 @@ from replay.cli.output import Format
 from replay.cli.output import conform as conform_output
 from replay.conform.cases import all_cases, fixture_cases, generated_cases
 from replay.conform.runner import run, shrink, smaller
-from replay.conform.transport import INTERNAL_ERROR, Implementation, answer_line, request_line, serve
+from replay.conform.transport import INTERNAL_ERROR, Implementation, ProtocolError, answer_line, request_line, serve
 
 from .conform_variants import VARIANTS
 
@@ -102,8 +102,50 @@ def test_serve_echoes_tags_and_refuses_what_is_not_a_request() -> None:
     assert [(a["tag"], a["ok"], a["code"]) for a in answers[1:]] == [
         (None, False, "bad_request"),
         (None, False, "bad_request"),
-        (7, False, "bad_request"),
+        (None, False, "bad_request"),  # a tag is a string: any other is refused, with tag null
     ]
+    assert answers[3]["message"] == "tag must be a string, got a number"
+
+
+@pytest.mark.parametrize(
+    "tag",
+    ["1e400", "-1e400", "7" * 5000, "[" * 100_000 + "]" * 100_000, '{"a":' * 100_000 + "1" + "}" * 100_000, "{}"],
+)
+def test_any_tag_gets_a_json_answer(tag: str) -> None:
+    """A tag nested 100,000 deep, past the largest double or of 5,000 digits: the answer is
+    still one JSON line (a refusal with tag null), never a crash or `Infinity`."""
+    out = io.BytesIO()
+    serve(
+        io.BytesIO(f'{{"tag":{tag},"op":"zone","zone":"UTC"}}\n{{"tag":"next","op":"zone","zone":"UTC"}}\n'.encode()),
+        out,
+    )
+    first, second = (json.loads(line) for line in out.getvalue().splitlines())
+    assert (first["tag"], first["ok"], first["code"]) == (None, False, "bad_request")
+    assert second == {"tag": "next", "ok": True, "zone": "UTC"}
+
+
+def test_a_request_line_past_the_bound_is_refused_without_being_held(monkeypatch: pytest.MonkeyPatch) -> None:
+    from replay.conform import transport
+
+    monkeypatch.setattr(transport, "MAX_LINE", 1000)
+    out = io.BytesIO()
+    long = b'{"tag":"big","op":"zone","zone":"' + b"x" * 5000 + b'"}\n'
+    serve(io.BytesIO(long + b'{"tag":"after","op":"zone","zone":"UTC"}\n'), out)
+    first, second = (json.loads(line) for line in out.getvalue().splitlines())
+    assert first == {
+        "tag": None,
+        "ok": False,
+        "code": "bad_request",
+        "message": "the request line is longer than 1,000 bytes",
+    }
+    assert second["tag"] == "after" and second["ok"] is True
+
+
+def test_a_deep_value_anywhere_in_a_request_gets_a_json_answer() -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    for request in (f'{{"tag":"d","op":"decode","change":{deep}}}', f'{{"tag":"d","op":"fold","events":{deep}}}'):
+        answer = json.loads(answer_line(request.encode()))
+        assert answer["tag"] == "d" and answer["ok"] is False
 
 
 def test_a_lone_surrogate_travels_as_its_escape() -> None:
@@ -205,6 +247,38 @@ def test_a_silent_implementation_times_out() -> None:
     silent = f"{PYTHON} -c 'import time; time.sleep(30)'"
     code, out = cli("conform", "--exec", silent, "--timeout", "0.5", "--cases", "0", "--ops", "cron")
     assert code == 2 and "no answer within 0.5 s" in out
+
+
+CHATTY = """
+import sys
+from replay.conform.transport import answer_line
+for line in sys.stdin.buffer:
+    sys.stderr.write("noise " * 350_000 + "\\n")
+    sys.stderr.flush()
+    sys.stdout.write(answer_line(line)[:-1] + " " * (2 << 20) + "}\\n")
+    sys.stdout.flush()
+"""
+
+
+def test_an_implementation_writing_megabytes_per_answer_and_to_stderr_is_heard(tmp_path: Path) -> None:
+    """2 MB answers (JSON padded with whitespace) and 2 MB of stderr per request: the pipes are
+    read in pieces, the answers agree, and what a protocol error would quote of stderr is cut."""
+    script = tmp_path / "chatty.py"
+    script.write_text(CHATTY)
+    with Implementation(f"{PYTHON} {shlex.quote(str(script))}", timeout=60) as chatty:
+        for n in range(5):
+            request = {"op": "zone", "zone": "US/Eastern"}
+            assert chatty.ask(request) == {"tag": str(n + 1), **answer(request)}
+    assert chatty.stderr and all(len(line) <= 500 for line in chatty.stderr)
+
+
+def test_an_implementation_that_never_reads_its_request_times_out() -> None:
+    """A request larger than the pipe's buffer to an implementation that never reads: the
+    write blocks, and --timeout bounds it (it bounded only the wait for the answer)."""
+    deaf = f"{PYTHON} -c 'import time; time.sleep(60)'"
+    with Implementation(deaf, timeout=0.5) as implementation, pytest.raises(ProtocolError) as error:
+        implementation.ask({"op": "zone", "zone": "x" * (4 << 20)})
+    assert "the request was not read within 0.5 s" in str(error.value)
 
 
 def test_usage_errors() -> None:
