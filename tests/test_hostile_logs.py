@@ -342,3 +342,21 @@ def test_ctrl_c_while_the_command_line_loads_exits_130(monkeypatch: pytest.Monke
     finally:
         signal.signal(signal.SIGINT, previous)
     assert exit.value.code == 130
+
+
+@pytest.mark.parametrize(
+    "first", [b"not a log\n", b"[1, 2]\n", b'{"no":"type"}\n', b'"text"\nmore text\n', b"\xff\xfe\n"]
+)
+def test_a_zstd_first_frame_without_a_log_is_unreadable_as_the_same_bytes_plain(first: bytes) -> None:
+    """A first frame whose first line is no header and no event holds no session log, zstd or
+    plain (it was CORRUPT as a malformed zstd log where the plain bytes were UNREADABLE)."""
+    import zstandard
+
+    text = first + log('{"type":"note","seq":0,"time":1,"data":{}}')
+    frame = zstandard.ZstdCompressor().compress(text)
+    plain, zstd = verify_bytes("x.jsonl", text), verify_bytes("x.jsonl.zstd", frame)
+    assert (plain.verdict, zstd.verdict) == ("unreadable", "unreadable")
+    # a header frame holding more than the header is a zstd log framed wrongly: a format defect
+    assert verify_bytes("y.jsonl.zstd", zstandard.ZstdCompressor().compress(log())).verdict == "ok"
+    two_lines = zstandard.ZstdCompressor().compress(log('{"type":"note","seq":0,"time":1,"data":{}}'))
+    assert verify_bytes("z.jsonl.zstd", two_lines).verdict == "corrupt"

@@ -136,6 +136,9 @@ class ZstdProblem:
 
     message: str
     unreadable: bool
+    first_line: bytes | None = None
+    """The first line of a first frame that is not exactly one line (judged by the reader: a
+    frame that holds no session log is unreadable, as the same bytes plain are)."""
 
 
 @dataclass(frozen=True)
@@ -168,7 +171,7 @@ def zstd_head(raw: Data) -> ZstdHead | ZstdProblem:
     except zstandard.ZstdError as err:
         return ZstdProblem(f"not a session log: the first Zstandard frame does not decompress ({err})", True)
     if head.count(b"\n") != 1 or not head.endswith(b"\n"):
-        return ZstdProblem("first frame is not exactly one header line", False)
+        return ZstdProblem("first frame is not exactly one header line", False, head.split(b"\n", 1)[0])
     return ZstdHead(frames, head[:-1], budget - len(head))
 
 

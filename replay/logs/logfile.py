@@ -344,8 +344,11 @@ class SessionLog:
     def _zstd(self, raw: Data) -> Iterator[Entry]:
         head = zstd_head(raw)
         if isinstance(head, ZstdProblem):
+            refusal = None if head.first_line is None else _first_value(head.first_line, self.reading.mode)[1]
             if head.unreadable:
                 self._unreadable(head.message)
+            elif refusal is not None:  # as the same bytes plain would be
+                self._unreadable(refusal.replace("the first line", "the first Zstandard frame's first line"), 1)
             else:
                 self._find("format.zstd", Severity.ERROR, head.message)
             return
@@ -409,26 +412,19 @@ class SessionLog:
             self._unreadable("not a session log: the only line is neither a header nor an event")
 
     def _first_line(self, raw: bytes) -> Entry | None:
-        try:
-            value = parse_header_line(raw)
-        except JsonLineError as err:
-            if self.reading.mode is Mode.LENIENT and not raw.strip():
-                self._unreadable("not a session log: the first line is blank", 1)
-            else:
-                self._unreadable(f"not a session log: the first line is not JSON ({err})", 1)
+        value, refusal = _first_value(raw, self.reading.mode)
+        if refusal is not None:
+            self._unreadable(refusal, 1)
             return None
         if isinstance(value, dict) and value.get("type") == "session":
             self.header = value
             self._check_header(value)
             self._scan = CommittedScan(rows_allowed=not self.marks_cut, version=self.version)
             return None
-        if isinstance(value, dict) and isinstance(value.get("type"), str):
-            self.headerless = True
-            self._find("format.headerless", Severity.WARNING, "no session header: the file holds bare events", 1)
-            # the header parser kept -0 apart; bare events use JavaScript's view of it
-            return self._record(1, raw)
-        self._unreadable("not a session log: the first line is neither a session header nor an event", 1)
-        return None
+        self.headerless = True
+        self._find("format.headerless", Severity.WARNING, "no session header: the file holds bare events", 1)
+        # the header parser kept -0 apart; bare events use JavaScript's view of it
+        return self._record(1, raw)
 
     def _check_header(self, h: dict[str, object]) -> None:
         """Version, header shape and retired fields, in the reference's order (formats.md §1, §3;
@@ -713,3 +709,17 @@ class SessionLog:
         else:
             message = f"the header says not isSeeded, but the session/end-seed at event {self.marker_cut} is inherited"
         self._find("format.is-seeded", Severity.ERROR, message, 1, "/isSeeded")  # refused in every mode (formats.md §5)
+
+
+def _first_value(first: bytes, mode: Mode) -> tuple[object, str | None]:
+    """The first line's value, and why a file starting with it holds no session log (it is
+    unreadable), or None when that line is a session header or an event (a headerless file)."""
+    try:
+        value = parse_header_line(first)
+    except JsonLineError as err:
+        if mode is Mode.LENIENT and not first.strip():
+            return None, "not a session log: the first line is blank"
+        return None, f"not a session log: the first line is not JSON ({err})"
+    if isinstance(value, dict) and isinstance(value.get("type"), str):
+        return value, None
+    return value, "not a session log: the first line is neither a session header nor an event"

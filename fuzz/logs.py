@@ -1,0 +1,467 @@
+"""The session-log fuzzer (issue 33): seeded mutations of every fixture and real log, in every
+format version, plain and Zstandard, through `verify_bytes`, each input checked for
+
+- `crash`: an exception escaping the reader, the judge or the JSON report (by type and place);
+- `hang`: no report within `--timeout` seconds (5 by default);
+- `nondeterministic`: a second judgement of the same bytes in the same process differs;
+- `fast-exact`: the fast reader's report differs from the exact reader's (`fast=False`);
+- `not-json`: the `--format json` report does not parse with Python's `json.loads`.
+
+Input N of seed S is made from `random.Random(f"{S}:{N}")` alone, so any one is made again by
+`--show S:N` (written to a file to attach to a bug report). Usage:
+
+    python -m fuzz.logs --count 1000000 --jobs 2 --out fuzz-out
+    python -m fuzz.logs --show 20261202:4711 --out fuzz-out
+
+The summary (printed, and `summary.json` under `--out`) counts inputs by class, with the first
+inputs of each class; each failing input is written to `--out`. Exit 1 when any input failed.
+The test suite runs a bounded number of inputs through the same `check` (tests/test_logfuzz.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import multiprocessing
+import os
+import random
+import re
+import signal
+import sys
+import time
+import traceback
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import zstandard
+
+ROOT = Path(__file__).resolve().parent.parent
+REAL_LOGS = ROOT.parent / "shared" / "real-logs"
+DEFAULT_SEED = 20261202
+TIMEOUT = 5.0
+CLASSES = ("ok", "crash", "hang", "nondeterministic", "fast-exact", "not-json")
+
+
+# --- the sources: every fixture and real log, in every format version, plain and zstd ----------
+
+
+def _upgrade_module() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("fixtures_upgrade", ROOT / "fixtures" / "upgrade.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@dataclass(frozen=True)
+class Source:
+    """A log to mutate: its name (which says plain or zstd) and its plaintext lines."""
+
+    name: str
+    lines: tuple[bytes, ...]
+
+    @property
+    def zstd(self) -> bool:
+        return self.name.endswith(".zstd")
+
+
+def sources(real_logs: Path = REAL_LOGS) -> list[Source]:
+    """The fixtures' and real logs' lines as they are (v0, plain and zstd), and each rewritten
+    as v2, v3 and v4 (fixtures/upgrade.py), in name order: the same list on every machine that
+    has the same real logs."""
+    from replay.logs.logfile import SessionLog
+
+    upgrade = _upgrade_module()
+    fixtures = sorted((ROOT / "fixtures" / "sessions").rglob("*.session.jsonl*"))
+    real = sorted(real_logs.glob("*.jsonl")) if real_logs.is_dir() else []
+    out: list[Source] = []
+    for path in [*fixtures, *real]:
+        data = path.read_bytes()
+        if path.name.endswith(".zstd"):
+            data = b"".join(zstandard.ZstdDecompressor().read_to_iter(data))
+        lines = tuple(data.splitlines())
+        stem = path.name.removesuffix(".zstd").removesuffix(".jsonl").removesuffix(".session")
+        out.append(Source(f"{stem}.v0.session.jsonl", lines))
+        out.append(Source(f"{stem}.v0.session.jsonl.zstd", lines))
+        log = SessionLog(path.name, data=data)
+        events = [e for entry in log.entries() for e in entry.events()]
+        if log.header is None or log.header.get("version") != 0 or log.unreadable:
+            continue
+        for version in (2, 3, 4):
+            head, upgraded, _ = upgrade.upgrade(dict(log.header), events, version)
+            text = tuple(upgrade.log_bytes(head, upgraded).splitlines())
+            out.append(Source(f"{stem}.v{version}.session.v{version}.jsonl", text))
+            out.append(Source(f"{stem}.v{version}.session.v{version}.jsonl.zstd", text))
+    return out
+
+
+# --- mutations ------------------------------------------------------------------------------------
+
+FRAGMENTS = (
+    b"[", b"]", b"{", b"}", b'"', b",", b":", b"\n", b"\r", b"\t", b" ", b"\\", b"\\u", b"\\ud800", b"\\udc00",
+    b"-0", b"0.5", b"1e999", b"-1e400", b"300.0", b"9007199254740993", b"7" * 5000, b"null", b"true", b"\xff",
+    b"\xc3", b"\x00", b"\xef\xbb\xbf", b'"\\u0000"', b'{"type":"session","version":4}', b'"seq":', b'"type":',
+    b'{"type":"turn/end","seq":0,"time":0,"data":{}}', b'"\\ud800"', b"\xe2\x80\xa8",
+)  # fmt: skip
+STRINGS = (b"\\ud800", b"\\udfff x", b" padded ", b"\\u0000", b"\\u00a0", b"", b"\\\\", b"\\u2028")
+NUMBER = re.compile(rb"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
+NUMBERS = (b"-0", b"0.0", b"1e999", b"-1e999", b"7" * 5000, b"9007199254740993", b"1.5", b"300.0", b"1e21", b"-1")
+
+
+def _deep(rng: random.Random) -> bytes:
+    depth = 33_000 if rng.random() < 0.02 else rng.choice([10, 600, 1_100, 2_000, 5_000])
+    if rng.random() < 0.5:
+        return b"[" * depth + b"0" + b"]" * depth
+    return b'{"a":' * depth + b"null" + b"}" * depth
+
+
+def _at(rng: random.Random, text: bytearray) -> int:
+    return rng.randrange(len(text) + 1)
+
+
+def _flip(rng: random.Random, text: bytearray) -> None:
+    if text:
+        text[rng.randrange(len(text))] = rng.randrange(256)
+
+
+def _insert(rng: random.Random, text: bytearray) -> None:
+    at = _at(rng, text)
+    text[at:at] = rng.choice(FRAGMENTS)
+
+
+def _cut(rng: random.Random, text: bytearray) -> None:
+    at = _at(rng, text)
+    del text[at : at + rng.randint(1, 60)]
+
+
+def _nest(rng: random.Random, text: bytearray) -> None:
+    """A deep value where a value may stand (after a `:`), or anywhere."""
+    colons = [m.end() for m in re.finditer(rb'":', text)]
+    at = rng.choice(colons) if colons and rng.random() < 0.8 else _at(rng, text)
+    end = at
+    if at in colons:  # replace the value there (up to the next , or })
+        while end < len(text) and text[end] not in b",}]\n":
+            end += 1
+    text[at:end] = _deep(rng)
+
+
+def _copy_span(rng: random.Random, text: bytearray) -> None:
+    start = _at(rng, text)
+    text[_at(rng, text) : 0] = text[start : start + rng.randint(1, 300)]
+
+
+def _number(rng: random.Random, text: bytearray) -> None:
+    found = list(NUMBER.finditer(text))
+    if found:
+        m = rng.choice(found)
+        text[m.start() : m.end()] = rng.choice(NUMBERS)
+
+
+def _string(rng: random.Random, text: bytearray) -> None:
+    """A string's content replaced by escapes JSON allows and a log may hold."""
+    quotes = [m.start() for m in re.finditer(rb'"[^"\\\n]{1,40}"', text)]
+    if quotes:
+        at = rng.choice(quotes) + 1
+        end = text.index(b'"', at)
+        text[at:end] = rng.choice(
+            [b"\\ud800", b"\\udfff x", b" padded ", b"\\u0000", b"\\u00a0", b"", b"\\\\", b"\\u2028"]
+        )
+
+
+def _truncate(rng: random.Random, text: bytearray) -> None:
+    del text[_at(rng, text) :]
+
+
+TEXT_MUTATIONS: dict[str, Callable[[random.Random, bytearray], None]] = {
+    "flip": _flip,
+    "insert": _insert,
+    "cut": _cut,
+    "nest": _nest,
+    "copy": _copy_span,
+    "number": _number,
+    "string": _string,
+    "truncate": _truncate,
+}
+
+
+WEIGHTS = [8 if name != "nest" else 1 for name in TEXT_MUTATIONS]
+"""A deep value costs a hundred times the others to read (a parser without recursion): rarer."""
+
+
+def _lines_mutation(rng: random.Random, lines: list[bytes]) -> str:
+    """A whole-line edit: a line dropped, doubled, swapped, blanked, or the header repeated."""
+    how = rng.choice(["drop", "double", "swap", "blank", "header", "split"])
+    i = rng.randrange(len(lines)) if lines else 0
+    if not lines:
+        return how
+    if how == "drop":
+        del lines[i]
+    elif how == "double":
+        lines.insert(i, lines[i])
+    elif how == "swap":
+        j = rng.randrange(len(lines))
+        lines[i], lines[j] = lines[j], lines[i]
+    elif how == "blank":
+        lines.insert(i, rng.choice([b"", b" ", b"\t", b"\r"]))
+    elif how == "header":
+        lines.insert(i, lines[0])
+    else:  # a line split in two
+        at = rng.randrange(len(lines[i]) + 1)
+        lines[i : i + 1] = [lines[i][:at], lines[i][at:]]
+    return how
+
+
+@dataclass(frozen=True)
+class Input:
+    """One fuzz input: where it came from and what was done to it, and its bytes."""
+
+    seed: int
+    index: int
+    source: str
+    mutations: tuple[str, ...]
+    data: bytes
+    strict: bool
+
+    @property
+    def name(self) -> str:
+        return f"fuzz-{self.seed}-{self.index}-{self.source}"
+
+
+def make(seed: int, index: int, pool: Sequence[Source]) -> Input:
+    """Input `index` of `seed`: a source, one to eight mutations of its plaintext (line edits and
+    byte edits), written plain or as Zstandard frames (a few header frames cut or merged), and
+    sometimes a byte edit of the compressed bytes."""
+    rng = random.Random(f"{seed}:{index}")
+    source = pool[rng.randrange(len(pool))]
+    lines = list(source.lines)
+    done: list[str] = []
+    if len(lines) > 40 and rng.random() < 0.5:  # a committed prefix: mutations land near the header more often
+        lines = lines[: rng.randint(2, 40)]
+        done.append("prefix")
+    for _ in range(rng.randint(0, 2)):
+        done.append("lines." + _lines_mutation(rng, lines))
+    text = bytearray(b"\n".join(lines) + (b"\n" if rng.random() < 0.97 else b""))
+    for _ in range(rng.randint(1 if not done else 0, 6)):
+        how = rng.choices(list(TEXT_MUTATIONS), WEIGHTS)[0]
+        TEXT_MUTATIONS[how](rng, text)
+        done.append(how)
+    data = bytes(text)
+    if source.zstd:
+        data = _frames(rng, data)
+        if rng.random() < 0.15:
+            mutated = bytearray(data)
+            _flip(rng, mutated) if rng.random() < 0.5 else _cut(rng, mutated)
+            data = bytes(mutated)
+            done.append("zstd.bytes")
+    return Input(seed, index, source.name, tuple(done), data, strict=rng.random() < 0.5)
+
+
+def _frames(rng: random.Random, text: bytes) -> bytes:
+    """The plaintext as the harness writes it (the header's line in a frame of its own, then
+    frames of a few lines), or, sometimes, cut at another place."""
+    compressor = zstandard.ZstdCompressor(level=1, write_checksum=rng.random() < 0.5)
+    lines = text.splitlines(keepends=True)
+    if not lines:
+        return compressor.compress(text)
+    head = 1 if rng.random() < 0.9 else rng.randint(0, min(3, len(lines)))
+    frames = [b"".join(lines[:head])] if head else []
+    step = rng.choice([1, 5, 50])
+    frames += [b"".join(lines[i : i + step]) for i in range(head, len(lines), step)]
+    return b"".join(compressor.compress(f) for f in frames if f or rng.random() < 0.5)
+
+
+# --- the check -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one input gave: its class (CLASSES) and, for a failure, what and where."""
+
+    kind: str
+    detail: str = ""
+
+
+def check(item: Input) -> Outcome:
+    """Judge `item` three times (fast, fast again, exact) and write its JSON report; the first
+    failure found is the outcome."""
+    from replay.audit.verify import verify_log
+    from replay.cli.output import Format
+    from replay.cli.output.reports import render
+    from replay.logs.logfile import SessionLog
+    from replay.reading import DEFAULT_READING, Mode, Reading
+
+    reading = DEFAULT_READING if item.strict else Reading(mode=Mode.LENIENT)
+    name = item.name
+    try:
+        first = verify_log(SessionLog(name, reading, item.data))
+        first_json = first.to_json()
+        again = verify_log(SessionLog(name, reading, item.data)).to_json()
+        exact = verify_log(SessionLog(name, reading, item.data, fast=False)).to_json()
+        text = render([first], Format.JSON)
+    except Exception as err:  # the fuzzer's purpose: every escaping exception is a finding
+        return Outcome("crash", _where(err))
+    if again != first_json:
+        return Outcome("nondeterministic", _difference(first_json, again))
+    if exact != first_json:
+        return Outcome("fast-exact", _difference(first_json, exact))
+    try:  # Python's json.loads, refusing the NaN and Infinity it accepts by default (not JSON)
+        json.loads(text, parse_constant=_not_json)
+    except (ValueError, RecursionError) as err:
+        return Outcome("not-json", type(err).__name__)
+    return Outcome("ok")
+
+
+def _not_json(constant: str) -> object:
+    raise ValueError(f"{constant} is not JSON")
+
+
+def _where(err: BaseException) -> str:
+    """An exception's type and the innermost frame of schedlog's code it passed through."""
+    frames = [
+        f for f in traceback.extract_tb(err.__traceback__) if "/replay/" in f.filename or "/invariant/" in f.filename
+    ]
+    place = f"{Path(frames[-1].filename).name}:{frames[-1].lineno} {frames[-1].name}" if frames else "?"
+    return f"{type(err).__name__} at {place}"
+
+
+def _difference(a: dict[str, Any], b: dict[str, Any]) -> str:
+    keys = sorted(k for k in {*a, *b} if a.get(k) != b.get(k))
+    return "differs in " + ", ".join(keys)
+
+
+# --- the run --------------------------------------------------------------------------------------
+
+
+class _Hang(Exception):
+    pass
+
+
+def _alarm(signum: int, frame: object) -> None:
+    raise _Hang
+
+
+_POOL: list[Source] = []
+
+
+def _start(real_logs: str) -> None:
+    _POOL[:] = sources(Path(real_logs))
+    signal.signal(signal.SIGALRM, _alarm)
+
+
+def _one(task: tuple[int, int, float]) -> tuple[int, int, str, Outcome]:
+    """Check input `index` of `seed` within `timeout` seconds (a worker's task)."""
+    seed, index, timeout = task
+    item = make(seed, index, _POOL)
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    try:
+        outcome = check(item)
+    except _Hang:
+        outcome = Outcome("hang", f"no report within {timeout:g} s")
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    return seed, index, item.source, outcome
+
+
+@dataclass
+class Summary:
+    """Inputs by class, with the first few of each (seed:index, source, detail) to reproduce."""
+
+    seed: int
+    count: int = 0
+    classes: Counter[str] = field(default_factory=Counter)
+    details: Counter[str] = field(default_factory=Counter)
+    examples: dict[str, list[str]] = field(default_factory=dict)
+
+    def add(self, seed: int, index: int, source: str, outcome: Outcome) -> None:
+        self.count += 1
+        self.classes[outcome.kind] += 1
+        if outcome.kind != "ok":
+            key = f"{outcome.kind}: {outcome.detail}"
+            self.details[key] += 1
+            shown = self.examples.setdefault(key, [])
+            if len(shown) < 5:
+                shown.append(f"{seed}:{index} ({source})")
+
+    @property
+    def failed(self) -> int:
+        return self.count - self.classes["ok"]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "seed": self.seed,
+            "inputs": self.count,
+            "classes": {k: self.classes[k] for k in CLASSES},
+            "failures": [{"class": k, "count": n, "first": self.examples[k]} for k, n in self.details.most_common()],
+        }
+
+
+def run(
+    seed: int, count: int, jobs: int, timeout: float, real_logs: Path, start: int = 0, out: Path | None = None
+) -> Summary:
+    """Inputs `start` to `start + count` of `seed` on `jobs` worker processes (spawned: the same
+    under every start method), each failing input written to `out`."""
+    summary = Summary(seed)
+    tasks = ((seed, index, timeout) for index in range(start, start + count))
+    context = multiprocessing.get_context("spawn")
+    started = time.monotonic()
+    pool_sources: list[Source] = []
+    with context.Pool(jobs, initializer=_start, initargs=(str(real_logs),), maxtasksperchild=20_000) as pool:
+        for n, (s, index, source, outcome) in enumerate(pool.imap_unordered(_one, tasks, chunksize=64), 1):
+            summary.add(s, index, source, outcome)
+            if outcome.kind != "ok" and out is not None:
+                if not pool_sources:
+                    pool_sources = sources(real_logs)
+                _write(out, make(s, index, pool_sources))
+            if n % 20_000 == 0:
+                rate = n / (time.monotonic() - started)
+                print(f"{n:,} inputs, {summary.failed:,} failed, {rate:,.0f}/s", file=sys.stderr, flush=True)
+    return summary
+
+
+def _write(out: Path, item: Input) -> Path:
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / item.name
+    path.write_bytes(item.data)
+    return path
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m fuzz.logs", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    parser.add_argument("--count", type=int, default=10_000)
+    parser.add_argument("--start", type=int, default=0, help="the first input's index")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--timeout", type=float, default=TIMEOUT, help="seconds an input may take (a hang past it)")
+    parser.add_argument("--real-logs", type=Path, default=REAL_LOGS)
+    parser.add_argument("--out", type=Path, default=None, help="where failing inputs and summary.json are written")
+    parser.add_argument("--show", metavar="SEED:INDEX", help="make input INDEX of SEED again, write it to --out")
+    args = parser.parse_args(argv)
+    if args.show:
+        seed, index = (int(part) for part in args.show.split(":"))
+        item = make(seed, index, sources(args.real_logs))
+        where = _write(args.out or Path("."), item)
+        print(f"{where}: {len(item.data):,} bytes from {item.source}, {', '.join(item.mutations)}; {check(item)}")
+        return 0
+    summary = run(args.seed, args.count, args.jobs, args.timeout, args.real_logs, args.start, args.out)
+    text = json.dumps(summary.to_json(), indent=2)
+    print(text)
+    if args.out is not None:
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "summary.json").write_text(text + "\n")
+    return 1 if summary.failed else 0
+
+
+def iter_inputs(seed: int, count: int, real_logs: Path = REAL_LOGS) -> Iterator[Input]:
+    """Inputs 0 to `count` of `seed`, made in this process (the test suite's bounded run)."""
+    pool = sources(real_logs)
+    for index in range(count):
+        yield make(seed, index, pool)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
