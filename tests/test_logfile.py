@@ -407,8 +407,26 @@ def test_a_directory_walk_skips_named_pipes(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "b.jsonl")
     (tmp_path / "c.jsonl").symlink_to(tmp_path / "elsewhere.log")
     (tmp_path / "elsewhere.log").write_bytes(session_bytes([ev(0)]))
-    assert list(discover([str(tmp_path)])) == [str(tmp_path / "a.jsonl"), str(tmp_path / "c.jsonl")]
+    heard: list[tuple[str, str]] = []
+    found = list(discover([str(tmp_path)], skipped=lambda path, why: heard.append((path, why))))
+    assert found == [str(tmp_path / "a.jsonl"), str(tmp_path / "c.jsonl")]
+    assert heard == [(str(tmp_path / "b.jsonl"), "a named pipe, not a regular file: a walk opens only files")]
     assert list(discover([str(tmp_path / "b.jsonl")])) == [str(tmp_path / "b.jsonl")]  # named: read as asked
+
+
+def test_a_walk_says_what_it_skipped(tmp_path: Path) -> None:
+    """verify, replay, report and explain name each file a walk skipped on standard error."""
+    from click.testing import CliRunner
+
+    from replay.cli import main
+
+    (tmp_path / "a.jsonl").write_bytes(session_bytes([ev(0)]))
+    os.mkfifo(tmp_path / "b.jsonl")
+    for args in (["verify"], ["replay", "--db", str(tmp_path / "x.duckdb")], ["explain"],
+                 ["report", "-o", str(tmp_path / "r.html")]):  # fmt: skip
+        result = CliRunner().invoke(main, [*args, str(tmp_path)])
+        assert result.exit_code == 0, (args, result.output)
+        assert f"schedlog: skipped {tmp_path / 'b.jsonl'}: a named pipe, not a regular file" in result.output, args
 
 
 def test_a_file_reached_twice_is_one_input(tmp_path: Path) -> None:

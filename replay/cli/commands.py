@@ -123,7 +123,7 @@ def selection_options(command: F) -> F:
         shard = kwargs.pop("shard")
         if shard is not None:  # by each file's path as discovered, so that a directory is split too
             index, count = shard
-            found = discover(paths, stores=True)
+            found = discover(paths, stores=True, skipped=_say_skipped)
             paths = [p for p in found if p == STDIN or in_shard(p, index, count)]  # may be none
         return command(*args, paths=tuple(paths), **kwargs)
 
@@ -220,6 +220,11 @@ class _Commands(click.Group):
             ctx.exit(2)
         except Exception:
             _internal_error(ctx)
+
+
+def _say_skipped(path: str, why: str) -> None:
+    """A file a walk found and did not read, said on standard error (never silently)."""
+    click.echo(printable(f"schedlog: skipped {path}: {why}"), err=True)
 
 
 def _internal_error(ctx: click.Context) -> None:
@@ -333,7 +338,7 @@ def verify(
     retention = Retention(delivery_history_days, delivery_history_records)
     surface = None if tool_surface == AUTO else tool_surface
     reading = dataclasses.replace(reading, now=now_ms, retention=retention, tool_surface=surface)
-    files = list(discover(paths, stores=True))
+    files = list(discover(paths, stores=True, skipped=_say_skipped))
     stdin = _stdin() if STDIN in paths else None
     if not files and paths:  # (no paths at all: a shard that holds none of the logs, judged as such)
         raise click.UsageError(NO_INPUTS)
@@ -436,7 +441,7 @@ def report(paths: tuple[str, ...], output: str, title: str, reading: Reading, jo
     from replay.cli.output import reports as report_output
     from replay.logs.discover import STDIN, discover
 
-    files = [p for p in discover(paths) if p != STDIN]
+    files = [p for p in discover(paths, skipped=_say_skipped) if p != STDIN]
     if not files:
         raise click.UsageError(NO_LOGS)
     with _progress(files, "reading") as progress:
@@ -459,7 +464,7 @@ def explain(paths: tuple[str, ...], session_id: str | None, fmt: Format, reading
     from replay.audit.explain import explain_path
     from replay.logs.discover import STDIN, discover
 
-    files = [p for p in discover(paths) if p != STDIN]
+    files = [p for p in discover(paths, skipped=_say_skipped) if p != STDIN]
     if not files:
         raise click.UsageError(NO_LOGS)
     told = [explain_path(p, reading) for p in files]
@@ -602,7 +607,7 @@ def replay(paths: tuple[str, ...], db: str, fmt: Format, reading: Reading, jobs:
 
     _terminate_cleanly()
     started, clock = datetime.now(UTC), time.perf_counter()
-    files = list(discover(paths, stores=True))
+    files = list(discover(paths, stores=True, skipped=_say_skipped))
     stores = [p for p in files if store_value(p) is not None]  # into the Host tables
     files = [p for p in files if p not in stores]
     if not files and not stores:
@@ -692,7 +697,7 @@ def fleet(paths: tuple[str, ...], output: str, workers: int, scheduler: str | No
         raise InputError(f"schedlog fleet needs the dask extra (pip install 'schedlog[dask]'): {err}") from None
     if STDIN in paths:
         raise click.UsageError("a fleet is read from paths and URLs, not from standard input")
-    found = expand(paths)
+    found = expand(paths, skipped=_say_skipped)
     if not found:
         raise click.UsageError(NO_LOGS)
     if scheduler is not None:

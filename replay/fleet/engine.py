@@ -28,7 +28,7 @@ from replay.audit.fanout import grouped
 from replay.audit.hoststore import cross_checked
 from replay.audit.verify import SessionReport, store_report, verify_bytes, verify_path
 from replay.duck.verdicts import write_verdicts
-from replay.logs.discover import LOG_SUFFIXES, current_generations, discover
+from replay.logs.discover import LOG_SUFFIXES, Skipped, current_generations, discover
 from replay.reading import DEFAULT_READING, Reading
 
 TASK_FILES, TASK_BYTES = 1024, 64 << 20
@@ -37,14 +37,15 @@ DuckDB for its Parquet part) are larger than a process pool's, so its groups are
 `verify -j`'s."""
 
 
-def expand(patterns: Sequence[str]) -> list[str]:
+def expand(patterns: Sequence[str], skipped: Skipped | None = None) -> list[str]:
     """The logs that paths, directories and globs name, as `verify` finds them: local ones
     through `discover` (each file once; of a session directory's generations the current one),
-    fsspec URLs (s3://, gs://, ...) through their file system, directories walked for logs."""
+    fsspec URLs (s3://, gs://, ...) through their file system, directories walked for logs;
+    `skipped` hears what a local walk found and skipped (discover)."""
     import fsspec
 
     local = [p for p in patterns if "://" not in p or p.startswith("file://")]
-    found = list(discover([p.removeprefix("file://") for p in _globbed(local)], stores=True))
+    found = list(discover([p.removeprefix("file://") for p in _globbed(local)], stores=True, skipped=skipped))
     for pattern in (p for p in patterns if p not in local):
         fs, _, roots = fsspec.get_fs_token_paths(pattern)
         protocol = fs.protocol if isinstance(fs.protocol, str) else fs.protocol[0]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import stat
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from invariant.logshapes import file_version
 
@@ -15,11 +15,15 @@ STORE_NAME = "schedule.json"
 """The Host task store's file name (host.md §1)."""
 
 
-def discover(paths: Iterable[str], stores: bool = False) -> Iterator[str]:
+Skipped = Callable[[str, str], None]
+"""Hears each file a walk found and did not yield, with why (the command line says it)."""
+
+
+def discover(paths: Iterable[str], stores: bool = False, skipped: Skipped | None = None) -> Iterator[str]:
     """Expand inputs: files as given, directories walked (sorted) for *.jsonl / *.jsonl.zstd.
 
-    A walk skips what exists but is not a regular file: a named pipe found there (one named like
-    a log, say) would wait for a writer forever. A dangling link is kept (it is reported
+    A walk skips what exists but is not a regular file, and tells `skipped` why: a named pipe
+    found there (one named like a log, say) would wait for a writer forever. A dangling link is kept (it is reported
     unreadable); a pipe named on the command line is read, as asked. A file reached again (named
     twice, inside two walked folders, or through a link) is yielded once, where first reached:
     counted twice, one session would skew every total of a fleet audit. Of the generations of
@@ -43,7 +47,9 @@ def discover(paths: Iterable[str], stores: bool = False) -> Iterator[str]:
             elif (status := _status(name)) is None:
                 identity = os.path.abspath(name)  # a dangling link: known by its name
             elif walked and not stat.S_ISREG(status.st_mode) and not stat.S_ISDIR(status.st_mode):
-                continue  # found by the walk, exists, and is no regular file (a pipe, say)
+                if skipped is not None:  # found by the walk, exists, and is no regular file (a pipe, say)
+                    skipped(name, f"{_kind(status.st_mode)}, not a regular file: a walk opens only files")
+                continue
             else:
                 identity = (status.st_dev, status.st_ino)  # the file itself, whatever its name
             if identity not in seen:
@@ -113,3 +119,14 @@ def _status(path: str) -> os.stat_result | None:
         return os.stat(path)
     except (OSError, ValueError):
         return None
+
+
+def _kind(mode: int) -> str:
+    """What a file that is not a regular one is, in words."""
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "a special file"
