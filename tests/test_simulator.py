@@ -354,6 +354,22 @@ def test_max_events_bounds_a_run() -> None:
         replay.simulate(DAY_OF_FIVE_MINUTE_REMINDERS, max_events=287)
 
 
+def test_the_bound_counts_reminder_text_not_only_events() -> None:
+    """A 100 KB prompt dispatched every five minutes holds 100 KB per reminder sent: the run is
+    refused once its text passes TEXT_PER_EVENT characters per event allowed (it reached 7.9 GB
+    within an event bound that counted events only)."""
+    from replay.sim.simulator import TEXT_PER_EVENT
+
+    steps = [dict(step) for step in DAY_OF_FIVE_MINUTE_REMINDERS["steps"]]  # type: ignore[union-attr]
+    steps[1] = {**steps[1], "args": {"prompt": "x" * 100_000, "every_seconds": 300}}
+    big = {**DAY_OF_FIVE_MINUTE_REMINDERS, "steps": steps}
+    with pytest.raises(
+        TooManyEvents, match=rf"more than {288 * TEXT_PER_EVENT:,} characters of text .* by 2026-08-05T12:10"
+    ):
+        replay.simulate(big, max_events=288)
+    assert len(replay.simulate(big, max_events=288_000).appended) == 288
+
+
 def test_simulate_cli_refuses_a_run_beyond_max_events(tmp_path: Path) -> None:
     path = tmp_path / "day.json"
     path.write_text(json.dumps(DAY_OF_FIVE_MINUTE_REMINDERS))

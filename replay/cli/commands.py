@@ -740,7 +740,10 @@ reminders, say) stops with a clear message instead of being killed."""
     type=click.IntRange(min=0),
     default=MAX_SIMULATED_EVENTS,
     show_default=True,
-    help="Refuse a run that appends more events (it holds its whole log in memory, about 2.5 KB each).",
+    help=(
+        "Refuse a run that appends more events, or holds more than 1,000 characters of reminder text "
+        "per event allowed (it holds its whole log in memory, about 2.5 KB an event)."
+    ),
 )
 @SIMULATED_PROFILE
 def simulate(scenario: str, name: str | None, log_path: str | None, fmt: Format, max_events: int, profile: str) -> None:

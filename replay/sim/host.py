@@ -44,6 +44,10 @@ class AppendLimitReached(Exception):
     """An append beyond the host's `max_appends` (the run would outgrow its bound)."""
 
 
+class TextLimitReached(Exception):
+    """Reminder text beyond the host's `max_text` characters (the run would outgrow its bound)."""
+
+
 @dataclass
 class Faults:
     """Injected failures, each consumed as it fires (owner-scenarios vocabulary)."""
@@ -81,6 +85,11 @@ class Host:
     _decoded: dict[int, Change] = field(default_factory=dict)
     max_appends: int | None = None
     """The most events the tools and the owner may append: the log is held in memory."""
+    max_text: int | None = None
+    """The most characters of reminder text a run may hold: the prompts of the records created
+    and the framed reminders sent (each holds its prompts again). An event count alone does not
+    bound memory: a 100 KB prompt dispatched a few thousand times holds gigabytes."""
+    text_held: int = 0
     fold_generation: int = 0
     """Counts fold resets; (generation, events folded) identifies one fold state."""
     _folded_error: ScheduleLogError | None = None
@@ -150,12 +159,26 @@ class Host:
             raise AppendRejected(operation)
         if self.max_appends is not None and len(self.appended) >= self.max_appends:
             raise AppendLimitReached(self.max_appends)
+        schedule = payload.get("schedule")
+        if isinstance(schedule, dict) and isinstance(schedule.get("prompt"), str):
+            self._hold(len(schedule["prompt"]))
         if change is not None:
             self._decoded[len(self.events)] = change
         self.events.append({"type": SCHEDULE_CHANGE, "seq": len(self.events), "time": self.clock.wall, "data": payload})
         self.schedule_events += 1
         self.appended.append(payload)
         self.effect("append", index=len(self.appended) - 1)
+
+    def follow_up(self, text: str) -> None:
+        """A framed reminder sent to the agent as a follow-up message."""
+        self._hold(len(text))
+        self.followups.append(text)
+        self.effect("followup", index=len(self.followups) - 1)
+
+    def _hold(self, characters: int) -> None:
+        self.text_held += characters
+        if self.max_text is not None and self.text_held > self.max_text:
+            raise TextLimitReached(self.max_text)
 
     def has_schedule_events(self) -> bool:
         return self.schedule_events > 0

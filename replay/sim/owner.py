@@ -201,8 +201,7 @@ class LiveOwner:
             faults.followup -= 1
             host.effect("followup_rejected")
             return False
-        host.followups.append(text)
-        host.effect("followup", index=len(host.followups) - 1)
+        host.follow_up(text)
         for change in decision.changes():  # C5
             try:
                 host.append_change(change.to_json(), change)

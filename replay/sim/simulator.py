@@ -16,13 +16,18 @@ from typing import Any
 from invariant import format_instant, parse_instant
 from invariant.jsvalue import js_compact_json
 from invariant.profiles import Profile, get_profile
-from replay.sim.host import AppendLimitReached, Host, VirtualClock
+from replay.sim.host import AppendLimitReached, Host, TextLimitReached, VirtualClock
 from replay.sim.owner import LiveOwner
 from replay.sim.tools import ABORTED, INVALID_ARGUMENTS, UNAVAILABLE, Tools
 
 
 class ScenarioError(ValueError):
     """A scenario that does not follow the vocabulary (a usage problem)."""
+
+
+TEXT_PER_EVENT = 1_000
+"""Characters of reminder text a run may hold per event its `max_events` allows (prompts are
+short: a run within both bounds holds about 2.5 KB per event)."""
 
 
 class TooManyEvents(ScenarioError):
@@ -111,7 +116,12 @@ class Simulation:
         """`max_events` bounds the events the tools and the owner may append (TooManyEvents)."""
         self.scenario = scenario
         self.profile = get_profile(profile)
-        self.host = Host(VirtualClock(scenario.start), time_zone=scenario.time_zone, max_appends=max_events)
+        self.host = Host(
+            VirtualClock(scenario.start),
+            time_zone=scenario.time_zone,
+            max_appends=max_events,
+            max_text=None if max_events is None else max(max_events, 1) * TEXT_PER_EVENT,
+        )
         self.owner: LiveOwner | None = None
         self.tools: Tools | None = None
         self.subscribed = False
@@ -284,6 +294,12 @@ class Simulation:
             raise TooManyEvents(
                 f"the scenario appends more than {err.args[0]:,} events by "
                 f"{format_instant(self.host.clock.wall)} (a run holds its whole log in memory)"
+            ) from None
+        except TextLimitReached as err:
+            raise TooManyEvents(
+                f"the scenario's reminders hold more than {err.args[0]:,} characters of text (prompts created and "
+                f"reminders sent, {TEXT_PER_EVENT:,} per event allowed) by {format_instant(self.host.clock.wall)} "
+                "(a run holds its whole log in memory)"
             ) from None
         return self.result()
 
