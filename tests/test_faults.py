@@ -217,6 +217,24 @@ def test_a_stale_wal_beside_the_target_goes_with_the_old_database(tmp_path: Path
     assert asked.returncode == 0 and asked.stdout.split() == ["n", "8"]
 
 
+@pytest.mark.parametrize("existing", [True, False])
+def test_a_wal_that_is_a_directory_stops_the_replay_before_any_work(tmp_path: Path, existing: bool) -> None:
+    """`X.wal` a directory: the replay refuses at once and says so, X and the directory as they
+    were (it replaced X, moved the directory aside, then said "X left as it was")."""
+    db = tmp_path / "audit.duckdb"
+    if existing:
+        assert _run("replay", str(SESSIONS), "--db", str(db)).returncode == 1
+    before = db.read_bytes() if existing else None
+    (tmp_path / "audit.duckdb.wal").mkdir()
+    (tmp_path / "audit.duckdb.wal" / "keep").write_text("mine")
+    again = _run("replay", str(SESSIONS), "--db", str(db))
+    assert again.returncode == 2
+    assert f"{db}.wal is not a file (DuckDB's write-ahead log is one); not writing {db} beside it" in again.stderr
+    assert (db.read_bytes() if existing else None) == before and db.exists() == existing
+    assert (tmp_path / "audit.duckdb.wal" / "keep").read_text() == "mine"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["audit.duckdb.wal", *(["audit.duckdb"] * existing)])
+
+
 def test_a_database_another_process_holds_open_is_not_replaced(tmp_path: Path) -> None:
     db = tmp_path / "audit.duckdb"
     assert _run("replay", str(SESSIONS), "--db", str(db)).returncode == 1

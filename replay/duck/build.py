@@ -544,6 +544,9 @@ class TargetError(ValueError):
 def check_target(db: Path) -> None:
     """Refuse to replace a file that is not a database (a mistyped `--db` naming a log, say);
     an earlier database is replaced, which is what re-running a replay means."""
+    wal = Path(f"{db}.wal")  # moved aside with the database it goes with: it must be DuckDB's, a file
+    if wal.is_symlink() or (wal.exists() and not wal.is_file()):
+        raise TargetError(f"{wal} is not a file (DuckDB's write-ahead log is one); not writing {db} beside it")
     try:
         database = is_database(db)
     except FileNotFoundError:
