@@ -360,3 +360,39 @@ def test_a_zstd_first_frame_without_a_log_is_unreadable_as_the_same_bytes_plain(
     assert verify_bytes("y.jsonl.zstd", zstandard.ZstdCompressor().compress(log())).verdict == "ok"
     two_lines = zstandard.ZstdCompressor().compress(log('{"type":"note","seq":0,"time":1,"data":{}}'))
     assert verify_bytes("z.jsonl.zstd", two_lines).verdict == "corrupt"
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_deep_values_past_the_budget_stop_the_reading_with_their_own_finding(fast: bool) -> None:
+    """Deep values (past the standard library's ~1,000 levels) within DEEP_BUDGET are read as
+    JSON.parse reads them; past it, format.depth.bound, and nothing after it is read."""
+    from replay.logs.logfile import DEEP_BUDGET
+
+    def deep_note(seq: int, depth: int) -> str:
+        return f'{{"type":"note","seq":{seq},"time":1,"data":{"[" * depth + "]" * depth}}}'
+
+    within = log(*(deep_note(i, 1_100) for i in range(DEEP_BUDGET // 3_000)))
+    read = verify_log(SessionLog("t.jsonl", Reading(), within, fast=fast))
+    assert (read.verdict, read.events, read.findings) == ("ok", DEEP_BUDGET // 3_000, ())
+    past = log(deep_note(0, 10), deep_note(1, DEEP_BUDGET), deep_note(2, 10))
+    report = verify_log(SessionLog("t.jsonl", Reading(), past, fast=fast))
+    assert report.verdict == "corrupt" and [f.code for f in report.findings] == ["format.depth.bound"]
+    assert report.events == 1
+
+
+def test_deep_tool_arguments_count_against_the_same_budget() -> None:
+    """A schedule_* call's arguments are JSON text the judge parses: deep ones are charged to the
+    log's budget, and past it the reading stops the same way (not a RecursionError, not minutes)."""
+    from replay.logs.logfile import DEEP_BUDGET
+
+    deep = "[" * (DEEP_BUDGET // 4) + "]" * (DEEP_BUDGET // 4)
+    events = [
+        json.dumps({"type": "tool/call", "seq": i, "time": 1,
+                    "data": {"turn": 1, "step": 1, "callId": f"c{i}", "name": "schedule_create", "arguments": deep}})
+        for i in range(3)
+    ]  # fmt: skip
+    report = verify_bytes("t.jsonl", log(*events))
+    bound = [f for f in report.findings if f.code == "format.depth.bound"]
+    assert report.verdict == "corrupt" and len(bound) == 1 and report.events == 3
+    one = verify_bytes("t.jsonl", log(events[0]))  # within the budget: read and judged
+    assert not any(f.code == "format.depth.bound" for f in one.findings)

@@ -15,16 +15,16 @@ from invariant.transcripts import (
     schedule_call,
 )
 from replay.logs.findings import Finding, Severity
-from replay.logs.jsonline import JsonLineError
+from replay.logs.jsonline import Deep, JsonLineError
 from replay.logs.jsonline import parse_json_text as parse_text
 
 
-def parse_json_text(text: object) -> object:
+def parse_json_text(text: object, deep: Deep | None = None) -> object:
     """JSON.parse of a call's arguments or a result's text, or Unparsed saying why not."""
     if type(text) is not str:
         return Unparsed(f"not a string but {type(text).__name__}")
     try:
-        return parse_text(text)
+        return parse_text(text, deep)
     except JsonLineError as err:
         return Unparsed(f"not JSON ({err})")
 
@@ -32,7 +32,9 @@ def parse_json_text(text: object) -> object:
 class Transcript:
     """The `schedule_*` uses of one session, in call order."""
 
-    def __init__(self) -> None:
+    def __init__(self, deep: Deep | None = None) -> None:
+        """`deep` hears each deep JSON text parsed (jsonline.Deep: the log's budget)."""
+        self._deep = deep
         self._uses: list[tuple[int, ToolUse]] = []
         self._open: dict[str, int] = {}
         self._changes: list[tuple[int, object]] = []
@@ -49,13 +51,13 @@ class Transcript:
             if call is not None:
                 call_id, name, arguments = call
                 self._open[call_id] = len(self._uses)
-                self._uses.append((index, ToolUse(name, parse_json_text(arguments), line)))
+                self._uses.append((index, ToolUse(name, parse_json_text(arguments, self._deep), line)))
             return
         at = self._open.pop(result_call_id(event) or "", None)
         if at is None:
             return
         text, failed = result_text(event)
-        value = text if isinstance(text, Unparsed) else parse_json_text(text)
+        value = text if isinstance(text, Unparsed) else parse_json_text(text, self._deep)
         called, use = self._uses[at]
         appended = tuple(data for n, data in self._changes if called < n < index)
         self._uses[at] = (called, ToolUse(use.name, use.arguments, use.call_line, value, failed, line, appended))

@@ -8,6 +8,7 @@ format problem never hides a schedule violation.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
@@ -44,7 +45,7 @@ from replay.logs.bytesource import Data
 from replay.logs.chunks import ChunkRow
 from replay.logs.discover import LOG_SUFFIXES, STORE_NAME
 from replay.logs.findings import Finding, Severity
-from replay.logs.jsonline import JsonLineError, parse_json_line
+from replay.logs.jsonline import BeyondBound, JsonLineError, parse_json_line
 from replay.logs.logfile import Entry, SessionLog
 from replay.reading import DEFAULT_READING, Reading
 
@@ -388,9 +389,10 @@ def judge_log(log: SessionLog, sink: SessionSink | None = None) -> tuple[Session
     texts: list[str] = []
     reminders: list[ReminderMessage] = []
     delivered = 0
-    transcript = Transcript()
+    transcript = Transcript(log.charge_deep)
     hears = None if sink is None else sink.other_record
-    for entry in log.entries(schedule_only=True, others=hears, select=TellingEvents()):
+    entries = log.entries(schedule_only=True, others=hears, select=TellingEvents())
+    for entry in entries:
         event = entry.event
         assert event is not None  # the rows and the other events went to the sink
         if event.get("type") == SCHEDULE_CHANGE:
@@ -402,7 +404,12 @@ def judge_log(log: SessionLog, sink: SessionSink | None = None) -> tuple[Session
             if (at := accepted_at(event.get("data"))) is not None:
                 accepted.append(at)
         elif event.get("type") in TOOL_TYPES:  # a schedule_* call or its result
-            transcript.add(event, entry.line, entry.event_index)
+            try:
+                transcript.add(event, entry.line, entry.event_index)
+            except BeyondBound as bound:  # the log's budget for deep values is spent: it is read no further
+                with contextlib.suppress(StopIteration):
+                    entries.throw(bound)
+                break
             if sink is not None:
                 sink.other_record(entry.line, entry.event_index, event, entry.row, entry.raw)
         else:  # a marker that cuts the fork (v2+), or a record that bears clues

@@ -30,7 +30,7 @@ from replay.logs.envelope import (
     decode_line,
     decode_lines,
 )
-from replay.logs.jsonline import JsonLineError, parse_json_line
+from replay.logs.jsonline import BeyondBound, Deep, JsonLineError, parse_json_line
 
 DECODED_TOGETHER = 256
 """Lines decoded in one pass: a refused line costs its part a second pass, line by line."""
@@ -66,12 +66,16 @@ def _decoded(line: bytes) -> Record | None:
         return None
 
 
+def _not_deep(length: int) -> None:
+    raise BeyondBound
+
+
 def learn(line: bytes) -> None:
     """Make the event class of the type of a refused `line` when the decoder does not know it
     yet (most refusals are no unknown type: a new type is met once per process)."""
     try:
-        value = parse_json_line(line)
-    except JsonLineError:
+        value = parse_json_line(line, _not_deep)
+    except (JsonLineError, BeyondBound):  # a deep line is read by the exact path only, never twice
         return
     tag = value.get("type") if isinstance(value, dict) else None
     if type(tag) is str:
@@ -147,16 +151,16 @@ def _surface_in_line(records: list[Record], stop: int, cites: bool, version: int
     return first
 
 
-def event_of(record: Record) -> dict[str, object]:
+def event_of(record: Record, deep: Deep | None = None) -> dict[str, object]:
     """The event of a fast-decoded record, its data (and a replace surfaceOp) decoded exactly."""
     assert isinstance(record, Event)
     tag = record.__struct_config__.tag
-    event = {"type": tag, "seq": record.seq, "time": record.time, "data": parse_json_line(bytes(record.data))}
+    event = {"type": tag, "seq": record.seq, "time": record.time, "data": parse_json_line(bytes(record.data), deep)}
     if record.sourceEventSeqs is not UNSET:
         event["sourceEventSeqs"] = list(record.sourceEventSeqs)
     if record.surfaceOp is not UNSET:
         op = record.surfaceOp
-        event["surfaceOp"] = "append" if op == APPEND else parse_json_line(bytes(op))
+        event["surfaceOp"] = "append" if op == APPEND else parse_json_line(bytes(op), deep)
     return event
 
 

@@ -11,6 +11,7 @@ nesting limit).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 import msgspec
 
@@ -25,17 +26,28 @@ class JsonLineError(ValueError):
     """The record is not one JSON value."""
 
 
+class BeyondBound(Exception):
+    """A deep value past the reader's budget (`Deep`): not read, and no judgement of the record
+    (the reference reads it: it is schedlog's bound, never a defect of the log)."""
+
+
+Deep = Callable[[int], None]
+"""Hears the length of each value read without recursion (nested deeper than the standard
+library goes) before it is read, and raises BeyondBound to refuse it: a pure-Python parse costs
+a hundred times a C one, so a log's reader bounds what it spends on them."""
+
+
 def _no_constants(name: str) -> object:
     raise ValueError(f"{name} is not JSON")
 
 
-def parse_json_line(raw: bytes) -> object:
-    """The JSON value of one record's bytes, or JsonLineError."""
+def parse_json_line(raw: bytes, deep: Deep | None = None) -> object:
+    """The JSON value of one record's bytes, or JsonLineError (`deep`: see Deep)."""
     try:
         return decode_json(raw)
     except (msgspec.MsgspecError, RecursionError):
         pass
-    return _parse_text(raw.decode("utf-8", "replace"))
+    return _parse_text(raw.decode("utf-8", "replace"), deep)
 
 
 def js_int(token: str) -> int | float:
@@ -49,26 +61,28 @@ def js_int(token: str) -> int | float:
         return float(token)
 
 
-def _parse_text(text: str) -> object:
+def _parse_text(text: str, deep: Deep | None = None) -> object:
     """The standard library's reading, `NaN`/`Infinity` refused, unbounded nesting allowed."""
     try:
         try:
             return _TEXT_DECODER.decode(text)
         except RecursionError:  # nested deeper than Python's recursion limit, which JSON.parse is not
+            if deep is not None:
+                deep(len(text))
             return deepjson.parse(text, parse_int=js_int)
     except ValueError as err:
         raise JsonLineError(str(err).split(": line")[0]) from None
 
 
-def parse_json_text(text: str) -> object:
+def parse_json_text(text: str, deep: Deep | None = None) -> object:
     """`JSON.parse` of a JavaScript string (a tool call's arguments, a result's text), or
     JsonLineError: a string holding a lone surrogate (JavaScript keeps them) has no UTF-8 form
     and is read as text."""
     try:
         raw = text.encode()
     except UnicodeEncodeError:
-        return _parse_text(text)
-    return parse_json_line(raw)
+        return _parse_text(text, deep)
+    return parse_json_line(raw, deep)
 
 
 def _parse_int(token: str) -> int | float:
@@ -85,7 +99,7 @@ _HEADER_DECODER = json.JSONDecoder(parse_constant=_no_constants, parse_int=_pars
 """Made once: `json.loads` with hooks builds a decoder on every call (a header per session)."""
 
 
-def parse_header_line(raw: bytes) -> object:
+def parse_header_line(raw: bytes, deep: Deep | None = None) -> object:
     """Like `parse_json_line`, but keeps the sign of negative zero (header checks and conformance
     requests need it: JavaScript reads `-0` as negative zero)."""
     text = raw.decode("utf-8", "replace")
@@ -95,6 +109,8 @@ def parse_header_line(raw: bytes) -> object:
         try:
             return _HEADER_DECODER.decode(text)
         except RecursionError:
+            if deep is not None:
+                deep(len(text))
             return deepjson.parse(text, parse_int=_parse_int, parse_float=_parse_float)
     except ValueError as err:
         raise JsonLineError(str(err).split(": line")[0]) from None

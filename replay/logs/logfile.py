@@ -50,7 +50,7 @@ from replay.logs.envelope import Record
 from replay.logs.fastruns import decode_run, event_of, in_line, kinds_for, learn
 from replay.logs.findings import Finding, Severity, more_findings
 from replay.logs.frames import ZSTD_MAGIC, Block, Head, Tail, ZstdProblem, frame_texts, plain_lines, zstd_head
-from replay.logs.jsonline import JsonLineError, decode_json, parse_header_line, parse_json_line
+from replay.logs.jsonline import BeyondBound, Deep, JsonLineError, decode_json, parse_header_line, parse_json_line
 from replay.logs.loadfast import surely_loads
 from replay.reading import DEFAULT_READING, Mode, Reading
 
@@ -136,13 +136,13 @@ def _utf8(line: bytes) -> bytes | None:
     return line
 
 
-def _ends_turn(line: bytes) -> bool:
+def _ends_turn(line: bytes, deep: Deep) -> bool:
     """Whether a line's JSON value is a `turn/end` event (what still matters past the defect)."""
     try:
         value = decode_json(line)
     except (msgspec.MsgspecError, RecursionError):
         try:
-            value = parse_json_line(line)
+            value = parse_json_line(line, deep)
         except JsonLineError:
             return False
     return type(value) is dict and value.get("type") == TURN_END
@@ -160,6 +160,17 @@ def plain_envelope(event: dict[str, object]) -> bool:
         and "data" in event
         and (event.keys() <= _PLAIN_KEYS or (event.get("surfaceOp") == "append" and event.keys() <= _APPEND_KEYS))
     )
+
+
+DEEP_BUDGET = 1 << 20
+"""The most characters of values nested deeper than the standard library reads (about 1,000
+levels; `JSON.parse` has no limit) that one log's reading parses, at a hundred times the cost
+of the others: harness logs hold none, and a crafted one (64 MiB of brackets in a 1 MB zstd
+file) would cost minutes and gigabytes. Past it: `format.depth.bound`, the log not read on."""
+_DEPTH_BOUND_MESSAGE = (
+    f"schedlog reads at most {DEEP_BUDGET:,} characters of values nested deeper than about 1,000 levels "
+    "in one log (its bound, not a defect of the log): not read further"
+)
 
 
 @dataclass
@@ -204,6 +215,7 @@ class SessionLog:
     _consumed: int = 0
     _load_checks: LoadChecks = field(default_factory=LoadChecks)
     """The session layer's load checks, fed every committed event of CHECKED_TYPES in order."""
+    _deep_left: int = 0
 
     # --- findings -------------------------------------------------------------------------
 
@@ -270,7 +282,7 @@ class SessionLog:
 
     def entries(
         self, schedule_only: bool = False, others: OtherRecords | None = None, select: Selector | None = None
-    ) -> Iterator[Entry]:
+    ) -> Generator[Entry, None, None]:
         """Yield the committed records; findings are final once the iterator is exhausted.
 
         With `schedule_only`, every record is still read, checked and counted, but only the
@@ -280,6 +292,7 @@ class SessionLog:
         read (in order with the yielded ones), with the fields of its Entry, without an Entry
         being made.
         """
+        self._deep_left = DEEP_BUDGET
         self._schedule_only = schedule_only
         self._others = others if schedule_only else None
         self._select = select if schedule_only else None
@@ -294,17 +307,29 @@ class SessionLog:
         except MemoryError:
             self._unreadable("cannot read: not enough memory to hold the stream")
             return
-        if isinstance(raw, FileSource):
-            with raw:
-                yield from self._large(raw)
-        else:
-            self.size = len(raw)
-            if not raw:
-                self._unreadable("empty file: no session header and no events")
-                return
-            yield from self._zstd(raw) if raw[:4] == ZSTD_MAGIC else self._plain((raw,))
+        try:
+            if isinstance(raw, FileSource):
+                with raw:
+                    yield from self._large(raw)
+            else:
+                self.size = len(raw)
+                if not raw:
+                    self._unreadable("empty file: no session header and no events")
+                    return
+                yield from self._zstd(raw) if raw[:4] == ZSTD_MAGIC else self._plain((raw,))
+        except BeyondBound:  # from the reader, or from the caller's own reading (`charge_deep`)
+            self._find("format.depth.bound", Severity.ERROR, _DEPTH_BOUND_MESSAGE, self.lines or None)
         self._close_scan()
         self._advance(self.size - self._consumed)  # the bytes no block reported: header frame, torn or refused tail
+
+    def charge_deep(self, length: int) -> None:
+        """Hear a value of `length` characters about to be read without recursion (jsonline.Deep):
+        past DEEP_BUDGET of them in this log, BeyondBound. The caller reading this log's values
+        (a judge parsing tool arguments) may charge them too, and throw BeyondBound into
+        `entries()`: the log is then not read on."""
+        self._deep_left -= length
+        if self._deep_left < 0:
+            raise BeyondBound
 
     def _large(self, source: FileSource) -> Iterator[Entry]:
         """A file read in pieces: a plain one line block by line block, a Zstandard one whole
@@ -344,7 +369,8 @@ class SessionLog:
     def _zstd(self, raw: Data) -> Iterator[Entry]:
         head = zstd_head(raw)
         if isinstance(head, ZstdProblem):
-            refusal = None if head.first_line is None else _first_value(head.first_line, self.reading.mode)[1]
+            first = head.first_line
+            refusal = None if first is None else _first_value(first, self.reading.mode, self.charge_deep)[1]
             if head.unreadable:
                 self._unreadable(head.message)
             elif refusal is not None:  # as the same bytes plain would be
@@ -396,7 +422,7 @@ class SessionLog:
 
     def _first_line_without_lf(self, raw: bytes) -> None:
         try:
-            value = parse_json_line(raw)
+            value = parse_json_line(raw, self.charge_deep)
         except JsonLineError:
             self._unreadable("not a session log: the only line is not JSON")
             return
@@ -412,7 +438,7 @@ class SessionLog:
             self._unreadable("not a session log: the only line is neither a header nor an event")
 
     def _first_line(self, raw: bytes) -> Entry | None:
-        value, refusal = _first_value(raw, self.reading.mode)
+        value, refusal = _first_value(raw, self.reading.mode, self.charge_deep)
         if refusal is not None:
             self._unreadable(refusal, 1)
             return None
@@ -529,7 +555,7 @@ class SessionLog:
                     start = text.rfind(b"\n", 0, at) + 1
                     end = text.find(b"\n", at)
                     end = len(text) if end < 0 else end
-                    if _ends_turn(text[start:end]):
+                    if _ends_turn(text[start:end], self.charge_deep):
                         self._scan.fatal = True
                         return
                     at = text.find(needle, end)
@@ -548,7 +574,7 @@ class SessionLog:
             if self._skips(raw):
                 return None
             try:
-                value = parse_json_line(raw)
+                value = parse_json_line(raw, self.charge_deep)
             except JsonLineError as err:
                 self._scan.unparsable(line_no, not raw.strip(), str(err))
                 return None
@@ -629,21 +655,24 @@ class SessionLog:
             record = records[i]
             surely = surely_loads(tag_of[kinds[i]], record.data)  # type: ignore[attr-defined]
             if surely is None:
-                self._check_load(event_of(record), before + i + 1)
+                self._check_load(event_of(record, self.charge_deep), before + i + 1)
             elif surely[1] is not None:
                 message_ids[record.seq] = surely[1]
         wanted = known.wanted_cut if self.marks_cut else known.wanted
         for i in compress(range(stop), map(wanted.__contains__, kinds)):
             kind = kinds[i]
             if kind is known.change:
-                event = event_of(records[i])
+                event = event_of(records[i], self.charge_deep)
             elif kind is known.marker:
-                if not self._cuts(event := event_of(records[i]), starts[i]):
+                if not self._cuts(event := event_of(records[i], self.charge_deep), starts[i]):
                     continue
             else:
                 assert select is not None
                 tag = tag_of[kind]
-                if not (select.by_bytes(tag, _utf8(lines[i])) and select.by_event(tag, event := event_of(records[i]))):
+                if not (
+                    select.by_bytes(tag, _utf8(lines[i]))
+                    and select.by_event(tag, event := event_of(records[i], self.charge_deep))
+                ):
                     continue
             self._scan.advance(starts[i] + 1)
             yield Entry(before + i + 1, starts[i], event, None, _utf8(lines[i]))
@@ -711,11 +740,11 @@ class SessionLog:
         self._find("format.is-seeded", Severity.ERROR, message, 1, "/isSeeded")  # refused in every mode (formats.md §5)
 
 
-def _first_value(first: bytes, mode: Mode) -> tuple[object, str | None]:
+def _first_value(first: bytes, mode: Mode, deep: Deep) -> tuple[object, str | None]:
     """The first line's value, and why a file starting with it holds no session log (it is
     unreadable), or None when that line is a session header or an event (a headerless file)."""
     try:
-        value = parse_header_line(first)
+        value = parse_header_line(first, deep)
     except JsonLineError as err:
         if mode is Mode.LENIENT and not first.strip():
             return None, "not a session log: the first line is blank"
