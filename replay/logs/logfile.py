@@ -510,24 +510,30 @@ class SessionLog:
         schedule changes are asked for and nobody hears the other records, the lines are
         decoded fast (fastruns.py), and what the fast decoder refuses is read exactly; else
         line by line."""
-        if self.reading.mode is Mode.LENIENT and b"" in lines:  # empty lines, skipped in bulk
-            yield from self._without_empty_lines(lines, before)
-        elif self.fast and self._schedule_only and self._others is None:
+        if self.reading.mode is Mode.LENIENT and not all(map(bytes.strip, lines)):  # a blank line (found in C)
+            filled = compress(range(len(lines)), lines)  # not empty (truth, the cheaper test), then
+            kept = list(compress(filled, map(bytes.strip, compress(lines, lines)))) if any(lines) else []
+            yield from self._without_blank_lines(lines, kept, before)  # not whitespace only
+        else:
+            yield from self._lines(lines, before)
+
+    def _lines(self, lines: list[bytes], before: int) -> Iterator[Entry]:
+        """`_run` of lines none of which lenient mode skips."""
+        if self.fast and self._schedule_only and self._others is None:
             yield from self._fast(lines, before)
         else:
             yield from self._exact(lines, before)
 
-    def _without_empty_lines(self, lines: list[bytes], before: int) -> Iterator[Entry]:
-        """Lenient mode skips blank lines (`_record`): the empty ones are skipped here without
-        a look each (found in C), the runs of other lines read as `_run` reads them, each at its
-        own line number. A flood of empty lines costs what their count does, not a decode each."""
-        kept = list(compress(range(len(lines)), lines))
+    def _without_blank_lines(self, lines: list[bytes], kept: list[int], before: int) -> Iterator[Entry]:
+        """Lenient mode skips blank lines (`_skips`: empty, or ASCII whitespace only): the runs of
+        the others (`kept`, by index) are read as `_run` reads them, each at its own line number.
+        A flood of blank lines costs what their count does, not a decode each."""
         start = 0
         while start < len(kept):
             first = end = kept[start]
-            while start < len(kept) and kept[start] == end:  # a run of consecutive non-empty lines
+            while start < len(kept) and kept[start] == end:  # a run of consecutive non-blank lines
                 start, end = start + 1, end + 1
-            yield from self._run(lines[first:end], before + first)
+            yield from self._lines(lines[first:end], before + first)
 
     def _exact(self, lines: list[bytes], before: int) -> Iterator[Entry]:
         """The entries of `lines`, each read exactly (`_record`); past a defect, only what may
