@@ -7,6 +7,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
+
+settings.register_profile("schedlog", deadline=None)
+settings.load_profile("schedlog")
+"""No property test may fail for slowness (a loaded CI machine once broke the 200 ms default):
+speed is the benchmarks' business (bench/)."""
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFORMANCE = ROOT / "fixtures" / "conformance"

@@ -52,8 +52,14 @@ def test_the_fleet_gives_the_rows_verify_gives(fleet_logs: Path, tmp_path: Path)
     by_verify, by_fleet = tmp_path / "verify", tmp_path / "fleet"
     CliRunner().invoke(main, ["verify", str(fleet_logs), "--format", "parquet", "--output", str(by_verify)])
     done = CliRunner().invoke(main, ["fleet", str(fleet_logs), "--output", str(by_fleet), "--workers", "2"])
-    assert done.exit_code == 0, done.output
+    assert done.exit_code == 2, done.output  # verify's exit status: an unreadable log is among them
     rows = _rows(by_fleet)
+    counts = {v: sum(1 for row in rows if row[1] == v) for v in ("ok", "corrupt", "unreadable", "unsupported")}
+    summary = (
+        f"{len(rows)} session(s): {counts['ok']} ok, {counts['corrupt']} corrupt, {counts['unreadable']} unreadable, "
+        f"{counts['unsupported']} unsupported; verdicts in {by_fleet}"
+    )
+    assert summary in done.output
     assert rows == _rows(by_verify)
     verdicts = {row[1] for row in rows}
     assert {"ok", "corrupt", "unreadable", "unsupported"} <= verdicts
@@ -80,7 +86,7 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(fleet_logs: Path, 
 
         threading.Thread(target=kill, daemon=True).start()
 
-    judged = run_fleet(paths, tmp_path, workers=2, group=1, delay=0.15, started=kill_one_worker)
+    judged = run_fleet(paths, tmp_path, workers=2, group=1, delay=0.15, started=kill_one_worker).judged
     assert killed, "a worker was killed during the run"
     rows = _rows(tmp_path)
     assert judged == len(paths) == len(rows)
@@ -98,3 +104,13 @@ def test_an_unreachable_scheduler_is_an_error_not_a_traceback(tmp_path: Path) ->
     assert done.returncode == 2 and "the fleet run failed" in done.stderr and "Traceback" not in done.stderr
     stdin = subprocess.run([*args[:2], "-", *args[3:]], capture_output=True, text=True)
     assert stdin.returncode == 2 and "not from standard input" in stdin.stderr
+
+
+def test_a_fleet_of_a_missing_path_is_unreadable_and_exits_as_verify_does(tmp_path: Path) -> None:
+    """It printed "1 session(s) judged" and exited 0."""
+    pytest.importorskip("distributed", reason="the dask extra (schedlog[dask]) is not installed")
+    missing = str(tmp_path / "nonexistent")
+    done = CliRunner().invoke(main, ["fleet", missing, "--output", str(tmp_path / "d"), "--workers", "1"])
+    assert done.exit_code == 2, done.output
+    assert "1 session(s): 0 ok, 0 corrupt, 1 unreadable" in done.output
+    assert CliRunner().invoke(main, ["verify", missing]).exit_code == 2

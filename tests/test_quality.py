@@ -232,3 +232,14 @@ def test_the_reader_holds_none_of_the_judges_vocabulary(module: str) -> None:
     needles and no tool-call parsing of its own."""
     imported = _imports(REPLAY_MODULES[module])
     assert not {name for name in imported if any(name.startswith(v) for v in JUDGES_VOCABULARY)}
+
+
+def test_no_property_test_can_fail_for_slowness() -> None:
+    """The suite's Hypothesis profile has no deadline, and no test sets one of its own."""
+    from hypothesis import settings
+
+    assert settings().deadline is None
+    for path in sorted((ROOT / "tests").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.keyword) and node.arg == "deadline":
+                assert isinstance(node.value, ast.Constant) and node.value.value is None, f"{path.name}:{node.lineno}"

@@ -679,7 +679,7 @@ def inspect(db: str, fmt: Format) -> None:
         raise InputError(str(err)) from None
 
 
-@main.command()
+@main.command(epilog=EXIT_HELP)
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--output", type=click.Path(file_okay=False), required=True, help="The directory of Parquet parts.")
 @click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True, help="Local worker processes.")
@@ -705,10 +705,13 @@ def fleet(paths: tuple[str, ...], output: str, workers: int, scheduler: str | No
     with _writing(Path(output)):
         Path(output).mkdir(parents=True, exist_ok=True)
     try:
-        judged = run_fleet(found, Path(output), reading, workers=workers, scheduler=scheduler)
+        run = run_fleet(found, Path(output), reading, workers=workers, scheduler=scheduler)
     except (OSError, TimeoutError) as err:  # a scheduler that cannot be reached, a part that cannot be written
         raise InputError(f"the fleet run failed: {err}") from None
-    click.echo(printable(f"{judged} session(s) judged; verdicts in {output}"))
+    from replay.cli.output import reports as report_output
+
+    click.echo(printable(f"{report_output.verdict_summary(run.verdicts)}; verdicts in {output}"))
+    _exit_for(run.verdicts)
 
 
 def _check_scheduler(address: str) -> None:

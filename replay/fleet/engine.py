@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from replay.audit.fanout import grouped
@@ -77,9 +77,9 @@ def read_bytes(path: str) -> bytes:
 
 def verify_group(
     paths: Sequence[str], part: int, out: str, reading: Reading, delay: float = 0.0, deliveries: bool = False
-) -> tuple[int, list[SessionReport]]:
-    """Verify `paths` and write their verdicts as part `part` in `out`; the number of reports,
-    and with `deliveries` what a Host root's cross-check reads of each (the reports without their
+) -> tuple[list[str], list[SessionReport]]:
+    """Verify `paths` and write their verdicts as part `part` in `out`; the verdicts, and with
+    `deliveries` what a Host root's cross-check reads of each (the reports without their
     fold, violation and findings). (A log that cannot be read is an unreadable verdict, as in
     `verify`.)"""
     reports: list[SessionReport] = []
@@ -95,7 +95,18 @@ def verify_group(
         time.sleep(delay)  # (tests: a task long enough to kill its worker under it)
     write_verdicts(reports, Path(out), name=f"part-{part:05d}")
     light = [replace(r, folded=None, findings=(), violation=None) for r in reports] if deliveries else []
-    return len(reports), light
+    return [r.verdict.value for r in reports], light
+
+
+@dataclass(frozen=True)
+class FleetRun:
+    """What a fleet run judged: each session's (and Host store's) verdict, in no order."""
+
+    verdicts: tuple[str, ...]
+
+    @property
+    def judged(self) -> int:
+        return len(self.verdicts)
 
 
 def run_fleet(
@@ -108,10 +119,10 @@ def run_fleet(
     group: int = TASK_FILES,
     delay: float = 0.0,
     started: Callable[[object], None] | None = None,
-) -> int:
+) -> FleetRun:
     """Verify every path on a Dask cluster (a local one of `workers` processes, or the one at
-    `scheduler`), writing Parquet parts into `out`; return the number of sessions (and stores)
-    judged. `started` hears the client once the tasks are submitted."""
+    `scheduler`), writing Parquet parts into `out`; return the verdicts of the sessions (and
+    stores) judged. `started` hears the client once the tasks are submitted."""
     from distributed import Client, LocalCluster
 
     out.mkdir(parents=True, exist_ok=True)
@@ -132,14 +143,14 @@ def run_fleet(
             ]
             if started is not None:
                 started(client)
-            results: list[tuple[int, list[SessionReport]]] = client.gather(futures)
+            results: list[tuple[list[str], list[SessionReport]]] = client.gather(futures)
     finally:
         if cluster is not None:
             cluster.close()
-    judged = sum(count for count, _ in results)
+    verdicts = [verdict for group_verdicts, _ in results for verdict in group_verdicts]
     if stores:
         sessions = [r for _, light in results for r in light]
-        checked = cross_checked([*judged_stores, *sessions])
-        write_verdicts([r for r in checked if r.store], out, name=f"part-{len(groups):05d}")
-        judged += len(stores)
-    return judged
+        checked = [r for r in cross_checked([*judged_stores, *sessions]) if r.store]
+        write_verdicts(checked, out, name=f"part-{len(groups):05d}")
+        verdicts += [r.verdict.value for r in checked]
+    return FleetRun(tuple(verdicts))
