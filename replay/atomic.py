@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from collections.abc import Iterable
@@ -34,14 +35,26 @@ def publish(tmp: Path | str, path: Path) -> None:
     os.replace(tmp, path)
 
 
+def folder_of(path: Path) -> Path:
+    """The folder an output at `path` goes into; FileNotFoundError when it does not exist:
+    schedlog creates no folders but the one an option names (a mistyped path must not leave a
+    tree of folders behind)."""
+    folder = path.parent
+    if not folder.is_dir():
+        raise FileNotFoundError(
+            errno.ENOENT, f"its folder {folder} does not exist (schedlog creates no folders)", str(path)
+        )
+    return folder
+
+
 def write_atomic(path: Path, data: bytes) -> None:
-    """Replace `path` with `data` in one rename (the directory is created when missing)."""
+    """Replace `path` with `data` in one rename (its folder must exist: `folder_of`)."""
     write_atomic_chunks(path, (data,))
 
 
 def write_atomic_chunks(path: Path, chunks: Iterable[bytes]) -> None:
     """`write_atomic` of the concatenated `chunks`, written as they come (never all in memory)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    folder_of(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb", buffering=1 << 20) as f:

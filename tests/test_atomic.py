@@ -28,7 +28,7 @@ def mode(path: Path) -> int:
 
 
 def test_a_new_output_gets_0666_less_the_umask(tmp_path: Path, umask_027: None) -> None:
-    out = tmp_path / "deep" / "report.html"
+    out = tmp_path / "report.html"
     write_atomic(out, b"<html></html>")
     assert out.read_bytes() == b"<html></html>" and mode(out) == 0o640
     assert write_verdicts([], tmp_path / "parts", "v").stat().st_mode & 0o777 == 0o640
@@ -54,3 +54,30 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path: Path) -> 
     with pytest.raises(RuntimeError):
         write_atomic_chunks(out, chunks())
     assert out.read_bytes() == b"old" and [p.name for p in tmp_path.iterdir()] == ["report.html"]
+
+
+def test_no_command_creates_a_missing_parent_folder(tmp_path: Path) -> None:
+    """`report -o`, `replay --db`, `replay --parquet`, `simulate --log` and `verify --output`
+    refuse a path whose folder does not exist (exit 2, saying so) and leave no folder behind;
+    the folder an option names itself is made (verify --output DIR)."""
+    from click.testing import CliRunner
+
+    from replay.cli import main
+
+    sessions = str(Path(__file__).parent.parent / "fixtures" / "sessions")
+    scenario = sorted((Path(__file__).parent.parent / "fixtures" / "scenarios").glob("*.json"))[0]
+    missing = tmp_path / "no" / "such"
+    runs = [
+        ["report", sessions, "-o", str(missing / "r.html")],
+        ["replay", sessions, "--db", str(missing / "x.duckdb")],
+        ["replay", sessions, "--db", str(tmp_path / "x.duckdb"), "--parquet", str(missing / "p")],
+        ["simulate", str(scenario), "--log", str(missing / "log.jsonl")],
+        ["verify", sessions, "--format", "parquet", "--output", str(missing / "parts")],
+    ]
+    for args in runs:
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 2, (args, result.output)
+        assert "does not exist (schedlog creates no folders)" in result.output, args
+        assert not (tmp_path / "no").exists(), args
+    made = CliRunner().invoke(main, ["verify", sessions, "--format", "parquet", "--output", str(tmp_path / "parts")])
+    assert made.exit_code == 1 and (tmp_path / "parts").is_dir()

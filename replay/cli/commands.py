@@ -703,7 +703,10 @@ def fleet(paths: tuple[str, ...], output: str, workers: int, scheduler: str | No
     if scheduler is not None:
         _check_scheduler(scheduler)
     with _writing(Path(output)):
-        Path(output).mkdir(parents=True, exist_ok=True)
+        from replay.atomic import folder_of
+
+        folder_of(Path(output))  # the folder --output names is made, never its parents
+        Path(output).mkdir(exist_ok=True)
     try:
         run = run_fleet(found, Path(output), reading, workers=workers, scheduler=scheduler)
     except (OSError, TimeoutError) as err:  # a scheduler that cannot be reached, a part that cannot be written

@@ -21,6 +21,7 @@ from typing import IO
 
 import duckdb
 
+from replay.atomic import folder_of
 from replay.audit.fanout import Group, group_bytes, grouped, in_processes
 from replay.audit.hoststore import cross_checked
 from replay.audit.verify import SessionReport, store_report
@@ -482,7 +483,7 @@ def _after_stdin(
 def _parquet(con: duckdb.DuckDBPyConnection, target: Path) -> None:
     """Each table as Parquet; the per-event tables hive-partitioned by session (atomic swap)."""
     target = target.resolve()
-    target.parent.mkdir(parents=True, exist_ok=True)
+    folder_of(target)
     fresh = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
     try:
         for table in TABLES:
@@ -685,7 +686,7 @@ def replay(
     if parquet is not None:
         check_parquet_target(parquet)
     try:
-        db.parent.mkdir(parents=True, exist_ok=True)
+        folder_of(db)
         remove_leftovers(db)
         fd, tmp_name = tempfile.mkstemp(prefix=f".{db.name}.{os.getpid()}.", suffix=".tmp", dir=db.parent)
         os.close(fd)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import duckdb
 
-from replay.atomic import publish
+from replay.atomic import folder_of, publish
 from replay.audit.verify import VERDICT_COLUMNS, SessionReport
 from replay.logs import deepjson
 
@@ -23,7 +23,8 @@ def write_verdicts(reports: Sequence[SessionReport], out: Path, name: str | None
     The part is named `name` or `verdicts-<uuid>`; it is written beside its final name and renamed
     into place once complete, so a reader never sees half a part.
     """
-    out.mkdir(parents=True, exist_ok=True)
+    folder_of(out)  # the folder an option names is made, never its parents
+    out.mkdir(exist_ok=True)
     target = out / f"{name or f'verdicts-{uuid.uuid4().hex}'}.parquet"
     fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=out)
     os.close(fd)

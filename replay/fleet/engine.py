@@ -125,7 +125,7 @@ def run_fleet(
     stores) judged. `started` hears the client once the tasks are submitted."""
     from distributed import Client, LocalCluster
 
-    out.mkdir(parents=True, exist_ok=True)
+    out.mkdir(exist_ok=True)
     judged_stores = [r for r in (store_report(p, reading) for p in paths if "://" not in p) if r is not None]
     stores = {r.path for r in judged_stores}  # each read once, here: a worker reads no store
     local = [p for p in paths if "://" not in p and p not in stores]
