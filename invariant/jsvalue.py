@@ -101,8 +101,9 @@ ECHO_NODES = 1000
 
 def echoed(value: object) -> object:
     """A value read from a log, as a report echoes it: itself while it nests at most ECHO_DEPTH
-    levels and holds at most ECHO_NODES values, else its type by `shown` (a report must parse with
-    any JSON reader, and Python's `json.loads` stops at about 1,000 levels). Found without recursion."""
+    levels, holds at most ECHO_NODES values and no number past the doubles, else by `shown` (a
+    report must parse with any JSON reader: Python's `json.loads` stops at about 1,000 levels,
+    and JSON has no Infinity, which `1e999` is to JavaScript). Found without recursion."""
     pending: list[tuple[object, int]] = [(value, 1)]
     nodes = 0
     while pending:
@@ -110,6 +111,8 @@ def echoed(value: object) -> object:
         nodes += 1
         if nodes > ECHO_NODES or depth > ECHO_DEPTH:
             return f"{shown(value)} too large to echo"
+        if type(item) is float and not math.isfinite(item):
+            return shown(value) if item is value else f"{shown(value)} holding {shown(item)}"
         if isinstance(item, dict):
             pending += [(v, depth + 1) for v in item.values()]
         elif isinstance(item, list):

@@ -396,3 +396,22 @@ def test_deep_tool_arguments_count_against_the_same_budget() -> None:
     assert report.verdict == "corrupt" and len(bound) == 1 and report.events == 3
     one = verify_bytes("t.jsonl", log(events[0]))  # within the budget: read and judged
     assert not any(f.code == "format.depth.bound" for f in one.findings)
+
+
+@pytest.mark.parametrize("seed", ["1e999", "-1e999", "[1e999]", '{"a":-1e999}'])
+def test_a_seed_length_past_the_doubles_is_echoed_as_json(seed: str) -> None:
+    """A header seedLength of 1e999 is Infinity to JavaScript; the JSON report echoed it as
+    `Infinity`, which no strict JSON reader parses (found by the fuzzer)."""
+    head = json.loads(HEADER)
+    line = json.dumps(head)[:-1] + f',"seedLength":{seed}}}'
+    report = verify_bytes("s.jsonl", (line + "\n").encode())
+
+    def refuse(constant: str) -> object:
+        raise ValueError(constant)
+
+    from replay.cli.output import Format
+    from replay.cli.output.reports import render
+
+    assert json.loads(render([report], Format.JSON), parse_constant=refuse)[0]["seedLength"]
+    assert json.loads(render([report], Format.JSONL), parse_constant=refuse)["seedLength"]
+    assert "Infinity" in str(report.to_json()["seedLength"])
