@@ -218,3 +218,33 @@ def test_standard_output_that_cannot_be_written_is_reported_not_a_traceback(
         proc = subprocess.run([str(exe), *args], stdout=full, stderr=subprocess.PIPE, text=True)
     assert proc.returncode == 2
     assert proc.stderr == "schedlog: cannot write the output: No space left on device\n"
+
+
+def test_quiet_prints_only_the_sessions_with_a_problem() -> None:
+    from replay.cli import main
+
+    sessions = str(Path(__file__).parent.parent / "fixtures" / "sessions")
+    loud = CliRunner().invoke(main, ["verify", sessions]).output
+    quiet = CliRunner().invoke(main, ["verify", "-q", sessions])
+    assert quiet.exit_code == 1
+    assert "ok " in loud and not [line for line in quiet.output.splitlines() if line.startswith("ok ")]
+    assert quiet.output.count("CORRUPT") == 5 and quiet.output.endswith("8 session(s): 3 ok, 5 corrupt, 0 unreadable\n")
+
+
+def test_a_hint_names_the_lenient_mode_when_only_header_rules_refuse(tmp_path: Path) -> None:
+    """A header without delegationDepth is refused by the strict reader only: the text says how
+    many such sessions the lenient reader takes (found by reading them so), once."""
+    from replay.cli import main
+
+    head = {"type": "session", "version": 0, "id": "s", "createdAt": 1, "cwd": "/w"}
+    for n in range(2):
+        (tmp_path / f"s{n}.jsonl").write_text(json.dumps(head) + "\n")
+    (tmp_path / "seq.jsonl").write_text(
+        json.dumps({**head, "delegationDepth": 0}) + '\n{"type":"a","seq":1,"time":1,"data":{}}\n'
+    )
+    result = CliRunner().invoke(main, ["verify", str(tmp_path)])
+    assert result.exit_code == 1
+    assert "hint: 2 session(s) are corrupt only for the strict reader's header rules (format.header: " in result.output
+    assert "with --mode lenient (the fixture reader's rules) they are ok" in result.output
+    assert "hint:" not in CliRunner().invoke(main, ["verify", "--mode", "lenient", str(tmp_path)]).output
+    assert "hint:" not in CliRunner().invoke(main, ["verify", "--format", "json", str(tmp_path)]).output

@@ -310,6 +310,7 @@ def _escape_unencodable_output() -> None:
     help="The tool surface logged schedule_* calls are judged against; auto: the one each session's calls point to.",
 )
 @JOBS
+@click.option("--quiet", "-q", is_flag=True, help="Text: print only the sessions with a problem, then the summary.")
 @selection_options
 def verify(
     paths: tuple[str, ...],
@@ -317,6 +318,7 @@ def verify(
     output: str | None,
     reading: Reading,
     jobs: int,
+    quiet: bool,
     now: str | None,
     delivery_history_days: int | None,
     delivery_history_records: int | None,
@@ -354,17 +356,56 @@ def verify(
             part = write_verdicts(reports, Path(output))
         click.echo(printable(f"{report_output.summary_line(reports)}; verdicts {part}"))
     else:
-        _report(reports, fmt, run)
+        hint = _lenient_hint(reports, reading) if fmt is Format.TEXT else None
+        _report(reports, fmt, run, quiet=quiet, hint=hint)
     sys.exit(audit.exit_status)
 
 
-def _report(reports: Sequence[SessionReport], fmt: Format, run: report_output.Run, summary: str | None = None) -> None:
+def _lenient_hint(reports: Sequence[SessionReport], reading: Reading) -> str | None:
+    """Where sessions are corrupt only for the strict reader's header rules (a header without
+    `delegationDepth`, say: 7 of the 23 real logs), whether the lenient reader takes them, found
+    by reading them so: said once, so that a maintainer knows the mode exists."""
+    from replay.audit.verify import Verdict, verify_path
+    from replay.logs.discover import STDIN
+    from replay.logs.findings import Severity
+
+    if reading.mode is not Mode.STRICT:
+        return None
+    header_only = [
+        r
+        for r in reports
+        if r.verdict is Verdict.CORRUPT
+        and r.violation is None
+        and r.path != "<stdin>"
+        and r.path != STDIN
+        and all(f.code.startswith("format.header") for f in r.findings if f.severity is Severity.ERROR)
+    ]
+    lenient = dataclasses.replace(reading, mode=Mode.LENIENT)
+    taken = [r for r in header_only if verify_path(r.path, lenient).verdict is Verdict.OK]
+    if not taken:
+        return None
+    first = next(f for f in taken[0].findings if f.severity is Severity.ERROR)
+    return (
+        f"hint: {len(taken)} session(s) are corrupt only for the strict reader's header rules "
+        f"({first.code}: {first.message}, ...); with --mode lenient (the fixture reader's rules) they are ok"
+    )
+
+
+def _report(
+    reports: Sequence[SessionReport],
+    fmt: Format,
+    run: report_output.Run,
+    summary: str | None = None,
+    quiet: bool = False,
+    hint: str | None = None,
+) -> None:
     """Write the reports in `fmt`; with --format github under GitHub Actions, also append the
     Markdown summary to the file $GITHUB_STEP_SUMMARY names."""
     from replay.cli.output import reports as report_output
     from replay.cli.output.ci import step_summary
 
-    emit([report_output.render(reports, fmt, summary=summary, terminal=to_terminal(), run=run)])
+    text = report_output.render(reports, fmt, summary=summary, terminal=to_terminal(), run=run, quiet=quiet, hint=hint)
+    emit([text])
     target = os.environ.get("GITHUB_STEP_SUMMARY")
     if fmt is Format.GITHUB and target:
         with _writing(Path(target)), open(target, "a", encoding="utf-8", errors="backslashreplace") as f:

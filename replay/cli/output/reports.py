@@ -95,9 +95,13 @@ def render(
     summary: str | None = None,
     terminal: bool = False,
     run: Run | None = None,
+    quiet: bool = False,
+    hint: str | None = None,
 ) -> str:
     """The reports in `fmt` (ends with a newline). Text ends with the summary line, or with
-    `summary` when given (replay's, which names the database) in place of the per-session lines."""
+    `summary` when given (replay's, which names the database) in place of the per-session lines;
+    `quiet` leaves out the sessions without a problem (ok, no warning), `hint` goes before the
+    summary."""
     run = run or Run.unknown()
     if fmt is Format.GITHUB:
         return ci.github(reports, summary or summary_line(reports))
@@ -113,8 +117,14 @@ def render(
         return junit(reports, run)
     if summary is not None:
         return printable(summary) + "\n"
-    body = "".join(text_line(r) + "\n" for r in reports)
-    return body + summary_line(reports) + "\n"
+    shown_reports = [r for r in reports if not (quiet and _untroubled(r))]
+    body = "".join(text_line(r) + "\n" for r in shown_reports)
+    return body + (printable(hint) + "\n" if hint else "") + summary_line(reports) + "\n"
+
+
+def _untroubled(r: SessionReport) -> bool:
+    """ok, with no finding above information (what --quiet leaves out)."""
+    return r.verdict is Verdict.OK and all(f.severity is Severity.INFO for f in r.findings)
 
 
 CSV_COLUMNS = (
