@@ -122,3 +122,26 @@ def test_cron_bad_after_is_a_usage_error() -> None:
 def test_version_names_tzdata_and_icu() -> None:
     _, out = run("--version")
     assert "tzdata" in out and "ICU 78.3" in out
+
+
+@pytest.mark.parametrize(
+    ("typed", "ms"),
+    [
+        ("2026-08-05T12:00:00.000Z", 1785931200000),
+        ("2026-08-05T12:00:00Z", 1785931200000),
+        ("2026-08-05T12:00:00.5Z", 1785931200500),
+        ("2026-08-05T12:00:00.001Z", 1785931200001),
+        ("2026-08-05T14:00:00+02:00", 1785931200000),
+        ("2026-08-05", None),
+        ("2026-08-05T12:00:00", None),
+        ("yesterday", None),
+    ],
+)
+def test_an_option_instant_may_be_typed_without_milliseconds(typed: str, ms: int | None) -> None:
+    """`cron --after` and `verify --now` take the instants people type, not only the canonical
+    form a log holds (it refused 2026-08-05T12:00:00Z)."""
+    from replay.cli.commands import typed_instant
+
+    assert typed_instant(typed) == ms
+    result = CliRunner().invoke(main, ["cron", "0 9 * * *", "--tz", "UTC", "--after", typed, "--count", "1"])
+    assert result.exit_code == (0 if ms is not None else 2), result.output

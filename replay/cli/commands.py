@@ -8,13 +8,14 @@ import functools
 import io
 import json
 import os
+import re
 import signal
 import sys
 import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -246,6 +247,26 @@ def _output_failed(err: OSError) -> None:
         pass
 
 
+_TYPED_INSTANT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,3})?(Z|[+-]\d\d:\d\d)")
+
+
+def typed_instant(text: str) -> int | None:
+    """An instant a person types on the command line, in epoch ms: the canonical form a log
+    holds (`2026-08-05T12:00:00.000Z`), or with fewer or no fractional digits and an offset
+    (`2026-08-05T12:00:00Z`, `2026-08-05T14:00:00+02:00`); None for anything else. (A log's
+    instants keep their canonical form: this is for options only.)"""
+    from invariant import parse_instant
+
+    canonical = parse_instant(text)
+    if canonical is not None or not _TYPED_INSTANT.fullmatch(text):
+        return canonical
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return (moment - datetime(1970, 1, 1, tzinfo=UTC)) // timedelta(milliseconds=1)
+
+
 def _show_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
     """--version: the versions are read only when asked for (they load the zone tables)."""
     if value and not ctx.resilient_parsing:
@@ -326,7 +347,6 @@ def verify(
 ) -> None:
     """Check session logs (files, directories, or - for stdin) and Host task stores against the
     schedule protocol."""
-    from invariant import parse_instant
     from invariant.retention import Retention
     from replay.audit.auditrun import verify_paths
     from replay.cli.output import reports as report_output
@@ -334,9 +354,9 @@ def verify(
 
     if (fmt is Format.PARQUET) != (output is not None):
         raise click.UsageError("--format parquet and --output DIR go together")
-    now_ms = None if now is None else parse_instant(now)
+    now_ms = None if now is None else typed_instant(now)
     if now is not None and now_ms is None:
-        raise click.UsageError(f"--now {now!r} is not a canonical YYYY-MM-DDTHH:MM:SS.mmmZ instant")
+        raise click.UsageError(f"--now {now!r} is not an instant such as 2026-08-05T12:00:00Z (or .000Z)")
     retention = Retention(delivery_history_days, delivery_history_records)
     surface = None if tool_surface == AUTO else tool_surface
     reading = dataclasses.replace(reading, now=now_ms, retention=retention, tool_surface=surface)
@@ -558,16 +578,15 @@ def cron(expression: str, time_zone: str, after: str | None, count: int, fmt: Fo
 
     Exit 0 when schedule_create would accept it at --after, 1 when refused, 2 on usage errors.
     """
-    from invariant import parse_instant
     from replay.audit.cronreport import describe_cron
     from replay.cli.output import verdicts as verdict_output
 
     if after is None:
         after_ms = int(datetime.now(UTC).timestamp() * 1000)
     else:
-        parsed = parse_instant(after)
+        parsed = typed_instant(after)
         if parsed is None:
-            raise click.BadParameter(f"{after!r} is not YYYY-MM-DDTHH:MM:SS.mmmZ", param_hint="--after")
+            raise click.BadParameter(f"{after!r} is not an instant such as 2026-08-05T12:00:00Z", param_hint="--after")
         after_ms = parsed
     result = describe_cron(expression, time_zone, after_ms, count, ideal=ideal)
     emit(verdict_output.cron_chunks(result, fmt))
