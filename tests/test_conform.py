@@ -221,6 +221,8 @@ def test_each_broken_port_is_found_and_shrunk(name: str) -> None:
     assert len(smallest.line) <= smallest.original_size
     for d in outcome.disagreements:
         assert not agree(d.expected, d.actual) and d.expected == answer(json.loads(d.line))
+    requests = [json.dumps(d.request, sort_keys=True) for d in outcome.disagreements]
+    assert len(requests) == len(set(requests)), "a shrunk counterexample is shown once"
 
 
 BROKEN = {

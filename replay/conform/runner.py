@@ -50,6 +50,9 @@ class Outcome:
     asked: Counter[str] = field(default_factory=Counter)
     differing: Counter[str] = field(default_factory=Counter)
     disagreements: list[Disagreement] = field(default_factory=list)
+    """The first of each operation, shrunk; each shrunk request once (several cases often
+    shrink to one)."""
+    shrunk: Counter[str] = field(default_factory=Counter)
     failure: ProtocolFailure | None = None
     seconds: float = 0.0
 
@@ -57,6 +60,11 @@ class Outcome:
     def status(self) -> int:
         """2 a protocol error, 1 any disagreement, 0 full agreement."""
         return 2 if self.failure is not None else 1 if self.differing else 0
+
+
+SHRUNK_PER_SHOWN = 3
+"""Cases shrunk per disagreement shown at most: those that shrink to one already shown are
+tried again with the next, up to this many each."""
 
 
 def _expected(request: Request) -> Answer:
@@ -140,8 +148,12 @@ def run(implementation: Implementation, cases: Sequence[Case], shown_per_op: int
             if agree(expected, actual):
                 continue
             outcome.differing[case.op] += 1
-            if outcome.differing[case.op] <= shown_per_op:
-                outcome.disagreements.append(_shrunk(implementation, case, expected, actual))
+            shown = [d for d in outcome.disagreements if d.op == case.op]
+            if len(shown) < shown_per_op and outcome.shrunk[case.op] < SHRUNK_PER_SHOWN * shown_per_op:
+                outcome.shrunk[case.op] += 1
+                found = _shrunk(implementation, case, expected, actual)
+                if all(d.request != found.request for d in shown):
+                    outcome.disagreements.append(found)
     except ProtocolError as err:
         assert current is not None
         outcome.failure = ProtocolFailure(current.name, current.request, str(err))
