@@ -530,3 +530,22 @@ def test_findings_point_where_the_spec_locates_them() -> None:
     located = {f.code: (f.index, f.pointer) for f in log.findings}
     assert located["format.envelope"] == (0, "/time")
     assert located["format.header.cwd"] == (None, "/cwd")
+
+
+def test_a_walk_reads_zst_and_names_other_compressions(tmp_path: Path) -> None:
+    """`.jsonl.zst` (the zstd tool's suffix) is read as `.jsonl.zstd` is; `.jsonl.gz` and the
+    like are named as skipped, with how to read them (they were skipped silently)."""
+    import gzip
+
+    import zstandard
+
+    data = session_bytes([ev(0)])
+    (tmp_path / "a.jsonl.zst").write_bytes(zstandard.ZstdCompressor().compress(data))
+    (tmp_path / "b.jsonl.gz").write_bytes(gzip.compress(data))
+    (tmp_path / "c.txt.gz").write_bytes(gzip.compress(b"x"))
+    heard: list[tuple[str, str]] = []
+    found = list(discover([str(tmp_path)], skipped=lambda path, why: heard.append((path, why))))
+    assert found == [str(tmp_path / "a.jsonl.zst")]
+    assert heard == [(str(tmp_path / "b.jsonl.gz"), "compressed with gzip, which schedlog does not read "
+                      "(pipe it: zcat FILE | schedlog verify -)")]  # fmt: skip
+

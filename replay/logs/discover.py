@@ -9,7 +9,11 @@ from collections.abc import Callable, Iterable, Iterator
 
 from invariant.logshapes import file_version
 
-LOG_SUFFIXES = (".jsonl", ".jsonl.zstd")
+LOG_SUFFIXES = (".jsonl", ".jsonl.zstd", ".jsonl.zst")
+"""The logs a walk reads: plain, and Zstandard (the harness's `.zstd`, and `.zst`, the zstd
+tool's own suffix for the same container)."""
+OTHER_COMPRESSION = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz", ".lz4": "lz4", ".br": "brotli"}
+"""Logs compressed otherwise: a walk names them as skipped (read them through a pipe)."""
 STDIN = "-"
 STORE_NAME = "schedule.json"
 """The Host task store's file name (host.md §1)."""
@@ -37,7 +41,7 @@ def discover(paths: Iterable[str], stores: bool = False, skipped: Skipped | None
     for path in paths:
         walked = path != STDIN and os.path.isdir(path)
         if walked:
-            found, unlisted = _walk(path, stores)
+            found, unlisted = _walk(path, stores, skipped)
             named = sorted(found) + sorted(unlisted)
         else:
             named = [path]
@@ -70,14 +74,25 @@ def read_path_list(text: str) -> list[str]:
     return [line for line in text.split("\n") if line.strip()]
 
 
-def _walk(top: str, stores: bool = False) -> tuple[list[str], list[str]]:
+def _walk(top: str, stores: bool = False, skipped: Skipped | None = None) -> tuple[list[str], list[str]]:
     """The logs under `top` (the current generation of each session directory), with `stores`
-    the Host task stores too, and the directories that could not be listed."""
+    the Host task stores too, and the directories that could not be listed; `skipped` hears
+    of the logs compressed in a way schedlog does not read."""
     found: list[str] = []
     unlisted: list[str] = []
     for root, dirs, files in os.walk(top, onerror=lambda err: unlisted.append(err.filename)):
         dirs.sort()
         logs = [f for f in files if f.endswith(LOG_SUFFIXES)]
+        if skipped is not None:
+            for name in files:
+                stem, dot, suffix = name.rpartition(".")
+                if stem.endswith(".jsonl") and f"{dot}{suffix}" in OTHER_COMPRESSION:
+                    how = OTHER_COMPRESSION[f"{dot}{suffix}"]
+                    skipped(
+                        os.path.join(root, name),
+                        f"compressed with {how}, which schedlog does not read (pipe it: "
+                        f"{'zcat' if how == 'gzip' else how + ' -dc'} FILE | schedlog verify -)",
+                    )
         found.extend(os.path.join(root, f) for f in current_generations(logs))
         if stores and STORE_NAME in files:
             found.append(os.path.join(root, STORE_NAME))
