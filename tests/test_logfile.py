@@ -548,4 +548,3 @@ def test_a_walk_reads_zst_and_names_other_compressions(tmp_path: Path) -> None:
     assert found == [str(tmp_path / "a.jsonl.zst")]
     assert heard == [(str(tmp_path / "b.jsonl.gz"), "compressed with gzip, which schedlog does not read "
                       "(pipe it: zcat FILE | schedlog verify -)")]  # fmt: skip
-
