@@ -117,7 +117,7 @@ def test_verify_csv_has_a_row_per_session(tmp_path: Path) -> None:
     runner = CliRunner()
     result = runner.invoke(main, ["verify", "--format", "csv", str(SESSIONS)])
     lines = result.output.splitlines()
-    assert lines[0].startswith("path,session,verdict,events,")
+    assert lines[0].startswith("path,session_id,verdict,event_count,schedule_event_count,")
     as_json = json.loads(runner.invoke(main, ["verify", "--format", "json", str(SESSIONS)]).output)
     assert len(lines) == 1 + len(as_json)
     assert sum(",corrupt," in line for line in lines) == sum(r["verdict"] == "corrupt" for r in as_json)
@@ -141,5 +141,28 @@ def test_check_and_inspect_speak_json_lines_and_json(tmp_path: Path) -> None:
     db = tmp_path / "x.duckdb"
     runner.invoke(main, ["replay", str(SESSIONS), "--db", str(db)])
     summary = json.loads(runner.invoke(main, ["inspect", str(db), "--format", "json"]).output)
-    assert summary["sessions by verdict"][0]["verdict"] == "corrupt"
-    assert list(summary) == ["sessions by verdict", "rules violated", "format findings", "active reminders"]
+    assert summary["sessions_by_verdict"][0]["verdict"] == "corrupt"
+    assert list(summary) == ["sessions_by_verdict", "rules_violated", "format_findings", "active_reminders"]
+
+
+def test_one_column_vocabulary_for_csv_parquet_and_the_sessions_table(tmp_path: Path) -> None:
+    """CSV, the Parquet verdict parts and the replay database's `sessions` table name a session's
+    verdict record alike (VERDICT_COLUMNS): `session_id`, `event_count`, ..., never `session`,
+    `events`; the table holds every one of them."""
+    import duckdb
+
+    from replay.audit.verify import VERDICT_COLUMNS
+
+    runner = CliRunner()
+    csv_header = runner.invoke(main, ["verify", "--format", "csv", str(SESSIONS)]).output.splitlines()[0].split(",")
+    runner.invoke(main, ["verify", "--format", "parquet", "--output", str(tmp_path / "parts"), str(SESSIONS)])
+    runner.invoke(main, ["replay", "--db", str(tmp_path / "x.duckdb"), str(SESSIONS)])
+    with duckdb.connect() as con:
+        parquet = [d[0] for d in con.execute(f"SELECT * FROM read_parquet('{tmp_path}/parts/*.parquet')").description]
+    with duckdb.connect(str(tmp_path / "x.duckdb"), read_only=True) as con:
+        table = [d[0] for d in con.execute("SELECT * FROM sessions").description]
+    assert csv_header == parquet == list(VERDICT_COLUMNS)
+    assert set(VERDICT_COLUMNS) <= set(table)
+    inspected = json.loads(runner.invoke(main, ["inspect", str(tmp_path / "x.duckdb"), "--format", "json"]).output)
+    assert all(" " not in key for key in inspected)
+    assert set(inspected["sessions_by_verdict"][0]) == {"verdict", "sessions", "event_count", "schedule_event_count"}

@@ -129,11 +129,13 @@ class Violation:
 VERDICT_COLUMNS = {
     "path": "VARCHAR", "session_id": "VARCHAR", "verdict": "VARCHAR", "event_count": "BIGINT",
     "schedule_event_count": "BIGINT", "seed_length": "BIGINT", "violation_rule": "VARCHAR",
-    "violation_index": "BIGINT", "violation_line": "BIGINT", "violation_pointer": "VARCHAR",
+    "violation_index": "BIGINT", "violation_seq": "BIGINT", "violation_line": "BIGINT", "violation_pointer": "VARCHAR",
     "violation_message": "VARCHAR", "format_findings": "JSON", "active_count": "BIGINT", "format_version": "BIGINT",
     "generation": "BIGINT", "profile": "VARCHAR", "profile_source": "VARCHAR", "profile_evidence": "JSON",
 }  # fmt: skip
-"""The columns of a fleet's verdict rows (`SessionReport.row`), with their DuckDB types."""
+"""The columns of a session's verdict record (`SessionReport.row`), with their DuckDB types: one
+vocabulary for the CSV output, the Parquet verdict parts and the replay database's `sessions`
+table (which holds them all, and more)."""
 
 
 @dataclass(frozen=True)
@@ -226,6 +228,7 @@ class SessionReport:
             "seed_length": safe_integer(self.seed_length),
             "violation_rule": None if v is None else v.rule,
             "violation_index": None if v is None else v.index,
+            "violation_seq": None if v is None else v.seq,
             "violation_line": None if v is None else v.line,
             "violation_pointer": None if v is None else v.pointer,
             "violation_message": None if v is None else v.message,

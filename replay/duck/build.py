@@ -42,8 +42,9 @@ _COLUMNS = {
         "headerless": "BOOLEAN", "created_at_ms": "BIGINT", "cwd": "VARCHAR", "parent_session": "VARCHAR",
         "seed_length": "BIGINT", "origin": "VARCHAR", "delegation_depth": "BIGINT", "event_count": "BIGINT",
         "schedule_event_count": "BIGINT", "verdict": "VARCHAR", "format_findings": "JSON",
-        "violation_rule": "VARCHAR", "violation_index": "BIGINT", "violation_line": "BIGINT",
-        "violation_message": "VARCHAR", "profile": "VARCHAR", "mode": "VARCHAR", "format_version": "BIGINT",
+        "violation_rule": "VARCHAR", "violation_index": "BIGINT", "violation_seq": "BIGINT",
+        "violation_line": "BIGINT", "violation_pointer": "VARCHAR", "violation_message": "VARCHAR",
+        "active_count": "BIGINT", "profile": "VARCHAR", "mode": "VARCHAR", "format_version": "BIGINT",
         "profile_source": "VARCHAR", "profile_evidence": "JSON", "profile_disagreement": "JSON", "generation": "BIGINT",
     },
     "schedules": {

@@ -154,15 +154,15 @@ def _batches(cursor: duckdb.DuckDBPyConnection) -> Iterator[list[tuple[object, .
         yield [tuple(row) for row in batch]
 
 
-INSPECT_QUERIES = {
-    "sessions by verdict": "SELECT verdict, count(*) AS sessions, sum(event_count) AS events, "
-    "sum(schedule_event_count) AS schedule_events FROM sessions GROUP BY verdict ORDER BY verdict",
+INSPECT_QUERIES = {  # (columns named as the tables name them; JSON keys are the titles in snake_case)
+    "sessions by verdict": "SELECT verdict, count(*) AS sessions, sum(event_count) AS event_count, "
+    "sum(schedule_event_count) AS schedule_event_count FROM sessions GROUP BY verdict ORDER BY verdict",
     "rules violated": "SELECT rule, count(*) AS sessions FROM violations "
     "GROUP BY rule ORDER BY sessions DESC, rule LIMIT 10",
     "format findings": "SELECT f->>'code' AS code, f->>'severity' AS severity, count(*) AS findings "
     "FROM (SELECT unnest(CAST(format_findings AS JSON[])) AS f FROM sessions) "
     "GROUP BY ALL ORDER BY findings DESC, code LIMIT 10",
-    "active reminders": "SELECT s.path, a.id, a.kind, a.current_target AS target, a.prompt "
+    "active reminders": "SELECT s.path, a.id, a.kind, a.current_target, a.prompt "
     "FROM active_schedules a JOIN sessions s USING (session_key) ORDER BY a.current_target, s.path, a.id LIMIT 20",
 }
 

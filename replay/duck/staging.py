@@ -69,10 +69,6 @@ class NotDirect(Exception):
     DuckDB may read line by line; `stage_session` then stages it again by copying."""
 
 
-NOT_SESSION_COLUMNS = ("violation_pointer", "active_count")
-"""Columns of a verdict record (`SessionReport.row`) the `sessions` table leaves to others: the
-pointer is in `violations`, the active records in `schedules`."""
-
 SMALL_TABLES = ("sessions", "schedules", "dispatches", "violations", "violation_related", "changes")
 
 
@@ -346,9 +342,7 @@ class SessionStager:
                 schedule.row["end_reason"] = reason
             self._write("schedules", _dumps(schedule.row) + b"\n")
         header = log.header or {}
-        verdict = report.row()  # the verdict record a fleet gets, less what other tables hold
-        for column in NOT_SESSION_COLUMNS:
-            del verdict[column]
+        verdict = report.row()  # the verdict record a fleet gets, column for column
         session = {
             "session_key": self.key,
             **verdict,

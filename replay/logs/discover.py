@@ -136,12 +136,12 @@ def _status(path: str) -> os.stat_result | None:
         return None
 
 
-def _kind(mode: int) -> str:
+def _kind(st_mode: int) -> str:
     """What a file that is not a regular one is, in words."""
-    if stat.S_ISFIFO(mode):
+    if stat.S_ISFIFO(st_mode):
         return "a named pipe"
-    if stat.S_ISSOCK(mode):
+    if stat.S_ISSOCK(st_mode):
         return "a socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+    if stat.S_ISCHR(st_mode) or stat.S_ISBLK(st_mode):
         return "a device"
     return "a special file"

@@ -370,7 +370,7 @@ class SessionLog:
         head = zstd_head(raw)
         if isinstance(head, ZstdProblem):
             first = head.first_line
-            refusal = None if first is None else _first_value(first, self.reading.mode, self.charge_deep)[1]
+            refusal = None if first is None else _first_value(first, self.reading, self.charge_deep)[1]
             if head.unreadable:
                 self._unreadable(head.message)
             elif refusal is not None:  # as the same bytes plain would be
@@ -438,7 +438,7 @@ class SessionLog:
             self._unreadable("not a session log: the only line is neither a header nor an event")
 
     def _first_line(self, raw: bytes) -> Entry | None:
-        value, refusal = _first_value(raw, self.reading.mode, self.charge_deep)
+        value, refusal = _first_value(raw, self.reading, self.charge_deep)
         if refusal is not None:
             self._unreadable(refusal, 1)
             return None
@@ -746,13 +746,13 @@ class SessionLog:
         self._find("format.is-seeded", Severity.ERROR, message, 1, "/isSeeded")  # refused in every mode (formats.md §5)
 
 
-def _first_value(first: bytes, mode: Mode, deep: Deep) -> tuple[object, str | None]:
+def _first_value(first: bytes, reading: Reading, deep: Deep) -> tuple[object, str | None]:
     """The first line's value, and why a file starting with it holds no session log (it is
     unreadable), or None when that line is a session header or an event (a headerless file)."""
     try:
         value = parse_header_line(first, deep)
     except JsonLineError as err:
-        if mode is Mode.LENIENT and not first.strip():
+        if reading.mode is Mode.LENIENT and not first.strip():
             return None, "not a session log: the first line is blank"
         return None, f"not a session log: the first line is not JSON ({err})"
     if isinstance(value, dict) and isinstance(value.get("type"), str):

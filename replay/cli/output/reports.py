@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from xml.sax.saxutils import escape, quoteattr
 
 from invariant.jsvalue import shown
-from replay.audit.verify import SessionReport, Verdict
+from replay.audit.verify import VERDICT_COLUMNS, SessionReport, Verdict
 from replay.cli.output import Format, ci, json_document, json_line, json_text
 from replay.logs.findings import Severity
 from replay.terminal import printable
@@ -127,12 +127,9 @@ def _untroubled(r: SessionReport) -> bool:
     return r.verdict is Verdict.OK and all(f.severity is Severity.INFO for f in r.findings)
 
 
-CSV_COLUMNS = (
-    "path", "session", "verdict", "events", "schedule_events", "seed_length", "violation_rule", "violation_index",
-    "violation_seq", "violation_line", "violation_pointer", "violation_message", "format_findings",
-)  # fmt: skip
-"""One row per session, named as the replay database's `sessions` columns; `format_findings` is
-the JSON array of the findings."""
+CSV_COLUMNS = tuple(VERDICT_COLUMNS)
+"""One row per session: the verdict record (`SessionReport.row`), its columns named as the replay
+database's `sessions` table and the Parquet verdict parts; JSON columns as JSON text."""
 
 
 def csv_table(reports: Sequence[SessionReport], terminal: bool = False) -> str:
@@ -141,14 +138,16 @@ def csv_table(reports: Sequence[SessionReport], terminal: bool = False) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for r in reports:
-        v = r.violation
-        violation = ["", "", "", "", "", ""] if v is None else [v.rule, v.index, v.seq, v.line, v.pointer, v.message]
-        findings = json_text([f.to_json() for f in r.findings])
-        seed = json_text(r.seed_length)
-        row = [r.path, r.session or "", r.verdict, r.events, r.schedule_events, seed, *violation, findings]
-        cells = ["" if value is None else value for value in row]
-        writer.writerow([printable(str(c)) for c in cells] if terminal else cells)
+        row = r.row()
+        cells = [_cell(row[column], VERDICT_COLUMNS[column]) for column in CSV_COLUMNS]
+        writer.writerow([printable(c) for c in cells] if terminal else cells)
     return out.getvalue()
+
+
+def _cell(value: object, kind: str) -> str:
+    if kind == "JSON":
+        return json_text(value)
+    return "" if value is None else str(value)
 
 
 def _properties(r: SessionReport) -> list[str]:

@@ -140,7 +140,8 @@ def inspection_chunks(results: Mapping[str, Result], fmt: Format) -> Iterator[st
     if fmt is Format.JSON:
         yield "{"
         for n, (title, result) in enumerate(results.items()):
-            yield ("\n" if n == 0 else ",\n") + f"  {json.dumps(title, ensure_ascii=False)}: "
+            key = title.replace(" ", "_")  # a key as the tables' names are written
+            yield ("\n" if n == 0 else ",\n") + f"  {json.dumps(key, ensure_ascii=False)}: "
             records = "".join(render_chunks(_rows(result), Format.JSON)).rstrip("\n")
             yield records.replace("\n", "\n  ")
         yield "\n}\n"
