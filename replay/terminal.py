@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import re
 
-_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]")
 """Characters a terminal acts on (ESC starts a sequence that can recolor, retitle or rewrite the
-screen; CR and LF can forge a line), bidirectional overrides (which show text reordered), what
-XML cannot hold (tab is the only control kept), and lone surrogates, which have no UTF-8 form."""
+screen; CR and LF can forge a line; a tab breaks an aligned table), bidirectional overrides
+(which show text reordered), what XML cannot hold, and lone surrogates, which have no UTF-8
+form: one rule for every text output, as the README states."""
 
 
 def _escaped(match: re.Match[str]) -> str:

@@ -99,7 +99,10 @@ carriage return and a line feed that would forge a line, a bidi override, DEL.""
     ("text", "shown"),
     [
         (_HOSTILE, "x\\x1b]0;title\\x07\\x1b[31mred\\x0dok  forged\\x0aline\\x9b2J\\u202eevil\\x7f"),
-        ("tab\tstays, é, 😀 and \u2028 too", "tab\tstays, é, 😀 and \u2028 too"),
+        (
+            "tab\tgoes (an aligned table breaks), é, 😀 and \u2028 stay",
+            "tab\\x09goes (an aligned table breaks), é, 😀 and \u2028 stay",
+        ),
         ("\ufffe\uffff", "\\ufffe\\uffff"),
     ],
 )
