@@ -121,3 +121,25 @@ def test_verify_bytes_gives_the_schedule_changes_rows_replay_stores(tmp_path: Pa
         ] == stored
         compared += len(stored)
     assert compared > 20  # (the corrupt fixtures give violation and unchecked rows, the fork inherited ones)
+
+
+def test_verify_parquet_reruns_replace_their_part_and_refuse_another_runs(tmp_path: Path) -> None:
+    """A re-run replaces its own part (two runs over 8 sessions gave 16 rows); the shards of one
+    split sit side by side; parts of another run are refused, not read beside this one's."""
+    import duckdb
+
+    sessions = str(ROOT / "fixtures" / "sessions")
+    out = tmp_path / "v"
+    for _ in range(2):
+        assert CliRunner().invoke(main, ["verify", sessions, "--format", "parquet", "--output", str(out)]).exit_code == 1
+    with duckdb.connect() as con:
+        assert con.execute(f"SELECT count(*) FROM read_parquet('{out}/*.parquet')").fetchone() == (8,)
+    refused = CliRunner().invoke(main, ["verify", sessions, "--shard", "1/2", "--format", "parquet", "--output", str(out)])
+    assert refused.exit_code == 2 and "holds verdict parts of another run (verdicts.parquet)" in refused.output
+    shards = tmp_path / "s"
+    for i in (1, 2, 1):
+        args = ["verify", sessions, "--shard", f"{i}/2", "--format", "parquet", "--output", str(shards)]
+        assert CliRunner().invoke(main, args).exit_code in (0, 1)
+    assert sorted(p.name for p in shards.iterdir()) == ["verdicts-shard-1-of-2.parquet", "verdicts-shard-2-of-2.parquet"]
+    with duckdb.connect() as con:
+        assert con.execute(f"SELECT count(*) FROM read_parquet('{shards}/*.parquet')").fetchone() == (8,)

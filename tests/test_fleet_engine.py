@@ -77,7 +77,7 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(fleet_logs: Path, 
     def kill_one_worker(client: Any) -> None:
         def kill() -> None:
             deadline = time.monotonic() + 30
-            while not list(tmp_path.glob("part-*.parquet")) and time.monotonic() < deadline:
+            while not list(tmp_path.glob(".out.fleet-*/part-*.parquet")) and time.monotonic() < deadline:
                 time.sleep(0.05)  # the run is under way: some tasks have finished
             pids = client.run(os.getpid)
             victim = sorted(pids.values())[0]
@@ -86,9 +86,10 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(fleet_logs: Path, 
 
         threading.Thread(target=kill, daemon=True).start()
 
-    judged = run_fleet(paths, tmp_path, workers=2, group=1, delay=0.15, started=kill_one_worker).judged
+    out = tmp_path / "out"  # (the parts are written into a new folder beside it, which then takes its place)
+    judged = run_fleet(paths, out, workers=2, group=1, delay=0.15, started=kill_one_worker).judged
     assert killed, "a worker was killed during the run"
-    rows = _rows(tmp_path)
+    rows = _rows(out)
     assert judged == len(paths) == len(rows)
     assert sorted(str(row[0]) for row in rows) == sorted(paths)  # each verdict once
 
@@ -114,3 +115,25 @@ def test_a_fleet_of_a_missing_path_is_unreadable_and_exits_as_verify_does(tmp_pa
     assert done.exit_code == 2, done.output
     assert "1 session(s): 0 ok, 0 corrupt, 1 unreadable" in done.output
     assert CliRunner().invoke(main, ["verify", missing]).exit_code == 2
+
+
+def test_a_fleet_rerun_replaces_the_folder_and_refuses_a_foreign_one(tmp_path: Path) -> None:
+    """It left an earlier run's part-00001 beside the new part-00000 (the README's query then
+    counted 681 sessions for 23)."""
+    pytest.importorskip("distributed", reason="the dask extra (schedlog[dask]) is not installed")
+    import duckdb
+
+    out = tmp_path / "fleet"
+    out.mkdir()
+    (out / "part-00007.parquet").write_bytes(b"an earlier run's part")
+    one = str(ROOT / "fixtures" / "sessions" / "valid" / "reminders.session.jsonl")
+    done = CliRunner().invoke(main, ["fleet", one, "--output", str(out), "--workers", "1"])
+    assert done.exit_code == 0, done.output
+    assert [p.name for p in out.iterdir()] == ["part-00000.parquet"]
+    with duckdb.connect() as con:
+        assert con.execute(f"SELECT count(*) FROM read_parquet('{out}/**/*.parquet')").fetchone() == (1,)
+    (out / "notes.txt").write_text("mine")
+    refused = CliRunner().invoke(main, ["fleet", one, "--output", str(out), "--workers", "1"])
+    assert refused.exit_code == 2 and "holds files a fleet run did not write (notes.txt)" in refused.output
+    assert (out / "notes.txt").read_text() == "mine"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fleet"]  # no temporary folder left

@@ -310,7 +310,10 @@ def _escape_unencodable_output() -> None:
     "--output",
     type=click.Path(file_okay=False),
     default=None,
-    help="With --format parquet: the directory the verdict part file is written into.",
+    help=(
+        "With --format parquet: the directory the verdict part is written into (verdicts.parquet, or "
+        "verdicts-shard-I-of-N.parquet: a re-run replaces it; another run's parts there are refused)."
+    ),
 )
 @reading_options()
 @click.option("--now", default=None, help="Host stores: warn of active tasks overdue at this canonical instant.")
@@ -354,6 +357,17 @@ def verify(
 
     if (fmt is Format.PARQUET) != (output is not None):
         raise click.UsageError("--format parquet and --output DIR go together")
+    shard = click.get_current_context().params.get("shard")  # (the selection took the logs of it)
+    if output is not None:
+        from replay.duck.verdicts import other_runs_parts, part_name
+
+        if others := other_runs_parts(Path(output), shard):
+            raise InputError(
+                printable(
+                    f"{output} holds verdict parts of another run ({', '.join(others[:3])}): remove them or "
+                    "choose another folder (a re-run replaces its own part; the shards of one split sit side by side)"
+                )
+            )
     now_ms = None if now is None else typed_instant(now)
     if now is not None and now_ms is None:
         raise click.UsageError(f"--now {now!r} is not an instant such as 2026-08-05T12:00:00Z (or .000Z)")
@@ -373,7 +387,7 @@ def verify(
         from replay.duck.verdicts import write_verdicts  # DuckDB loads for Parquet output only
 
         with _writing(Path(output)):
-            part = write_verdicts(reports, Path(output))
+            part = write_verdicts(reports, Path(output), name=part_name(shard))
         click.echo(printable(f"{report_output.summary_line(reports)}; verdicts {part}"))
     else:
         hint = _lenient_hint(reports, reading) if fmt is Format.TEXT else None
@@ -741,7 +755,12 @@ def inspect(db: str, fmt: Format) -> None:
 
 @main.command(epilog=EXIT_HELP)
 @click.argument("paths", nargs=-1, required=True)
-@click.option("--output", type=click.Path(file_okay=False), required=True, help="The directory of Parquet parts.")
+@click.option(
+    "--output",
+    type=click.Path(file_okay=False),
+    required=True,
+    help="The directory of Parquet parts, replaced as a whole (one holding other files is refused).",
+)
 @click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True, help="Local worker processes.")
 @click.option("--scheduler", default=None, help="The address of a running Dask scheduler (instead of a local one).")
 @reading_options()
@@ -762,13 +781,10 @@ def fleet(paths: tuple[str, ...], output: str, workers: int, scheduler: str | No
         raise click.UsageError(NO_LOGS)
     if scheduler is not None:
         _check_scheduler(scheduler)
-    with _writing(Path(output)):
-        from replay.atomic import folder_of
-
-        folder_of(Path(output))  # the folder --output names is made, never its parents
-        Path(output).mkdir(exist_ok=True)
     try:
         run = run_fleet(found, Path(output), reading, workers=workers, scheduler=scheduler)
+    except (FileNotFoundError, FileExistsError) as err:  # before any work: the output folder cannot be used
+        raise InputError(printable(f"cannot write {output}: {err.strerror or err}")) from None
     except (OSError, TimeoutError) as err:  # a scheduler that cannot be reached, a part that cannot be written
         raise InputError(f"the fleet run failed: {err}") from None
     from replay.cli.output import reports as report_output

@@ -5,6 +5,7 @@ write into one directory side by side and DuckDB (or any engine) reads them all 
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 import uuid
 from collections.abc import Sequence
@@ -15,6 +16,24 @@ import duckdb
 from replay.atomic import folder_of, publish
 from replay.audit.verify import VERDICT_COLUMNS, SessionReport
 from replay.logs import deepjson
+
+
+def part_name(shard: tuple[int, int] | None) -> str:
+    """The name of `verify --format parquet`'s part: one per run, so that a re-run replaces its
+    own (`verdicts`), and one per shard of a `--shard I/N` split (`verdicts-shard-I-of-N`)."""
+    return "verdicts" if shard is None else f"verdicts-shard-{shard[0]}-of-{shard[1]}"
+
+
+def other_runs_parts(out: Path, shard: tuple[int, int] | None) -> list[str]:
+    """The Parquet files in `out` that are neither this run's part nor, for a shard, a part of
+    another shard of the same split: another run's, which a re-run would be read beside (a
+    folder of 8 sessions counted 16 after two runs)."""
+    own = re.compile(rf"verdicts-shard-\d+-of-{shard[1]}\.parquet" if shard else r"verdicts\.parquet")
+    try:
+        names = sorted(entry.name for entry in os.scandir(out) if entry.name.endswith(".parquet"))
+    except FileNotFoundError:
+        return []
+    return [name for name in names if not own.fullmatch(name)]
 
 
 def write_verdicts(reports: Sequence[SessionReport], out: Path, name: str | None = None) -> Path:

@@ -19,11 +19,17 @@ as one last part once every session is judged.
 
 from __future__ import annotations
 
+import errno
+import os
+import re
+import shutil
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from replay.atomic import folder_of
 from replay.audit.fanout import grouped
 from replay.audit.hoststore import cross_checked
 from replay.audit.verify import SessionReport, store_report, verify_bytes, verify_path
@@ -121,11 +127,60 @@ def run_fleet(
     started: Callable[[object], None] | None = None,
 ) -> FleetRun:
     """Verify every path on a Dask cluster (a local one of `workers` processes, or the one at
-    `scheduler`), writing Parquet parts into `out`; return the verdicts of the sessions (and
-    stores) judged. `started` hears the client once the tasks are submitted."""
+    `scheduler`), writing Parquet parts into `out` as a whole: they are written into a new folder
+    beside it, which then takes its place (an earlier run's parts are never read beside this
+    run's; a folder holding anything but a fleet's parts is refused: OSError); return the
+    verdicts of the sessions (and stores) judged. `started` hears the client once the tasks are
+    submitted."""
+    foreign = _not_parts(out)
+    if foreign:
+        raise FileExistsError(
+            errno.EEXIST, f"it holds files a fleet run did not write ({', '.join(foreign[:3])})", str(out)
+        )
+    fresh = Path(tempfile.mkdtemp(prefix=f".{out.name}.fleet-", dir=folder_of(out)))
+    try:
+        run = _run_into(paths, fresh, reading, workers, scheduler, group, delay, started)
+        _swap(fresh, out)
+    finally:
+        shutil.rmtree(fresh, ignore_errors=True)
+    return run
+
+
+PART = re.compile(r"part-\d{5}\.parquet")
+
+
+def _not_parts(out: Path) -> list[str]:
+    """What `out` holds beside a fleet run's parts (nothing when it does not exist)."""
+    try:
+        return sorted(entry.name for entry in os.scandir(out) if not PART.fullmatch(entry.name))
+    except FileNotFoundError:
+        return []
+
+
+def _swap(fresh: Path, out: Path) -> None:
+    """Put the folder `fresh` in place of `out` (which holds only an earlier run's parts)."""
+    if out.exists():
+        old = out.with_name(f".{out.name}.old-{os.getpid()}")
+        os.rename(out, old)
+        os.rename(fresh, out)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.rename(fresh, out)
+
+
+def _run_into(
+    paths: Sequence[str],
+    out: Path,
+    reading: Reading,
+    workers: int,
+    scheduler: str | None,
+    group: int,
+    delay: float,
+    started: Callable[[object], None] | None,
+) -> FleetRun:
+    """`run_fleet`, its parts written into the folder `out` (a new one)."""
     from distributed import Client, LocalCluster
 
-    out.mkdir(exist_ok=True)
     judged_stores = [r for r in (store_report(p, reading) for p in paths if "://" not in p) if r is not None]
     stores = {r.path for r in judged_stores}  # each read once, here: a worker reads no store
     local = [p for p in paths if "://" not in p and p not in stores]
