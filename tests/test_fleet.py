@@ -131,15 +131,22 @@ def test_verify_parquet_reruns_replace_their_part_and_refuse_another_runs(tmp_pa
     sessions = str(ROOT / "fixtures" / "sessions")
     out = tmp_path / "v"
     for _ in range(2):
-        assert CliRunner().invoke(main, ["verify", sessions, "--format", "parquet", "--output", str(out)]).exit_code == 1
+        assert (
+            CliRunner().invoke(main, ["verify", sessions, "--format", "parquet", "--output", str(out)]).exit_code == 1
+        )
     with duckdb.connect() as con:
         assert con.execute(f"SELECT count(*) FROM read_parquet('{out}/*.parquet')").fetchone() == (8,)
-    refused = CliRunner().invoke(main, ["verify", sessions, "--shard", "1/2", "--format", "parquet", "--output", str(out)])
+    refused = CliRunner().invoke(
+        main, ["verify", sessions, "--shard", "1/2", "--format", "parquet", "--output", str(out)]
+    )
     assert refused.exit_code == 2 and "holds verdict parts of another run (verdicts.parquet)" in refused.output
     shards = tmp_path / "s"
     for i in (1, 2, 1):
         args = ["verify", sessions, "--shard", f"{i}/2", "--format", "parquet", "--output", str(shards)]
         assert CliRunner().invoke(main, args).exit_code in (0, 1)
-    assert sorted(p.name for p in shards.iterdir()) == ["verdicts-shard-1-of-2.parquet", "verdicts-shard-2-of-2.parquet"]
+    assert sorted(p.name for p in shards.iterdir()) == [
+        "verdicts-shard-1-of-2.parquet",
+        "verdicts-shard-2-of-2.parquet",
+    ]
     with duckdb.connect() as con:
         assert con.execute(f"SELECT count(*) FROM read_parquet('{shards}/*.parquet')").fetchone() == (8,)

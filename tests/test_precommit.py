@@ -73,3 +73,17 @@ def _hook_lines(output: str) -> tuple[str, str]:
     verify = next(line for line in output.splitlines() if line.startswith("schedlog verify"))
     schemas = next(line for line in output.splitlines() if line.startswith("schedlog schemas --check"))
     return verify, schemas
+
+
+def test_the_readme_snippet_names_a_tag_of_this_repository() -> None:
+    """The README's `rev:` is a released version tag (it named v0.1.0, which did not exist)."""
+    import re
+
+    rev = re.search(r"^\s+rev: (\S+)$", (ROOT / "README.md").read_text(), re.M)
+    assert rev is not None
+    tags = subprocess.run(["git", "tag", "--list"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    if not tags and (ROOT / ".git" / "shallow").exists():
+        pytest.skip("a shallow clone without tags")
+    assert rev.group(1) in tags, (rev.group(1), tags)
+    version = re.search(r'^version = "([^"]+)"', (ROOT / "pyproject.toml").read_text(), re.M)
+    assert version is not None and rev.group(1) == f"v{version.group(1)}"

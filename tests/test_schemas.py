@@ -220,3 +220,26 @@ TOOL_VALUES = [
 @pytest.mark.parametrize(("name", "value", "expected"), TOOL_VALUES)
 def test_tool_schemas(name: str, value: object, expected: bool) -> None:
     assert valid(name, value) is expected
+
+
+def test_a_vendored_subset_is_checked_for_what_it_holds(tmp_path: Path) -> None:
+    """A project vendoring one schema: `schemas --check --vendored` (the pre-commit hook) passes
+    while that one is current and fails once it differs; the full check wants them all."""
+    from click.testing import CliRunner
+
+    from replay.cli import main
+
+    source = next(p for p in sorted((ROOT / "schemas").rglob("*.json")))
+    vendored = tmp_path / "schemas" / source.relative_to(ROOT / "schemas")
+    vendored.parent.mkdir(parents=True)
+    vendored.write_bytes(source.read_bytes())
+    out = str(tmp_path / "schemas")
+    assert CliRunner().invoke(main, ["schemas", "--check", "--vendored", "--out", out]).exit_code == 0
+    assert CliRunner().invoke(main, ["schemas", "--check", "--out", out]).exit_code == 1
+    vendored.write_text(vendored.read_text().replace('"type"', '"type" ', 1))
+    stale = CliRunner().invoke(main, ["schemas", "--check", "--vendored", "--out", out])
+    assert stale.exit_code == 1 and "differs from the generated schema" in stale.output
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    none = CliRunner().invoke(main, ["schemas", "--check", "--vendored", "--out", str(empty)])
+    assert none.exit_code == 1 and "no schema schedlog generates" in none.output

@@ -610,13 +610,20 @@ def cron(expression: str, time_zone: str, after: str | None, count: int, fmt: Fo
 @main.command()
 @click.option("--out", type=click.Path(file_okay=False), default="schemas", show_default=True)
 @click.option("--check", is_flag=True, help="Compare instead of writing; exit 1 on any difference.")
-def schemas(out: str, check: bool) -> None:
+@click.option(
+    "--vendored",
+    is_flag=True,
+    help="With --check: OUT holds a project's copy of some schemas; check those it holds, miss none of the rest.",
+)
+def schemas(out: str, check: bool, vendored: bool) -> None:
     """Write the v1 JSON Schemas (generated from the decoder's shapes) into OUT."""
     from replay.schemafiles import stale_schemas, write_schemas
 
     target = Path(out)
+    if vendored and not check:
+        raise click.UsageError("--vendored goes with --check")
     if check:
-        problems = stale_schemas(target)
+        problems = stale_schemas(target, vendored)
         for problem in problems:
             click.echo(f"stale: {target / problem}")
         if problems:
