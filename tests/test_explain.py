@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from replay.audit.explain import explain_path
 from replay.cli import main
 
 from .conftest import ROOT
@@ -32,7 +33,11 @@ STORIES = {  # what each corrupt fixture's story must say (read off the files by
         "Offending event: line 23, event 29, /data/acceptedAt",
         "line 21 (event 27, /data/acceptedAt): the previous recurring batch",
         "the next recurring batch may be accepted from 2026-08-05T12:10:00.000Z; this one was accepted at "
-        "2026-08-05T12:07:00.000Z, 180 000 ms early.",
+        "2026-08-05T12:07:00.000Z, 180 000 ms (3 min) early.",
+        "recurring batch accepted at 2026-08-05T12:07:00.000Z is 120000 ms (2 min) after the batch at",
+        "ids involved: 'schedule-2', 'schedule-1'",
+        'value: "2026-08-05T12:07:00.000Z"',
+        "severity: error",
     ],
     "corrupt/reused-id.session.jsonl": [
         "line 7      event 9      create, target 2026-08-06T01:00:00.000Z",
@@ -60,7 +65,7 @@ PROGRESSION = {
     "before target (every, after a dispatch)": [
         "Related:\n  line 3 (event 1, /data/acceptedAt): the event that set the record's current target",
         "acceptedAt may be 2026-08-05T12:10:00.000Z (the record's target) or later; this dispatch was accepted at "
-        "2026-08-05T12:09:00.000Z, 60 000 ms early.",
+        "2026-08-05T12:09:00.000Z, 60 000 ms (1 min) early.",
     ],
     "before target (every, first target)": [
         "line 2 (event 0, /data/schedule/scheduledAt): the event that set the record's current target",
@@ -74,7 +79,7 @@ PROGRESSION = {
     ],
     "gate": [
         "line 4 (event 2, /data/acceptedAt): the previous recurring batch",
-        "accepted at 2026-08-05T12:07:00.000Z, 180 000 ms early.",
+        "accepted at 2026-08-05T12:07:00.000Z, 180 000 ms (3 min) early.",
     ],
     "dispatch shape": [
         "line 2 (event 0, /data/schedule/kind): the create of this id",
@@ -120,3 +125,30 @@ def test_session_selection_json_and_escaping(tmp_path: Path) -> None:
     path = write_session(tmp_path / "h.session.jsonl", [event], header(hostile))
     _, text = explain(str(path))
     assert "\x1b" not in text and "\x07" not in text and "x\\x1b]0;title" in text
+
+
+def test_the_offending_value_is_shown_escaped() -> None:
+    """A prompt ending in a no-break space shows it as \\u00a0, not as an invisible space."""
+    _, lines = explain_path(str(ROOT / "fixtures" / "sessions" / "corrupt" / "untrimmed-prompt.session.jsonl"))
+    assert '  value: "standup\\u00a0"' in lines
+
+
+@pytest.mark.parametrize(
+    ("ms", "text"), [(120_000, "2 min"), (5_400_000, "1 h 30 min"), (1_500, "1.5 s"), (86_400_000, "1 d")]
+)
+def test_durations_in_human_units(ms: int, text: str) -> None:
+    from replay.audit.explain import human_duration, with_human_durations
+
+    assert human_duration(ms) == text
+    assert with_human_durations(f"is {ms} ms after") == f"is {ms} ms ({text}) after"
+
+
+def test_a_format_refusal_says_whether_the_lenient_reader_takes_the_log(tmp_path: Path) -> None:
+    head = {"type": "session", "version": 0, "id": "s", "createdAt": 1, "cwd": "/w"}  # no delegationDepth
+    log = tmp_path / "s.jsonl"
+    log.write_text(json.dumps(head) + "\n")
+    _, lines = explain_path(str(log))
+    assert "  error: format.header: not a session header: header lacks delegationDepth" in lines
+    assert lines[-1] == "With --mode lenient (the fixture reader's rules) it is ok: only the strict reader refuses it."
+    _, gap = explain_path(str(ROOT / "fixtures" / "sessions" / "corrupt" / "seq-gap.session.jsonl"))
+    assert gap[-1] == "With --mode lenient (the fixture reader's rules) it is corrupt too (format.seq-gap)."

@@ -11,8 +11,10 @@ there.
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from invariant.changes import (
     Change,
@@ -29,15 +31,15 @@ from invariant.errors import ScheduleLogError
 from invariant.folding import SHAPES_FOR_KIND, Folder
 from invariant.ids import allocate_id
 from invariant.instant import GATE_MS, MAX_MS, format_instant, parse_instant
-from invariant.jsvalue import js_compact_json
+from invariant.jsvalue import echoed, js_compact_json
 from invariant.ledger import LedgerRow, batches
 from invariant.occurrences import next_occurrence
 from invariant.profiles import Profile, get_profile
 from invariant.zones import load_zone
 from replay.audit.rules import describe
-from replay.audit.verify import SessionReport, Verdict, Violation, judge_log
+from replay.audit.verify import SessionReport, Verdict, Violation, judge_log, verify_path
 from replay.logs.logfile import Entry, SessionLog
-from replay.reading import DEFAULT_READING, Reading
+from replay.reading import DEFAULT_READING, Mode, Reading
 
 INTENDED = 3
 """How many next intended occurrences of a recurring record the story shows."""
@@ -272,14 +274,74 @@ def story(report: SessionReport, changes: Sequence[Entry], rows: Sequence[Ledger
     lines += ["", f"Offending event: {where}{event}{', ' + v.pointer if v.pointer else ''}"]
     if offending is not None and offending[1] is not None:
         lines.append(f"  {_change_text(offending[1])}")
-    lines.append(f"  {v.message}")
+    if offending is not None and v.pointer:
+        found = _at_pointer(offending[0].event, v.pointer)
+        if found is not _ABSENT:
+            lines.append(f"  value: {_value_text(found)}")
+    lines.append(f"  {with_human_durations(v.message)}")
+    ids = list(dict.fromkeys(involved))
+    if ids:
+        lines.append(f"  ids involved: {', '.join(map(repr, ids))}")
+    lines.append("  severity: error (the reference refuses to load this log: its reminders cannot be derived)")
     if v.related:
         lines += ["", "Related:"]
         lines += [f"  {x.where()}: {x.meaning}" for x in v.related]
-    instead = _valid_instead(v, replayed)
+    instead = [with_human_durations(line) for line in _valid_instead(v, replayed)]
     if instead:
         lines += ["", "What would have been valid: " + instead[0], *instead[1:]]
     return lines
+
+
+_ABSENT = object()
+
+
+def _at_pointer(value: object, pointer: str) -> object:
+    """The value a JSON pointer (RFC 6901) names in `value`, or _ABSENT."""
+    for token in pointer.split("/")[1:]:
+        key = token.replace("~1", "/").replace("~0", "~")
+        if isinstance(value, dict) and key in value:
+            value = value[key]
+        elif isinstance(value, list) and key.isdigit() and int(key) < len(value):
+            value = value[int(key)]
+        else:
+            return _ABSENT
+    return value
+
+
+def deepjson_ascii(value: object) -> str:
+    """JSON text of a (bounded) value, ASCII only."""
+    return json.dumps(value, ensure_ascii=True)
+
+
+def _value_text(value: object, limit: int = 120) -> str:
+    """A value as JSON with every non-ASCII character escaped (a no-break space shows as \u00a0,
+    not as an invisible space), cut to `limit` characters."""
+    text = deepjson_ascii(echoed(value))
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+_DURATION = re.compile(r"\b(\d{1,3}(?: \d{3})+|\d{4,}) ms\b")
+_UNITS = ((86_400_000, "d"), (3_600_000, "h"), (60_000, "min"), (1_000, "s"))
+
+
+def human_duration(ms: int) -> str:
+    """`ms` in the largest units that write it exactly, at most two: 120000 -> 2 min, 5400000 -> 1 h 30 min."""
+    parts: list[str] = []
+    rest = ms
+    for size, unit in _UNITS:
+        if rest >= size and len(parts) < 2:
+            parts.append(f"{rest // size} {unit}")
+            rest %= size
+    if rest and len(parts) < 2 and rest % 1000 == 0:
+        parts.append(f"{rest // 1000} s")
+    elif rest:
+        return f"{ms / 1000:g} s"
+    return " ".join(parts) or "0 s"
+
+
+def with_human_durations(text: str) -> str:
+    """A message with each duration of 1,000 ms or more also given in human units."""
+    return _DURATION.sub(lambda m: f"{m.group(0)} ({human_duration(int(m.group(1).replace(' ', '')))})", text)
 
 
 def _summary(
@@ -287,7 +349,10 @@ def _summary(
 ) -> list[str]:
     head = f"{report.verdict.value.upper()} {report.path}{who}"
     if report.verdict is not Verdict.OK:
-        reasons = [f"  {f.code}: {f.message}" for f in report.findings]
+        reasons = []
+        for f in report.findings:
+            reasons.append(f"  {f.severity}: {f.code}: {with_human_durations(f.message)}")
+            reasons.append(f"    ({describe(f.code).replace('`', '')})")
         return [head, *reasons]
     replayed = _replay(changes, rows, report.seed_length, profile, None)
     lines = [head + f": {report.events} events, {len(replayed.lives)} schedule(s) created in its own part"]
@@ -306,4 +371,21 @@ def explain_path(path: str, reading: Reading = DEFAULT_READING) -> tuple[Session
     report, judgement = judge_log(SessionLog(path, reading))
     if report.verdict is Verdict.UNREADABLE:
         return report, story(report, [], ())
-    return report, story(report, [entry for entry, _ in judgement.steps], judgement.ledger)
+    told = story(report, [entry for entry, _ in judgement.steps], judgement.ledger)
+    if report.verdict is Verdict.CORRUPT and report.violation is None and reading.mode is Mode.STRICT:
+        told += _lenient_reading(path, reading)
+    return report, told
+
+
+def _lenient_reading(path: str, reading: Reading) -> list[str]:
+    """For a log the strict reader refuses: what the lenient one (the fixture reader's rules:
+    header fields only read, blank lines skipped) makes of it, found by reading it so."""
+    lenient = verify_path(path, replace(reading, mode=Mode.LENIENT))
+    if lenient.verdict is Verdict.OK:
+        return ["", "With --mode lenient (the fixture reader's rules) it is ok: only the strict reader refuses it."]
+    why = (
+        lenient.violation.rule
+        if lenient.violation is not None
+        else ", ".join(dict.fromkeys(f.code for f in lenient.findings if f.severity == "error"))
+    )
+    return ["", f"With --mode lenient (the fixture reader's rules) it is {lenient.verdict.value} too ({why})."]
