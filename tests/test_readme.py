@@ -81,3 +81,26 @@ def test_every_reliability_promise_names_tests_that_exist() -> None:
         assert f"def {name}(" in source, name
     for file in files:
         assert (ROOT / "tests" / file).is_file(), file
+
+
+@pytest.mark.slow
+def test_the_fleet_snippet_runs_as_written(tmp_path: Path) -> None:
+    """Each local command of the README's fleet snippet, run by a shell in a folder whose logs/
+    are the bundled sessions (the object-store line needs a bucket), ends in a verdict exit
+    status, and the overview query prints its table (it named a duckdb CLI nobody had)."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    pytest.importorskip("distributed", reason="the dask extra (schedlog[dask]) is not installed")
+    block = README.split("Three ways to", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    commands = [line for line in block.splitlines() if line and not line.startswith("#") and "s3://" not in line]
+    assert len(commands) == 4
+    shutil.copytree(ROOT / "fixtures" / "sessions", tmp_path / "logs")
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    for command in commands:
+        command = command.replace(".venv/bin/python", sys.executable)
+        done = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True, text=True)
+        assert done.returncode in (0, 1), (command, done.stdout, done.stderr)
+    assert "corrupt" in done.stdout and "ok" in done.stdout  # the overview's table
