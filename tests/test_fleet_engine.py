@@ -137,3 +137,12 @@ def test_a_fleet_rerun_replaces_the_folder_and_refuses_a_foreign_one(tmp_path: P
     assert refused.exit_code == 2 and "holds files a fleet run did not write (notes.txt)" in refused.output
     assert (out / "notes.txt").read_text() == "mine"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["fleet"]  # no temporary folder left
+
+
+def test_the_fleet_reports_its_progress_by_sessions(fleet_logs: Path, tmp_path: Path) -> None:
+    """Each finished task tells how many sessions it judged (the command line draws a bar of
+    them on a terminal); together, every one."""
+    paths = expand([str(fleet_logs)])
+    heard: list[int] = []
+    run = run_fleet(paths, tmp_path / "out", workers=2, group=3, progress=heard.append)
+    assert sum(heard) == len(paths) == run.judged and len(heard) > 1

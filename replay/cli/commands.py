@@ -460,6 +460,17 @@ def _progress(files: Sequence[str], label: str) -> Iterator[Callable[[int], None
         yield bar.update
 
 
+@contextmanager
+def _sessions_progress(count: int, label: str) -> Iterator[Callable[[int], None] | None]:
+    """A progress bar of sessions on stderr when it is a terminal (a fleet's remote logs have no
+    size to count by); None otherwise."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    with click.progressbar(length=count, label=label, file=sys.stderr, show_pos=True) as bar:
+        yield bar.update
+
+
 def _exit(reports: Sequence[SessionReport]) -> None:
     """Exit as the sessions' verdicts say (replay.exitstatus.EXIT_ORDER)."""
     _exit_for([r.verdict for r in reports])
@@ -835,7 +846,8 @@ def fleet(paths: tuple[str, ...], output: str, workers: int, scheduler: str | No
     if scheduler is not None:
         _check_scheduler(scheduler)
     try:
-        run = run_fleet(found, Path(output), reading, workers=workers, scheduler=scheduler)
+        with _sessions_progress(len(found), "judging") as progress:
+            run = run_fleet(found, Path(output), reading, workers=workers, scheduler=scheduler, progress=progress)
     except (FileNotFoundError, FileExistsError) as err:  # before any work: the output folder cannot be used
         raise InputError(printable(f"cannot write {output}: {err.strerror or err}")) from None
     except (OSError, TimeoutError) as err:  # a scheduler that cannot be reached, a part that cannot be written

@@ -125,13 +125,14 @@ def run_fleet(
     group: int = TASK_FILES,
     delay: float = 0.0,
     started: Callable[[object], None] | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> FleetRun:
     """Verify every path on a Dask cluster (a local one of `workers` processes, or the one at
     `scheduler`), writing Parquet parts into `out` as a whole: they are written into a new folder
     beside it, which then takes its place (an earlier run's parts are never read beside this
     run's; a folder holding anything but a fleet's parts is refused: OSError); return the
     verdicts of the sessions (and stores) judged. `started` hears the client once the tasks are
-    submitted."""
+    submitted, `progress` the number of sessions each finished task judged."""
     foreign = _not_parts(out)
     if foreign:
         raise FileExistsError(
@@ -139,7 +140,7 @@ def run_fleet(
         )
     fresh = Path(tempfile.mkdtemp(prefix=f".{out.name}.fleet-", dir=folder_of(out)))
     try:
-        run = _run_into(paths, fresh, reading, workers, scheduler, group, delay, started)
+        run = _run_into(paths, fresh, reading, workers, scheduler, group, delay, started, progress)
         _swap(fresh, out)
     finally:
         shutil.rmtree(fresh, ignore_errors=True)
@@ -177,12 +178,15 @@ def _run_into(
     group: int,
     delay: float,
     started: Callable[[object], None] | None,
+    progress: Callable[[int], None] | None,
 ) -> FleetRun:
     """`run_fleet`, its parts written into the folder `out` (a new one)."""
-    from distributed import Client, LocalCluster
+    from distributed import Client, LocalCluster, as_completed
 
     judged_stores = [r for r in (store_report(p, reading) for p in paths if "://" not in p) if r is not None]
     stores = {r.path for r in judged_stores}  # each read once, here: a worker reads no store
+    if progress is not None and judged_stores:
+        progress(len(judged_stores))
     local = [p for p in paths if "://" not in p and p not in stores]
     groups = [[path for path, _ in g] for g in grouped(local, group, TASK_BYTES)]  # by files and bytes
     remote = [p for p in paths if "://" in p]
@@ -198,7 +202,11 @@ def _run_into(
             ]
             if started is not None:
                 started(client)
-            results: list[tuple[list[str], list[SessionReport]]] = client.gather(futures)
+            results: list[tuple[list[str], list[SessionReport]]] = []
+            for future in as_completed(futures):  # as they finish, for the progress
+                results.append(future.result())
+                if progress is not None:
+                    progress(len(results[-1][0]))
     finally:
         if cluster is not None:
             cluster.close()
