@@ -89,7 +89,8 @@ def test_the_fleet_page_lists_every_session_with_counts_and_rules(browser: Any, 
     page = Page(browser, report(tmp_path, SESSIONS))
     assert page.count("tr.session-row") == 8
     assert page.page.locator(".card[data-verdict=corrupt] b").text_content() == "5"
-    assert page.count("#rules tbody tr") == 5  # four fold/decode rules and format.seq-gap
+    assert page.count("#rules tbody tr") == 4  # four fold/decode rules; the format refusal apart
+    assert page.page.locator("#refusals tbody tr td").first.text_content() == "format.seq-gap"
     first = page.page.locator("tr.session-row").first.get_attribute("data-verdict")
     assert first == "corrupt"  # sorted by verdict, corrupt first
     page.page.locator("th[data-key=events]").click()
@@ -105,11 +106,11 @@ def test_a_session_view_draws_lanes_batches_gates_and_the_violation(
     page = Page(browser, report(tmp_path, Path("fixtures/sessions")))
     page.session("gate-too-soon")
     assert page.count("g.lane") == 2
-    assert page.count(".mark.violation") == 1 and page.count(".mark.related") == 1
+    assert page.count("#timeline .mark.violation") == 1 and page.count("#timeline .mark.related") == 1
     assert page.page.locator(".mark.related").get_attribute("data-line") == "21"
-    assert page.count(".gate") == 1 and page.count(".tick") > 0
+    assert page.count("#timeline .gate") == 1 and page.count("#timeline .tick") > 0
     assert "fold.gate" in page.page.locator("#violation").text_content()
-    page.page.locator(".mark.violation").hover()
+    page.page.locator("#timeline .mark.violation").hover()
     detail = page.page.locator("#detail").text_content()
     assert detail.startswith("violation at line 23, event 29") and '"acceptedAt":"2026-08-05T12:07:00.000Z"' in detail
     page.page.screenshot(path=str(tmp_path / "session.png"), clip={"x": 0, "y": 0, "width": 1400, "height": 520})
@@ -165,3 +166,56 @@ def test_the_readme_shows_the_screenshot() -> None:
     png = DOCS / "report-session.png"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "docs/report-session.png" in (ROOT / "README.md").read_text()
+
+
+def test_the_fleet_table_filters_and_breaks_paths_at_slashes(browser: Any, tmp_path: Path) -> None:
+    page = Page(browser, report(tmp_path, SESSIONS))
+    visible = "tr.session-row:visible"
+    page.page.fill("#filter", "gate")
+    assert page.count(visible) == 1
+    page.page.fill("#filter", "")
+    page.page.locator(".card[data-verdict=corrupt]").click()
+    assert page.count(visible) == 5 and page.page.input_value("#filter") == "corrupt"
+    page.page.locator(".card[data-verdict=corrupt]").click()
+    assert page.count(visible) == 8
+    path = page.page.locator("tr.session-row td.path a").first
+    assert path.locator("wbr").count() >= 3  # a break after each slash
+    assert page.errors == []
+
+
+def test_a_format_refusal_has_a_banner_and_no_empty_headings(browser: Any, tmp_path: Path) -> None:
+    page = Page(browser, report(tmp_path, SESSIONS))
+    page.session("seq-gap")
+    banner = page.page.locator("#refusal")
+    assert banner.is_visible() and "format.seq-gap" in banner.text_content()
+    assert banner.text_content().startswith("CORRUPT: the log's format is refused")
+    assert not page.page.locator("#violation").is_visible()
+    page.session("gate-too-soon")
+    assert not banner.is_visible()
+    findings = page.page.locator("#findings li").count()
+    assert page.page.locator("#findings-box").is_visible() == (findings > 0)
+    assert page.errors == []
+
+
+def test_the_timeline_has_time_ticks_zooms_by_dragging_and_a_matching_legend(browser: Any, tmp_path: Path) -> None:
+    page = Page(browser, report(tmp_path, SESSIONS))
+    page.session("reminders")
+    ticks = page.page.locator("#timeline .axis").all_text_contents()
+    assert 2 <= len(ticks) <= 9, ticks
+    marks = page.count("#timeline .mark")
+    box = page.page.locator("svg.timeline").bounding_box()
+    assert box is not None
+    y = box["y"] + box["height"] / 2
+    page.page.mouse.move(box["x"] + box["width"] * 0.30, y)
+    page.page.mouse.down()
+    page.page.mouse.move(box["x"] + box["width"] * 0.40, y)
+    page.page.mouse.up()
+    zoomed = page.page.locator("#timeline .axis").all_text_contents()
+    assert zoomed != ticks and page.count("#timeline .mark") < marks
+    page.page.locator("#zoom-reset").click()
+    assert page.page.locator("#timeline .axis").all_text_contents() == ticks
+    for shape, kind in (("circle", "create"), ("path", "dispatch"), ("rect", "delete"), ("path", "violation")):
+        assert page.count(f".legend {shape}.key.{kind}:not(.related)") == 1, kind
+        if page.count(f"#timeline .mark.{kind}"):  # the chart draws that kind with the same shape
+            assert page.page.locator(f"#timeline .mark.{kind}").first.evaluate("n => n.tagName") == shape
+    assert page.errors == []

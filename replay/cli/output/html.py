@@ -37,8 +37,14 @@ def data_json(value: object) -> str:
 def page(views: Sequence[dict[str, Any]], title: str = "schedlog report") -> str:
     """The whole HTML document for the sessions' views."""
     counts = Counter(v["verdict"] for v in views)
-    rules = Counter(v["rule"] for v in views if v["rule"])
-    summary = {"counts": dict(counts), "rules": rules.most_common(), "aggregate": AGGREGATE}
+    rules = Counter(v["rule"] for v in views if v["violation"] is not None)
+    refusals = Counter(v["rule"] for v in views if v["violation"] is None and v["rule"])
+    summary = {
+        "counts": dict(counts),
+        "rules": rules.most_common(),
+        "refusals": refusals.most_common(),
+        "aggregate": AGGREGATE,
+    }
     safe_title = printable(title).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return (
         TEMPLATE.replace("@TITLE@", safe_title)
@@ -69,7 +75,12 @@ th, td { border-bottom: 1px solid #e3e7ee; padding: 4px 8px; text-align: left; v
 th { cursor: pointer; user-select: none; background: #f0f3f7; position: sticky; top: 0; }
 th.sorted::after { content: " \\2193"; } th.sorted.up::after { content: " \\2191"; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
-td.path { font-family: ui-monospace, monospace; word-break: break-all; }
+td.path { font-family: ui-monospace, monospace; overflow-wrap: anywhere; }
+#filter { width: 100%; box-sizing: border-box; padding: 5px 8px; margin-bottom: 6px; border: 1px solid #d8dde6; border-radius: 4px; }
+.card[data-verdict] { cursor: pointer; } .card.chosen { outline: 2px solid #1d2330; }
+#refusal { background: #c62828; color: #fff; border-radius: 6px; padding: 8px 12px; margin-bottom: 8px; }
+.axis { font: 11px ui-monospace, monospace; fill: #4a5568; } .grid-line { stroke: #eef1f5; }
+.brush { fill: #1565c0; opacity: 0.12; } #zoom-reset { margin-left: 10px; }
 .grid { display: grid; grid-template-columns: 2fr 1fr; gap: 16px; align-items: start; }
 h2 { font-size: 16px; margin: 18px 0 8px; }
 #violation { background: #fff4f4; border: 1px solid #f0b4b4; border-radius: 6px; padding: 8px 12px; }
@@ -77,13 +88,13 @@ h2 { font-size: 16px; margin: 18px 0 8px; }
 svg.timeline { background: #fff; border: 1px solid #d8dde6; border-radius: 6px; display: block; }
 .lane-label { font: 12px ui-monospace, monospace; fill: #1d2330; }
 .lane-line { stroke: #e3e7ee; }
-.gate { fill: #ffd54f; opacity: 0.35; }
-.tick { stroke: #7e8aa0; stroke-width: 1; }
+.gate, .key.gate-key { fill: #ffd54f; opacity: 0.35; }
+.tick, .key.tick-key { stroke: #7e8aa0; stroke-width: 1; }
 .cut { stroke: #6a1b9a; stroke-width: 2; stroke-dasharray: 4 3; }
-.mark { cursor: pointer; stroke: #1d2330; stroke-width: 0.8; }
-.mark.create { fill: #2e7d32; } .mark.dispatch { fill: #1565c0; } .mark.delete { fill: #757575; }
-.mark.inherited { fill: #c5cae9; } .mark.violation { fill: #d50000; stroke: #d50000; stroke-width: 3; }
-.mark.related { stroke: #ff6d00; stroke-width: 3; }
+.mark { cursor: pointer; } .mark, .key { stroke: #1d2330; stroke-width: 0.8; }
+.create { fill: #2e7d32; } .dispatch { fill: #1565c0; } .delete { fill: #757575; }
+.inherited { fill: #c5cae9; } .violation { fill: #d50000; stroke: #d50000; stroke-width: 3; }
+.related { stroke: #ff6d00; stroke-width: 3; }
 .bin { fill: #1565c0; opacity: 0.6; }
 #detail { background: #fff; border: 1px solid #d8dde6; border-radius: 6px; padding: 8px; white-space: pre-wrap; word-break: break-all; min-height: 60px; font: 12px ui-monospace, monospace; }
 .legend span { margin-right: 14px; } .swatch { display: inline-block; width: 10px; height: 10px; margin-right: 4px; border: 1px solid #1d2330; }
@@ -95,31 +106,34 @@ svg.timeline { background: #fff; border: 1px solid #d8dde6; border-radius: 6px; 
 <section id="fleet">
   <div class="cards" id="verdict-counts"></div>
   <div class="grid">
-    <div><h2>Sessions</h2><table id="sessions"><thead><tr>
+    <div><h2>Sessions</h2><input id="filter" type="search" placeholder="filter: path, verdict or rule"><table id="sessions"><thead><tr>
       <th data-key="path">log</th><th data-key="verdict">verdict</th><th data-key="rule">rule</th>
       <th data-key="events" class="num">events</th><th data-key="bytes" class="num">bytes</th><th data-key="first">first schedule event</th>
     </tr></thead><tbody></tbody></table></div>
-    <div><h2>Violations by rule</h2><table id="rules"><thead><tr><th>rule</th><th class="num">sessions</th></tr></thead><tbody></tbody></table></div>
+    <div><h2>Violations by rule</h2><table id="rules"><thead><tr><th>rule</th><th class="num">sessions</th></tr></thead><tbody></tbody></table>
+    <div id="refusals-box"><h2>Format refusals by finding</h2><table id="refusals"><thead><tr><th>finding</th><th class="num">sessions</th></tr></thead><tbody></tbody></table></div></div>
   </div>
 </section>
 <section id="session" hidden>
   <h2 id="session-title"></h2>
+  <div id="refusal" hidden></div>
   <div id="violation" hidden></div>
   <p class="legend">
-    <span><i class="swatch" style="background:#2e7d32"></i>create</span>
-    <span><i class="swatch" style="background:#1565c0"></i>dispatch</span>
-    <span><i class="swatch" style="background:#757575"></i>delete</span>
-    <span><i class="swatch" style="background:#c5cae9"></i>inherited (before the fork cut)</span>
-    <span><i class="swatch" style="background:#d50000"></i>violation</span>
-    <span><i class="swatch" style="background:#fff;border-color:#ff6d00"></i>related</span>
-    <span><i class="swatch" style="background:#ffd54f"></i>recurring gate window</span>
-    <span>| intended occurrence</span>
+    <span><svg width="14" height="14"><circle class="key create" cx="7" cy="7" r="5"/></svg> create</span>
+    <span><svg width="14" height="14"><path class="key dispatch" d="M7 1 l5 6 l-5 6 l-5 -6 z"/></svg> dispatch</span>
+    <span><svg width="14" height="14"><rect class="key delete" x="2" y="2" width="10" height="10"/></svg> delete</span>
+    <span><svg width="14" height="14"><path class="key inherited" d="M7 1 l5 6 l-5 6 l-5 -6 z"/></svg> inherited (before the fork cut)</span>
+    <span><svg width="14" height="14"><path class="key violation" d="M7 2 l5 10 h-10 z"/></svg> violation</span>
+    <span><svg width="14" height="14"><circle class="key create related" cx="7" cy="7" r="5"/></svg> related</span>
+    <span><svg width="14" height="14"><rect class="key gate-key" x="0" y="0" width="14" height="14"/></svg> recurring gate window</span>
+    <span><svg width="6" height="14"><line class="key tick-key" x1="3" x2="3" y1="2" y2="10"/></svg> intended occurrence</span>
+    <span>drag across the timeline to zoom; double-click or <button id="zoom-reset" type="button">all of it</button></span>
   </p>
   <div id="timeline"></div>
   <h2>Event</h2>
   <div id="detail">Hover over an event for its JSON and file line; click to keep it here.</div>
-  <h2>Findings</h2>
-  <ul id="findings"></ul>
+  <div id="findings-box"><h2>Findings</h2>
+  <ul id="findings"></ul></div>
 </section>
 </main>
 <script id="schedlog-summary" type="application/json">@SUMMARY@</script>
@@ -154,14 +168,45 @@ function renderFleet() {
     card.append(el("b", {}, n), verdict);
     cards.append(card);
   }
-  const rules = document.querySelector("#rules tbody");
-  rules.replaceChildren();
-  for (const [rule, n] of SUMMARY.rules) {
-    const row = el("tr");
-    row.append(el("td", {class: "mono"}, rule), el("td", {class: "num"}, n));
-    rules.append(row);
+  for (const [id, counted] of [["rules", SUMMARY.rules], ["refusals", SUMMARY.refusals]]) {
+    const body = document.querySelector("#" + id + " tbody");
+    body.replaceChildren();
+    for (const [rule, n] of counted) {
+      const row = el("tr");
+      row.append(el("td", {class: "mono"}, rule), el("td", {class: "num"}, n));
+      body.append(row);
+    }
+  }
+  document.getElementById("refusals-box").hidden = !SUMMARY.refusals.length;
+  for (const card of document.querySelectorAll(".card[data-verdict]")) {
+    card.addEventListener("click", () => {
+      const filter = document.getElementById("filter");
+      filter.value = filter.value === card.dataset.verdict ? "" : card.dataset.verdict;
+      applyFilter();
+    });
   }
   fillSessions(sortKey, sortUp);
+}
+function applyFilter() {
+  const words = document.getElementById("filter").value.trim().toLowerCase().split(/\\s+/).filter(Boolean);
+  for (const row of document.querySelectorAll("tr.session-row")) {
+    const text = row.dataset.search;
+    row.hidden = !words.every(w => text.includes(w));
+  }
+  for (const card of document.querySelectorAll(".card[data-verdict]")) {
+    card.classList.toggle("chosen", words.length === 1 && words[0] === card.dataset.verdict);
+  }
+}
+document.getElementById("filter").addEventListener("input", applyFilter);
+function pathCell(path) {  // a path breaks after each slash, not mid-word
+  const cell = el("td", {class: "path"});
+  const link = el("a", {href: "#"});
+  path.split("/").forEach((part, i, parts) => {
+    link.append(part + (i < parts.length - 1 ? "/" : ""));
+    if (i < parts.length - 1) link.append(el("wbr"));
+  });
+  cell.append(link);
+  return [cell, link];
 }
 let sortKey = "verdict", sortUp = false;
 const ORDER = {corrupt: 0, unreadable: 1, unsupported: 2, ok: 3};
@@ -178,14 +223,16 @@ function fillSessions(key, up) {
   const rows = SESSIONS.slice().sort((a, b) => up ? -compare(a, b, key) : compare(a, b, key));
   const fragment = document.createDocumentFragment();
   for (const s of rows) {
-    const row = el("tr", {class: "session-row", "data-key": s.key, "data-verdict": s.verdict});
-    const cell = el("td", {class: "path"});
-    cell.append(el("a", {href: "#session=" + s.key}, s.path));
+    const search = [s.path, s.verdict, s.rule || ""].join(" ").toLowerCase();
+    const row = el("tr", {class: "session-row", "data-key": s.key, "data-verdict": s.verdict, "data-search": search});
+    const [cell, link] = pathCell(s.path);
+    link.setAttribute("href", "#session=" + s.key);
     row.append(cell, el("td", {class: s.verdict}, s.verdict), el("td", {class: "mono"}, s.rule || ""),
       el("td", {class: "num"}, s.events), el("td", {class: "num"}, s.bytes), el("td", {}, iso(s.first)));
     fragment.append(row);
   }
   body.replaceChildren(fragment);
+  applyFilter();
   for (const th of document.querySelectorAll("#sessions th")) {
     th.classList.toggle("sorted", th.dataset.key === key);
     th.classList.toggle("up", th.dataset.key === key && up);
@@ -223,10 +270,21 @@ function renderSession(s) {
         (r.index === null ? "" : "event " + r.index + ", ") + r.meaning);
     }
   }
+  const refusal = document.getElementById("refusal");
+  const errors = s.findings.filter(f => f[1] === "error");
+  refusal.hidden = !(s.verdict !== "ok" && !s.violation);
+  refusal.replaceChildren();
+  if (!refusal.hidden) {
+    refusal.append(el("b", {}, s.verdict.toUpperCase() + ": the log's format is refused"));
+    for (const f of errors) refusal.append(el("br"), (f[2] ? "line " + f[2] + ": " : "") + f[0] + ": " + f[3]);
+  }
   const findings = document.getElementById("findings");
   findings.replaceChildren(...s.findings.map(f => el("li", {}, f[1] + (f[2] ? " line " + f[2] : "") + ": " + f[0] + ": " + f[3])));
+  document.getElementById("findings-box").hidden = !s.findings.length;
+  current = {session: s, related: related, range: null};
   drawTimeline(s, related);
 }
+let current = null;
 function drawTimeline(s, related) {
   const holder = document.getElementById("timeline");
   const lanes = s.lanes;
@@ -246,9 +304,16 @@ function drawTimeline(s, related) {
   if (hi === lo) { lo -= 60000; hi += 60000; }
   const pad = (hi - lo) * 0.03;
   lo -= pad; hi += pad;
+  if (current && current.range) [lo, hi] = current.range;
   const x = t => label + (t - lo) / (hi - lo) * (width - label - 10);
-  root.append(svg("text", {x: label, y: 14, class: "lane-label"}, iso(lo)));
-  root.append(svg("text", {x: width - 10, y: 14, class: "lane-label", "text-anchor": "end"}, iso(hi)));
+  const step = tickStep(hi - lo);
+  for (let t = Math.ceil(lo / step) * step; t <= hi; t += step) {
+    root.append(svg("line", {class: "grid-line", x1: x(t), x2: x(t), y1: 18, y2: height - 20}));
+    const tick = svg("text", {class: "axis", x: x(t), y: 14, "text-anchor": "middle"}, tickText(t, step));
+    tick.append(svg("title", {}, iso(t)));
+    root.append(tick);
+  }
+  brush(root, x, lo, hi, label, width, height);
   for (const [start, end] of s.gates) {
     const a = Math.max(x(start), label), b = Math.min(x(end), width - 10);
     if (b <= a) continue;
@@ -263,13 +328,14 @@ function drawTimeline(s, related) {
     const name = lane.title.length > 38 ? lane.title.slice(0, 37) + "\\u2026" : lane.title;
     g.append(svg("text", {x: 6, y: y + 4, class: "lane-label"}, name));
     g.lastChild.append(svg("title", {}, lane.title));
+    const marks = lane.marks.filter(m => m[1] >= lo && m[1] <= hi);  // (a zoom shows part of the lane)
     for (const t of lane.ticks) {
       if (t < lo || t > hi) continue;
       g.append(svg("line", {class: "tick", x1: x(t), x2: x(t), y1: y - 12, y2: y - 6}));
     }
-    if (lane.marks.length > SUMMARY.aggregate) {
+    if (marks.length > SUMMARY.aggregate) {
       const bins = new Map();
-      for (const m of lane.marks) { const c = Math.floor(x(m[1])); bins.set(c, (bins.get(c) || 0) + 1); }
+      for (const m of marks) { const c = Math.floor(x(m[1])); bins.set(c, (bins.get(c) || 0) + 1); }
       const most = Math.max(...bins.values());
       for (const [c, n] of bins) {
         const h = 4 + 10 * n / most;
@@ -277,18 +343,64 @@ function drawTimeline(s, related) {
         bin.append(svg("title", {}, n + " events"));
         g.append(bin);
       }
-      for (const m of lane.marks) if (m[0] === "violation" || related.has(m[3])) drawMark(g, m, x, y, related);
+      for (const m of marks) if (m[0] === "violation" || related.has(m[3])) drawMark(g, m, x, y, related);
     } else {
-      for (const m of lane.marks) drawMark(g, m, x, y, related);
+      for (const m of marks) drawMark(g, m, x, y, related);
     }
     root.append(g);
   });
-  if (s.cut !== null) {
+  if (s.cut !== null && s.cut >= lo && s.cut <= hi) {
     root.append(svg("line", {class: "cut", x1: x(s.cut), x2: x(s.cut), y1: top - 8, y2: height - 16}));
     root.lastChild.append(svg("title", {}, "fork cut: events before it are inherited (seedLength " + s.seed + ")"));
   }
   holder.replaceChildren(root);
 }
+const STEPS = [1000, 5000, 15000, 60000, 300000, 900000, 3600000, 10800000, 21600000, 43200000, 86400000,
+  604800000, 2592000000, 7776000000, 31536000000];
+function tickStep(span) {  // the smallest step that gives at most 8 ticks
+  return STEPS.find(s => span / s <= 8) || STEPS[STEPS.length - 1];
+}
+function tickText(t, step) {
+  const text = iso(t);
+  if (step >= 86400000) return text.slice(0, 10);
+  if (step >= 60000) return text.slice(5, 16).replace("T", " ");
+  return text.slice(11, 19);
+}
+function brush(root, x, lo, hi, label, width, height) {  // drag to zoom into a time range
+  let start = null, box = null;
+  const at = e => {
+    const r = root.getBoundingClientRect();
+    return Math.min(width - 10, Math.max(label, (e.clientX - r.left) * width / r.width));
+  };
+  root.addEventListener("mousedown", e => {
+    start = at(e);
+    box = svg("rect", {class: "brush", x: start, y: 0, width: 0, height: height});
+    root.append(box);
+  });
+  root.addEventListener("mousemove", e => {
+    if (start === null) return;
+    const now = at(e);
+    box.setAttribute("x", Math.min(start, now));
+    box.setAttribute("width", Math.abs(now - start));
+  });
+  root.addEventListener("mouseup", e => {
+    if (start === null) return;
+    const a = Math.min(start, at(e)), b = Math.max(start, at(e));
+    start = null;
+    box.remove();
+    if (b - a < 4) return;
+    const t = px => lo + (px - label) / (width - label - 10) * (hi - lo);
+    current.range = [t(a), t(b)];
+    drawTimeline(current.session, current.related);
+  });
+  root.addEventListener("dblclick", resetZoom);
+}
+function resetZoom() {
+  if (!current || !current.range) return;
+  current.range = null;
+  drawTimeline(current.session, current.related);
+}
+document.getElementById("zoom-reset").addEventListener("click", resetZoom);
 function drawMark(g, m, x, y, related) {
   const cls = "mark " + m[0] + (related.has(m[3]) ? " related" : "");
   const attrs = {class: cls, "data-line": m[2], "data-index": m[3]};
