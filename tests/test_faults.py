@@ -360,3 +360,24 @@ def test_records_longer_than_duckdbs_default_line_replay_whole(size: int, where:
     assert done.returncode == 0, done.stderr
     asked = _run("sql", str(db), "SELECT max(length(record)) AS n FROM records", "--format", "csv")
     assert asked.stdout.split() == ["n", str(len(json.dumps(big)))]
+
+
+def test_a_closed_pipe_ends_every_command_alike(tmp_path: Path) -> None:
+    """`| head -1`: each command stops quietly with its own status (sql and simulate exited 1,
+    which reads as "corrupt"), never a BrokenPipeError traceback."""
+    import shlex
+
+    db = tmp_path / "x.duckdb"
+    assert _run("replay", str(SESSIONS), "--db", str(db)).returncode == 1
+    scenario = sorted((SESSIONS.parent / "scenarios").glob("*.json"))[0]
+    cases = {
+        f"sql {db} 'SELECT * FROM range(300000)'": 0,
+        f"simulate {scenario}": 0,
+        f"verify {SESSIONS} {SESSIONS}": 1,  # the verdicts' status: corrupt logs among them
+        f"inspect {db}": 0,
+    }
+    for args, status in cases.items():
+        command = f"set -o pipefail; {shlex.quote(str(SCHEDLOG))} {args} | head -c 10 > /dev/null"
+        done = subprocess.run(["bash", "-c", command], capture_output=True, text=True)
+        assert done.returncode == status, (args, done.stderr)
+        assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr, args

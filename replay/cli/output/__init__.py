@@ -8,6 +8,7 @@ a piece at a time, and `emit` writes the pieces as they come, so a large result 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable, Iterable
 from enum import StrEnum
@@ -97,11 +98,25 @@ def emit(pieces: Iterable[str], size: int = 1 << 20) -> None:
     escape what would reach a terminal)."""
     chunk: list[str] = []
     held = 0
-    for piece in pieces:
-        chunk.append(piece)
-        held += len(piece)
-        if held >= size:
-            click.echo("".join(chunk), nl=False, color=True)
-            chunk.clear()
-            held = 0
-    click.echo("".join(chunk), nl=False, color=True)
+    try:
+        for piece in pieces:
+            chunk.append(piece)
+            held += len(piece)
+            if held >= size:
+                click.echo("".join(chunk), nl=False, color=True)
+                chunk.clear()
+                held = 0
+        click.echo("".join(chunk), nl=False, color=True)
+    except BrokenPipeError:  # the reader stopped (`| head`): no more output, the command's own status
+        stdout_to_devnull()
+
+
+def stdout_to_devnull() -> None:
+    """Point standard output at /dev/null: what is still buffered, and the exit's final flush,
+    go nowhere instead of failing again (a BrokenPipeError at exit would print and exit 120)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no real file descriptor behind standard output
+        pass
