@@ -104,3 +104,20 @@ def test_the_fleet_snippet_runs_as_written(tmp_path: Path) -> None:
         done = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True, text=True)
         assert done.returncode in (0, 1), (command, done.stdout, done.stderr)
     assert "corrupt" in done.stdout and "ok" in done.stdout  # the overview's table
+
+
+PYTHON_SNIPPETS = re.findall(r"```python\n(.*?)```", README, re.S)
+
+
+@pytest.mark.parametrize("snippet", PYTHON_SNIPPETS, ids=[f"python-{n}" for n in range(len(PYTHON_SNIPPETS))])
+def test_every_python_snippet_runs_as_written(snippet: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each Python block of the README runs as written, in a folder holding `logs/` (the bundled
+    sessions) and `fixtures/`; a block that defines a test has it run."""
+    (tmp_path / "logs").symlink_to(ROOT / "fixtures" / "sessions")
+    (tmp_path / "fixtures").symlink_to(ROOT / "fixtures")
+    monkeypatch.chdir(tmp_path)
+    namespace: dict[str, object] = {"__name__": "readme_snippet"}
+    exec(compile(snippet, "README.md", "exec"), namespace)
+    for name, value in namespace.items():
+        if name.startswith("test_") and callable(value):
+            value()
