@@ -4,6 +4,7 @@ change, and JSON numbers of any length read as `JSON.parse` reads them (a double
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import duckdb
@@ -252,11 +253,7 @@ def test_a_file_truncated_while_it_is_read_is_unreadable_not_a_crash(
     path.write_bytes(data)
     monkeypatch.setattr(bytesource, "READ_CHUNK", 4096)
     log_file = SessionLog(str(path))
-    entries = log_file.entries()
-    next(entries)
-    with open(path, "r+b") as f:
-        f.truncate(len(data) // 3)
-    list(entries)
+    _cut_while_reading(log_file.entries(), path, len(data) // 3)
     assert log_file.unreadable
     (finding,) = [f for f in log_file.findings if f.code == "format.unreadable"]
     assert f"shrank from {len(data):,} to " in finding.message
@@ -276,17 +273,21 @@ def test_a_zstd_file_truncated_while_it_is_read_is_unreadable(tmp_path: Path, mo
     monkeypatch.setattr(bytesource, "READ_CHUNK", 64)
     source = bytesource.load(str(path))
     assert isinstance(source, bytesource.FileSource)
-    pieces = source.pieces()
-    next(pieces)
-    with open(path, "r+b") as f:
-        f.truncate(len(data) // 2)
-    list(pieces)
+    _cut_while_reading(source.pieces(), path, len(data) // 2)
     assert source.shrunk
     source.close()
     monkeypatch.setattr(bytesource, "load", lambda _path: _shrinking(str(path), len(data)))
     report = verify_path(str(path))
     assert report.verdict == "unreadable"
     assert "shrank" in report.to_json()["formatFindings"][0]["message"]
+
+
+def _cut_while_reading(reading: Iterator[object], path: Path, size: int) -> None:
+    """Start `reading`, cut the file at `path` to `size` bytes, then read on to the end."""
+    next(reading)
+    with open(path, "r+b") as f:
+        f.truncate(size)
+    list(reading)
 
 
 def _shrinking(path: str, size: int) -> object:
