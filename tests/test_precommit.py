@@ -82,8 +82,8 @@ def test_the_readme_snippet_names_a_tag_of_this_repository() -> None:
     rev = re.search(r"^\s+rev: (\S+)$", (ROOT / "README.md").read_text(), re.M)
     assert rev is not None
     tags = subprocess.run(["git", "tag", "--list"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
-    if not tags and (ROOT / ".git" / "shallow").exists():
-        pytest.skip("a shallow clone without tags")
+    if not tags:
+        pytest.skip("a clone without tags (git clone --no-tags, a shallow CI checkout, a pull from a path)")
     assert rev.group(1) in tags, (rev.group(1), tags)
     version = re.search(r'^version = "([^"]+)"', (ROOT / "pyproject.toml").read_text(), re.M)
     assert version is not None and rev.group(1) == f"v{version.group(1)}"
