@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from invariant.schemas import ID_PREFIX, documents
-from replay.atomic import write_atomic
+from replay.atomic import folder_of, write_atomic
 
 
 def render(document: dict[str, object]) -> bytes:
@@ -21,8 +21,10 @@ def write_schemas(out: Path) -> tuple[list[Path], list[Path]]:
     one, say): regenerating makes the folder pass the check. (written, removed)."""
     written = []
     expected = documents()
+    folder_of(out)  # the folder --out names is made, and the schemas' own folders in it; never its parents
     for name, document in expected.items():
         path = out / name
+        path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(path, render(document))
         written.append(path)
     removed = _not_generated(out, expected)
