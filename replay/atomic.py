@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+import shutil
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
@@ -45,6 +46,18 @@ def folder_of(path: Path) -> Path:
             errno.ENOENT, f"its folder {folder} does not exist (schedlog creates no folders)", str(path)
         )
     return folder
+
+
+def replace_folder(fresh: Path, target: Path) -> None:
+    """Put the folder `fresh` (made beside `target`) in `target`'s place: an earlier folder there
+    is renamed aside first, then removed, so that a reader never meets a half-written one."""
+    old = None
+    if target.exists():
+        old = target.with_name(f".{target.name}.old-{os.getpid()}")
+        target.rename(old)
+    fresh.rename(target)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def write_atomic(path: Path, data: bytes) -> None:

@@ -308,15 +308,10 @@ def _at_pointer(value: object, pointer: str) -> object:
     return value
 
 
-def deepjson_ascii(value: object) -> str:
-    """JSON text of a (bounded) value, ASCII only."""
-    return json.dumps(value, ensure_ascii=True)
-
-
 def _value_text(value: object, limit: int = 120) -> str:
     """A value as JSON with every non-ASCII character escaped (a no-break space shows as \u00a0,
     not as an invisible space), cut to `limit` characters."""
-    text = deepjson_ascii(echoed(value))
+    text = json.dumps(echoed(value), ensure_ascii=True)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 

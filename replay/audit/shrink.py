@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from invariant.jsvalue import js_compact_json
+from invariant.jsvalue import JS_WHITESPACE, js_compact_json
 from replay.audit.verify import SessionReport, Verdict, verify_bytes
 from replay.logs.findings import Severity
 from replay.logs.jsonline import JsonLineError, parse_header_line, parse_json_line
@@ -32,11 +32,6 @@ STRUCTURAL_KEYS = frozenset(
     }
 )  # fmt: skip
 """Keys whose string values a rule reads as structure: never redacted."""
-JS_WHITESPACE = frozenset(
-    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-    "\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
-"""What JavaScript's trim() removes."""
 
 
 @dataclass(frozen=True)

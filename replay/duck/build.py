@@ -21,7 +21,7 @@ from typing import IO
 
 import duckdb
 
-from replay.atomic import folder_of
+from replay.atomic import folder_of, replace_folder
 from replay.audit.fanout import Group, group_bytes, grouped, in_processes
 from replay.audit.hoststore import cross_checked
 from replay.audit.verify import SessionReport, store_report
@@ -493,13 +493,7 @@ def _parquet(con: duckdb.DuckDBPyConnection, target: Path) -> None:
                 con.execute(f"COPY (SELECT * FROM {table}) TO '{out}' (FORMAT parquet, PARTITION_BY (session_key))")
             else:
                 con.execute(f"COPY (SELECT * FROM {table}) TO '{out}.parquet' (FORMAT parquet)")
-        old = None
-        if target.exists():
-            old = target.with_name(f".{target.name}.old-{os.getpid()}")
-            target.rename(old)
-        fresh.rename(target)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
+        replace_folder(fresh, target)
     except BaseException:
         shutil.rmtree(fresh, ignore_errors=True)
         raise

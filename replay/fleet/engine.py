@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from replay.atomic import folder_of
+from replay.atomic import folder_of, replace_folder
 from replay.audit.fanout import grouped
 from replay.audit.hoststore import cross_checked
 from replay.audit.verify import SessionReport, store_report, verify_bytes, verify_path
@@ -141,7 +141,7 @@ def run_fleet(
     fresh = Path(tempfile.mkdtemp(prefix=f".{out.name}.fleet-", dir=folder_of(out)))
     try:
         run = _run_into(paths, fresh, reading, workers, scheduler, group, delay, started, progress)
-        _swap(fresh, out)
+        replace_folder(fresh, out)
     finally:
         shutil.rmtree(fresh, ignore_errors=True)
     return run
@@ -156,17 +156,6 @@ def _not_parts(out: Path) -> list[str]:
         return sorted(entry.name for entry in os.scandir(out) if not PART.fullmatch(entry.name))
     except FileNotFoundError:
         return []
-
-
-def _swap(fresh: Path, out: Path) -> None:
-    """Put the folder `fresh` in place of `out` (which holds only an earlier run's parts)."""
-    if out.exists():
-        old = out.with_name(f".{out.name}.old-{os.getpid()}")
-        os.rename(out, old)
-        os.rename(fresh, out)
-        shutil.rmtree(old, ignore_errors=True)
-    else:
-        os.rename(fresh, out)
 
 
 def _run_into(

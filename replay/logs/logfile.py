@@ -139,12 +139,9 @@ def _utf8(line: bytes) -> bytes | None:
 def _ends_turn(line: bytes, deep: Deep) -> bool:
     """Whether a line's JSON value is a `turn/end` event (what still matters past the defect)."""
     try:
-        value = decode_json(line)
-    except (msgspec.MsgspecError, RecursionError):
-        try:
-            value = parse_json_line(line, deep)
-        except JsonLineError:
-            return False
+        value = parse_json_line(line, deep)  # (msgspec first, as every line)
+    except JsonLineError:
+        return False
     return type(value) is dict and value.get("type") == TURN_END
 
 
@@ -506,10 +503,9 @@ class SessionLog:
     # --- the lines after the header: the exact path and the fast one ----------------------------
 
     def _run(self, lines: list[bytes], before: int) -> Iterator[Entry]:
-        """The entries of complete `lines`, the first being line `before + 1`. Where only
-        schedule changes are asked for and nobody hears the other records, the lines are
-        decoded fast (fastruns.py), and what the fast decoder refuses is read exactly; else
-        line by line."""
+        """The entries of complete `lines`, the first being line `before + 1`. Lenient mode skips
+        blank lines (empty, or ASCII whitespace only: what `bytes.strip` empties), here, and only
+        here: the other lines go on to `_lines`."""
         if self.reading.mode is Mode.LENIENT and not all(map(bytes.strip, lines)):  # a blank line (found in C)
             filled = compress(range(len(lines)), lines)  # not empty (truth, the cheaper test), then
             kept = list(compress(filled, map(bytes.strip, compress(lines, lines)))) if any(lines) else []
@@ -518,15 +514,17 @@ class SessionLog:
             yield from self._lines(lines, before)
 
     def _lines(self, lines: list[bytes], before: int) -> Iterator[Entry]:
-        """`_run` of lines none of which lenient mode skips."""
+        """The entries of lines none of which lenient mode skips. Where only schedule changes
+        are asked for and nobody hears the other records, the lines are decoded fast
+        (fastruns.py), and what the fast decoder refuses is read exactly; else line by line."""
         if self.fast and self._schedule_only and self._others is None:
             yield from self._fast(lines, before)
         else:
             yield from self._exact(lines, before)
 
     def _without_blank_lines(self, lines: list[bytes], kept: list[int], before: int) -> Iterator[Entry]:
-        """Lenient mode skips blank lines (`_skips`: empty, or ASCII whitespace only): the runs of
-        the others (`kept`, by index) are read as `_run` reads them, each at its own line number.
+        """Lenient mode skips blank lines (`_run`): the runs of the others (`kept`, by index) are
+        read as `_lines` reads them, each at its own line number.
         A flood of blank lines costs what their count does, not a decode each."""
         start = 0
         while start < len(kept):
@@ -566,10 +564,6 @@ class SessionLog:
                         return
                     at = text.find(needle, end)
 
-    def _skips(self, line: bytes) -> bool:
-        """A blank line, which the lenient reader skips (the strict one refuses it)."""
-        return self.reading.mode is Mode.LENIENT and (not line or line.isspace())
-
     def _record(self, line_no: int, raw: bytes) -> Entry | None:
         """The exact path: one line decoded into JSON values, the scan's verdict on it, and the
         judgement of a committed event (envelope, load checks), as the reference reads it."""
@@ -577,8 +571,6 @@ class SessionLog:
         try:
             value = decode_json(raw)
         except (msgspec.MsgspecError, RecursionError):
-            if self._skips(raw):
-                return None
             try:
                 value = parse_json_line(raw, self.charge_deep)
             except JsonLineError as err:
@@ -632,11 +624,9 @@ class SessionLog:
             if self._scan.defect is not None:
                 self._past_defect(lines[at:], before + at)
                 return
-            if records[at] is None:  # refused by the decoder: read exactly (a lenient blank line skipped)
-                line = lines[at]
-                if not self._skips(line):
-                    learn(line)
-                    yield from self._exact(lines[at : at + 1], before + at)
+            if records[at] is None:  # refused by the decoder: read exactly
+                learn(lines[at])
+                yield from self._exact(lines[at : at + 1], before + at)
                 at += 1
                 continue
             try:
