@@ -58,18 +58,6 @@ def test_each_transcript_fixture_has_its_findings_and_keeps_its_verdict(name: st
     assert report.verdict == "ok" and all(f.line is not None for f in found)
 
 
-def test_the_readme_shows_a_transcript_finding() -> None:
-    from click.testing import CliRunner
-
-    from replay.cli import main
-
-    readme = (ROOT / "README.md").read_text()
-    block = readme.split("$ schedlog verify fixtures/host/transcripts/call-delete-with-patch.session.v4.jsonl\n")[1]
-    shown = block.split("```")[0]
-    out = CliRunner().invoke(main, ["verify", "fixtures/host/transcripts/call-delete-with-patch.session.v4.jsonl"])
-    assert out.output == shown
-
-
 def test_the_bundled_session_fixtures_have_consistent_transcripts() -> None:
     """The session-local calls of the bundled logs are judged without a finding on a valid log."""
     for path in sorted((ROOT / "fixtures" / "sessions" / "valid").iterdir()):
