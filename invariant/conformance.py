@@ -25,7 +25,7 @@ from .instant import parse_instant
 from .live import check_candidate, resolve_cron, resolve_every
 from .presentation import present
 from .profiles import PROFILES, Profile
-from .toolshapes import create_args_problems
+from .tools.local import create_args_problems
 from .view import schedule_view
 from .zones import canonical_zone
 

@@ -33,8 +33,7 @@ from .shapes import (
     ObjectShape,
     create_shape,
 )
-from .surfacenames import HOST, SEED
-from .toolshapes import (
+from .tools.local import (
     AT_LOCAL,
     CREATE_ARGS,
     DELETE_ARGS,
@@ -44,8 +43,9 @@ from .toolshapes import (
     NOT_FOUND,
     VIEW_SHAPES,
 )
-from .toolsurface import shapes_in
-from .toolsurfaces import SURFACES
+from .tools.model import shapes_in
+from .tools.names import HOST, SEED
+from .tools.surfaces import SURFACES
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 ID_PREFIX = "urn:schedlog:schema:"

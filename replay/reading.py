@@ -7,7 +7,7 @@ from enum import StrEnum
 
 from invariant.profiles import Profile, get_profile
 from invariant.retention import NO_RETENTION, Retention
-from invariant.surfacenames import SURFACE_NAMES
+from invariant.tools.names import SURFACE_NAMES
 
 AUTO = "auto"
 """The profile name that asks for each session's own profile, as its evidence shows."""
@@ -44,7 +44,7 @@ class Reading:
     """The deployment's delivery-history bounds, when given (`verify --delivery-history-*`)."""
     tool_surface: str | None = None
     """The tool surface every `schedule_*` call is judged against (`verify --tool-surface`);
-    None: the one each session's own calls point to (invariant.transcripts)."""
+    None: the one each session's own calls point to (invariant.tools.judge)."""
 
     def __post_init__(self) -> None:
         if self.profile is not None and not isinstance(self.profile, Profile):

@@ -16,7 +16,7 @@ from invariant.detect import CLUE_TYPES, NEEDLES
 from invariant.jsvalue import MAX_SAFE_INTEGER
 from invariant.logshapes import EVENT_SHAPES
 from invariant.shapes import object_problems
-from invariant.transcripts import result_call_id, schedule_call
+from invariant.tools.judge import result_call_id, schedule_call
 from replay.audit.telling import TellingEvents
 from replay.logs import bytesource, zstdframes
 from replay.logs.discover import discover

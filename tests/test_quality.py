@@ -217,7 +217,7 @@ READER_LAYERS = {
     "replay.logs.logfile": 3,
 }
 """The reader's layers, bytes up to the reader: each imports only layers below it."""
-JUDGES_VOCABULARY = {"invariant.detect", "invariant.transcripts", "replay.audit"}
+JUDGES_VOCABULARY = {"invariant.detect", "invariant.tools.judge", "replay.audit"}
 
 
 @pytest.mark.parametrize("module", sorted(READER_LAYERS))

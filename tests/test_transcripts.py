@@ -31,8 +31,9 @@ from invariant.hostcron import parse_host_cron
 from invariant.hoststore import RECORD_SHAPES
 from invariant.rrule import RruleError, parse_rrule
 from invariant.shapes import object_problems
-from invariant.toolsurfaces import HOST, LOCAL, SEED, SURFACES
-from invariant.transcripts import MODEL_RULES, NO_RESULT, ToolUse, Unparsed, judge_use, judge_uses
+from invariant.tools.judge import MODEL_RULES, NO_RESULT, ToolUse, Unparsed, judge_use, judge_uses
+from invariant.tools.names import HOST, LOCAL, SEED
+from invariant.tools.surfaces import SURFACES
 from replay.audit.transcript import parse_json_text
 from replay.audit.verify import verify_bytes, verify_path
 
@@ -428,7 +429,7 @@ def test_the_argument_schemas_accept_exactly_what_the_checks_accept(case: tuple[
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mutated(RESULTS))
 def test_the_result_schemas_accept_exactly_what_the_checks_accept(case: tuple[tuple[str, str], object]) -> None:
-    from invariant.transcripts import closest_problem
+    from invariant.tools.judge import closest_problem
 
     (surface, name), value = case
     tool = SURFACES[surface][name]

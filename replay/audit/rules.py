@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from invariant.reminders import RULES as DELIVERY_RULES
-from invariant.transcripts import RULES
+from invariant.tools.judge import RULES
 
 
 class Rule(NamedTuple):

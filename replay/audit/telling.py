@@ -1,6 +1,6 @@
 """The events the judge asks the reader for beside the schedule changes (a `logfile.Selector`):
 those that may bear profile clues (invariant.detect) and the `schedule_*` tool calls with their
-results (invariant.transcripts). Asked by bytes first: most events of these types are about
+results (invariant.tools.judge). Asked by bytes first: most events of these types are about
 something else, and their data is never decoded."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass, field
 
 from invariant.detect import CLUE_TYPES, NEEDLES, REQUEST_HEADER
-from invariant.transcripts import TOOL_CALL, TOOL_TYPES, result_call_id, schedule_call
+from invariant.tools.judge import TOOL_CALL, TOOL_TYPES, result_call_id, schedule_call
 
 # `_bears_clues` scans for `schedule`/`SCHEDULE` before the needles themselves
 assert all(b"schedule" in needle or b"SCHEDULE" in needle for needle in NEEDLES)

@@ -1,11 +1,10 @@
 """The `schedule_*` tool transcript of a session: its calls and results, gathered as the log
-is read, judged by invariant.transcripts."""
+is read, judged by invariant.tools.judge."""
 
 from __future__ import annotations
 
 from invariant.jsvalue import safe_integer
-from invariant.surfacenames import LOCAL
-from invariant.transcripts import (
+from invariant.tools.judge import (
     TOOL_CALL,
     ToolUse,
     Unparsed,
@@ -14,6 +13,7 @@ from invariant.transcripts import (
     result_text,
     schedule_call,
 )
+from invariant.tools.names import LOCAL
 from replay.logs.findings import Finding, Severity
 from replay.logs.jsonline import Deep, JsonLineError
 from replay.logs.jsonline import parse_json_text as parse_text

@@ -36,7 +36,7 @@ from invariant.ledger import LedgerRow, ledger, owned_from
 from invariant.logshapes import file_version
 from invariant.profiles import Profile, get_profile
 from invariant.reminders import ReminderMessage, delivery_findings, reminder_messages
-from invariant.transcripts import TOOL_TYPES
+from invariant.tools.judge import TOOL_TYPES
 from replay.audit.fanout import Group, group_bytes, grouped, in_processes
 from replay.audit.telling import TellingEvents
 from replay.audit.transcript import Transcript

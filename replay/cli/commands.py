@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 import click
 
 from invariant.profiles import PROFILES
-from invariant.surfacenames import SURFACE_NAMES
+from invariant.tools.names import SURFACE_NAMES
 from replay.cli.output import (
     CONFORM_FORMATS,
     REPORT_FORMATS,

@@ -29,7 +29,7 @@ from invariant.instant import gate_instant
 from invariant.jsvalue import is_trimmed_nonempty
 from invariant.profiles import Profile
 from invariant.shapes import object_problems
-from invariant.toolshapes import DELETE_ARGS, LIST_ARGS, create_args_problems
+from invariant.tools.local import DELETE_ARGS, LIST_ARGS, create_args_problems
 from invariant.zones import resolve_zone
 from replay.sim.host import AppendRejected, Host
 

@@ -1,9 +1,9 @@
 """What a tool surface is: each tool's declared parameters, the values it may return, its
 declared error codes, and the checks its body makes before the service runs.
 
-A logged `schedule_*` call is judged against a `Tool` (transcripts.py); the three surfaces
-(the session-local tools of owner.md, the shipped Host 1.0 tools, seed 002's design) are built
-from these parts in `toolsurfaces.py`.
+A logged `schedule_*` call is judged against a `Tool` (judge.py); the three surfaces (the
+session-local tools of owner.md in local.py, the shipped Host 1.0 tools in host.py, seed 002's
+design in seed.py) are built from these parts.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
-from .jsvalue import js_length, js_trim, safe_integer, shown
-from .shapes import ArrayOf, Const, Enum, Field, Nested, ObjectShape, OneOf, Spec, Text
+from ..jsvalue import MAX_SAFE_INTEGER, js_length, js_trim, safe_integer, shown
+from ..shapes import ArrayOf, Const, Enum, Field, Nested, ObjectShape, OneOf, SafeInt, Spec, Text
 
 Refused = tuple[str, str]
 """The error code a tool's own checks return, and why."""
@@ -140,3 +140,29 @@ def shapes_in(spec: Spec | ObjectShape) -> Iterator[ObjectShape]:
             yield from walk(s.item)
 
     yield from walk(spec)
+
+
+INTEGER = SafeInt(-MAX_SAFE_INTEGER)
+"""An output schema's `integer` (the values a tool renders are safe)."""
+
+
+def closed(name: str, title: str, meaning: str, *fields: tuple[str, Spec, str]) -> ObjectShape:
+    """A closed object of tool fields, each given as (name, spec, meaning)."""
+    return ObjectShape(name, title, meaning, tuple(field(n, s, m) for n, s, m in fields))
+
+
+BLANK_PROMPT = ("invalid_prompt", "the prompt is empty after trimming")
+
+
+def id_refusal(args: Mapping[str, object]) -> Refused | None:
+    """An id must be non-empty with no surrounding whitespace (checked before anything else)."""
+    if untrimmed_id(args.get("id")):
+        return "invalid_rule", f"the id {shown(args.get('id'))} is empty or padded"
+    return None
+
+
+def echo(args: Mapping[str, object], value: object) -> str | None:
+    """The value names the id the call gave."""
+    if isinstance(value, dict) and "id" in value and "id" in args and value["id"] != args["id"]:
+        return f"the value's id {value['id']!r} is not the id called with, {args['id']!r}"
+    return None

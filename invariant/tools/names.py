@@ -1,4 +1,4 @@
-"""The names of the three tool surfaces (toolsurfaces.py builds them from these), light enough
+"""The names of the three tool surfaces (the surfaces of local.py, host.py and seed.py carry them), light enough
 for a command line to offer as choices without building the surfaces."""
 
 from __future__ import annotations

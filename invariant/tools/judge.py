@@ -19,11 +19,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from .jsvalue import shown
-from .shapes import Nested, ObjectShape, OneOf, Reject, Spec, object_problems
-from .surfacenames import HOST, LOCAL, SEED
-from .toolsurface import Tool
-from .toolsurfaces import SURFACES, TARGETS
+from ..jsvalue import shown
+from ..shapes import Nested, ObjectShape, OneOf, Reject, Spec, object_problems
+from .model import Tool
+from .names import HOST, LOCAL, SEED
+from .seed import TARGETS
+from .surfaces import SURFACES
 
 SCHEDULE_TOOL_PREFIX = "schedule_"
 RULES = {
