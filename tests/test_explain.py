@@ -152,3 +152,32 @@ def test_a_format_refusal_says_whether_the_lenient_reader_takes_the_log(tmp_path
     assert lines[-1] == "With --mode lenient (the fixture reader's rules) it is ok: only the strict reader refuses it."
     _, gap = explain_path(str(ROOT / "fixtures" / "sessions" / "corrupt" / "seq-gap.session.jsonl"))
     assert gap[-1] == "With --mode lenient (the fixture reader's rules) it is corrupt too (format.seq-gap)."
+
+
+def test_the_story_is_told_from_the_judgement_without_folding_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """explain feeds the fold exactly as verify does (judge_log's steps and state are the story's),
+    and the state before the violating event names the ids active there."""
+    from invariant.folding import Folder
+    from replay.audit.verify import verify_path
+
+    from .test_related import change, create
+
+    events = [create(0, "a"), create(1, "b"), change(2, {"operation": "delete", "id": "a"})]
+    events.append(change(3, {"operation": "delete", "id": "a"}))
+    path = write_session(tmp_path / "s.session.jsonl", events, header("s"))
+    fed = {"count": 0}
+    feed = Folder.feed
+
+    def counted(self: Folder, event: object) -> object:
+        fed["count"] += 1
+        return feed(self, event)
+
+    monkeypatch.setattr(Folder, "feed", counted)
+    verify_path(str(path))
+    by_verify, fed["count"] = fed["count"], 0
+    report, told = explain_path(str(path))
+    assert report.violation is not None and report.violation.rule == "fold.delete.inactive"
+    assert fed["count"] == by_verify > 0
+    assert "a delete of an active id; active at that point: 'b'." in "\n".join(told)

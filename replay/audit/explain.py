@@ -4,9 +4,9 @@ For a corrupt session: the broken rule in one sentence, the history of the sched
 (creates, dispatches with their instants, the recurring batches and the gate window each
 opens, a recurring record's next intended occurrences), the offending event, its related
 events, and what would have been valid instead. For a valid session: each schedule's life in
-a line. Built in one reading of the log (`judge_log`: the report and every schedule change),
-the changes folded again up to the violation, so the story states exactly what the fold knew
-there.
+a line. Built in one reading of the log (`judge_log`: the report and the judgement behind it),
+from the fold's own steps (the ledger) and its state before the violating event: nothing is
+folded again, so the story states exactly what the fold knew there.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from invariant.changes import (
 )
 from invariant.cron import parse_cron
 from invariant.errors import ScheduleLogError
-from invariant.folding import SHAPES_FOR_KIND, Folder
+from invariant.folding import SHAPES_FOR_KIND, Folded
 from invariant.ids import allocate_id
 from invariant.instant import GATE_MS, MAX_MS, format_instant, parse_instant
 from invariant.jsvalue import echoed, js_compact_json
@@ -37,7 +37,7 @@ from invariant.occurrences import next_occurrence
 from invariant.profiles import Profile, get_profile
 from invariant.zones import load_zone
 from replay.audit.rules import describe
-from replay.audit.verify import SessionReport, Verdict, Violation, judge_log, verify_path
+from replay.audit.verify import Judgement, SessionReport, Verdict, Violation, judge_log, verify_path
 from replay.logs.logfile import Entry, SessionLog
 from replay.reading import DEFAULT_READING, Mode, Reading
 
@@ -63,7 +63,8 @@ class Replayed:
     lives: dict[str, Life] = field(default_factory=dict)
     batches: list[tuple[str, int | None, list[str]]] = field(default_factory=list)
     """The recurring batches before the stop (invariant.ledger): acceptedAt, first line, ids."""
-    folder: Folder | None = None
+    state: Folded | None = None
+    """The fold's state before the violating event (judge's `Judgement.state`)."""
     offending: tuple[Entry, Change | None] | None = None
 
 
@@ -72,23 +73,18 @@ def _ms_text(ms: int) -> str:
 
 
 def _replay(
-    changes: Sequence[Entry], rows: Sequence[LedgerRow], seed: object, profile: Profile, stop: int | None
+    changes: Sequence[Entry], rows: Sequence[LedgerRow], state: Folded | None, profile: Profile, stop: int | None
 ) -> Replayed:
-    """Fold the changes before event `stop` (all when None), keeping each id's history; the
-    recurring batches are the ledger's `rows`."""
-    out = Replayed()
+    """Each id's history from the fold's steps before event `stop` (all when None), and the
+    recurring batches, both as the ledger's `rows` hold them: nothing is folded again."""
+    out = Replayed(state=state)
     for _, accepted, members in batches(rows):
         if stop is None or members[0].index < stop:
             ids = [
                 m.step.change.id for m in members if m.step is not None and isinstance(m.step.change, DispatchChange)
             ]
             out.batches.append((accepted, members[0].line, ids))
-    try:
-        folder = Folder(seed, profile)
-    except ScheduleLogError:
-        return out
-    out.folder = folder
-    for entry in changes:
+    for entry, row in zip(changes, rows, strict=True):
         if stop is not None and entry.event_index >= stop:
             if entry.event_index == stop:
                 assert entry.event is not None
@@ -97,8 +93,7 @@ def _replay(
                 except ScheduleLogError:
                     out.offending = (entry, None)
             break
-        folder.skip(entry.event_index - folder.count)
-        step = folder.feed(entry.event)
+        step = row.step
         if step is None:  # the inherited prefix
             continue
         change = step.change
@@ -181,7 +176,7 @@ def _valid_instead(v: Violation, replayed: Replayed) -> list[str]:
     """What would have been valid in place of the offending event (empty when nothing simple)."""
     offending = replayed.offending
     change = offending[1] if offending else None
-    folder = replayed.folder
+    state = replayed.state
     if v.rule == "fold.gate" and isinstance(change, DispatchChange) and change.accepted_at and replayed.batches:
         last = parse_instant(replayed.batches[-1][0])
         accepted = parse_instant(change.accepted_at)
@@ -204,10 +199,10 @@ def _valid_instead(v: Violation, replayed: Replayed) -> list[str]:
         ]
     if v.rule == "fold.cron.progression" and life is not None and dispatch is not None:
         return _cron_instead(life.record, dispatch)
-    if v.rule == "fold.create.reuse" and folder is not None:
-        return [f"a fresh id: the next one the owner allocates is {allocate_id(folder.snapshot())!r}."]
-    if v.rule.endswith(".inactive") and folder is not None:
-        active = ", ".join(repr(r.id) for r in folder.snapshot().active) or "none"
+    if v.rule == "fold.create.reuse" and state is not None:
+        return [f"a fresh id: the next one the owner allocates is {allocate_id(state)!r}."]
+    if v.rule.endswith(".inactive") and state is not None:
+        active = ", ".join(repr(r.id) for r in state.active) or "none"
         return [f"a {v.rule.split('.')[1]} of an active id; active at that point: {active}."]
     if v.rule == "fold.dispatch.kind-shape" and life is not None:
         shapes = " or ".join(SHAPES_FOR_KIND[life.record.kind])
@@ -241,14 +236,18 @@ def _cron_instead(record: Record, change: DispatchChange) -> list[str]:
     return lines
 
 
-def story(report: SessionReport, changes: Sequence[Entry], rows: Sequence[LedgerRow]) -> list[str]:
-    """The session's story, line by line (not yet made terminal-safe)."""
+def story(report: SessionReport, judgement: Judgement | None) -> list[str]:
+    """The session's story, line by line (not yet made terminal-safe), told from the judgement
+    behind the report (None for an unreadable log)."""
+    changes = [entry for entry, _ in judgement.steps] if judgement is not None else []
+    rows = judgement.ledger if judgement is not None else ()
+    state = judgement.state if judgement is not None else None
     who = f" [{report.session}]" if report.session else ""
     profile = get_profile(report.profile.name if report.profile is not None else "calendar")
     v = report.violation
     if report.verdict is not Verdict.CORRUPT or v is None:
         return _summary(report, changes, rows, profile, who)
-    replayed = _replay(changes, rows, report.seed_length, profile, v.index)
+    replayed = _replay(changes, rows, state, profile, v.index)
     lines = [f"CORRUPT {report.path}{who} (profile {profile.name})", ""]
     lines += [f"Rule {v.rule}: {describe(v.rule).replace('`', '')}."]
     involved: list[str] = []
@@ -349,7 +348,7 @@ def _summary(
             reasons.append(f"  {f.severity}: {f.code}: {with_human_durations(f.message)}")
             reasons.append(f"    ({describe(f.code).replace('`', '')})")
         return [head, *reasons]
-    replayed = _replay(changes, rows, report.seed_length, profile, None)
+    replayed = _replay(changes, rows, None, profile, None)
     lines = [head + f": {report.events} events, {len(replayed.lives)} schedule(s) created in its own part"]
     for life in replayed.lives.values():
         state = life.end or f"active, next target {life.record.scheduled_at}"
@@ -365,8 +364,8 @@ def explain_path(path: str, reading: Reading = DEFAULT_READING) -> tuple[Session
     holds every schedule change."""
     report, judgement = judge_log(SessionLog(path, reading))
     if report.verdict is Verdict.UNREADABLE:
-        return report, story(report, [], ())
-    told = story(report, [entry for entry, _ in judgement.steps], judgement.ledger)
+        return report, story(report, None)
+    told = story(report, judgement)
     if report.verdict is Verdict.CORRUPT and report.violation is None and reading.mode is Mode.STRICT:
         told += _lenient_reading(path, reading)
     return report, told

@@ -303,6 +303,9 @@ class Judgement:
     ledger: tuple[LedgerRow, ...]
     """One row per schedule change, aligned with `steps` (invariant.ledger): what every read
     model reads of a change."""
+    state: Folded | None = None
+    """The fold's state before the violating event (the fold checks before it changes anything),
+    or at the end; None when the seedLength refused the fold."""
 
     @property
     def verdict(self) -> Verdict:
@@ -330,20 +333,25 @@ def judge(
             violation = _violation(err, entry.line, changes)
             steps.append((entry, None))
     if violation is not None:
-        return _judged(None, violation, steps, seed)
+        return _judged(None, violation, steps, seed, folder.snapshot())
     folder.skip(event_count - folder.count)
     try:
-        return _judged(folder.finish(), None, steps, seed)
+        folded = folder.finish()
     except ScheduleLogError as err:
-        return _judged(None, _violation(err, header_line, changes, header_line), steps, seed)
+        return _judged(None, _violation(err, header_line, changes, header_line), steps, seed, folder.snapshot())
+    return _judged(folded, None, steps, seed, folded)
 
 
 def _judged(
-    folded: Folded | None, violation: Violation | None, steps: list[tuple[Entry, Step | None]], seed: object
+    folded: Folded | None,
+    violation: Violation | None,
+    steps: list[tuple[Entry, Step | None]],
+    seed: object,
+    state: Folded | None = None,
 ) -> Judgement:
     stop = None if violation is None else violation.index
     rows = ledger(((e.event_index, e.line, s) for e, s in steps), owned_from(seed), stop)
-    return Judgement(folded, violation, tuple(steps), rows)
+    return Judgement(folded, violation, tuple(steps), rows, state)
 
 
 def _deliveries(judgement: Judgement, seed: object, profile: Profile, messages: list[ReminderMessage]) -> list[Finding]:
