@@ -24,8 +24,10 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from itertools import pairwise
 
+from .findings import Finding, Severity
 from .hostcron import HostCronError, canonical, parse_host_cron
 from .instant import format_instant, parse_instant
 from .jsvalue import is_number, shown
@@ -50,6 +52,8 @@ from .shapes import (
     Spec,
     Text,
     TrimmedText,
+    pointer_to,
+    shape_problems,
 )
 from .zones import load_zone, resolve_zone
 
@@ -281,57 +285,36 @@ TASK = ObjectShape(
 )
 
 
-@dataclass(frozen=True)
-class HostFinding:
-    """A rule the store breaks, where (a JSON pointer into the store) and in which task."""
-
-    rule: str
-    pointer: str
-    task: str | None
-    message: str
-
-    def to_json(self) -> dict[str, object]:
-        return {"rule": self.rule, "pointer": self.pointer, "task": self.task, "message": self.message}
+def host_finding(
+    code: str, pointer: str, task: str | None, message: str, severity: Severity = Severity.ERROR
+) -> Finding:
+    """A rule the store breaks (an error: the Host refuses the store), where (a JSON pointer into
+    the store) and in which task (named first in the message)."""
+    where = f"task {task!r}: " if task is not None else ""
+    return Finding(code, severity, where + message, pointer=pointer)
 
 
-def _escape(key: str) -> str:
-    return key.replace("~", "~0").replace("/", "~1")
+_soft = partial(host_finding, severity=Severity.WARNING)
+"""What host.md §6 lets an auditor add: the Host opens the store all the same."""
+_ignored = partial(host_finding, severity=Severity.INFO)
+"""What the Host reads past without a word."""
 
 
-def _object(value: object, shape: ObjectShape, pointer: str, task: str | None, keys_rule: str) -> Iterator[HostFinding]:
-    """Every way `value` breaks `shape`, nested objects looked into (not summarised)."""
-    if not isinstance(value, dict):
-        yield HostFinding(keys_rule, pointer, task, f"{shape.title} must be an object, got {shown(value)}")
-        return
-    for name in shape.required:
-        if name not in value:
-            yield HostFinding(keys_rule, pointer, task, f"{shape.title} lacks {name}")
-    for key in value:
-        if key not in shape.keys:
-            yield HostFinding(keys_rule, f"{pointer}/{_escape(key)}", task, f"{shape.title} has unexpected key {key}")
-    for f in shape.fields:
-        if f.name not in value or (f.name == "record" and shape is TASK):
-            continue
-        where = f"{pointer}/{f.name}"
-        if isinstance(f.spec, Nested):
-            yield from _object(value[f.name], f.spec.shape, where, task, f.rule + ".keys")
-            continue
-        if isinstance(f.spec, ArrayOf) and isinstance(f.spec.item, Nested) and isinstance(value[f.name], list):
-            for n, item in enumerate(value[f.name]):
-                yield from _object(item, f.spec.item.shape, f"{where}/{n}", task, f.rule + ".keys")
-            continue
-        try:
-            f.spec.check(value[f.name])
-        except Reject as err:
-            yield HostFinding(err.rule or f.rule, where, task, f"{f.name} {err.message}")
+def _object(value: object, shape: ObjectShape, pointer: str, task: str | None, keys_rule: str) -> Iterator[Finding]:
+    """Every way `value` breaks `shape`, nested objects looked into (not summarised); a task's
+    record is left to `_record` (its shape depends on its kind)."""
+    skip = frozenset({"record"}) if shape is TASK else frozenset()
+    for problem in shape_problems(value, shape, pointer, keys_rule, nested=True, skip=skip):
+        said = problem.message if problem.field is not None else f"{problem.shape.title} {problem.message}"
+        yield host_finding(problem.rule, problem.pointer, task, said)
 
 
-def _record(value: object, pointer: str, task: str | None) -> Iterator[HostFinding]:
+def _record(value: object, pointer: str, task: str | None) -> Iterator[Finding]:
     kind = value.get("kind") if isinstance(value, dict) else None
     if not isinstance(value, dict) or type(kind) is not str or kind not in RECORD_SHAPES:
         shown_kind = "missing" if isinstance(value, dict) and "kind" not in value else shown(kind)
         what = f"kind {shown_kind} is not one of {', '.join(RECORD_SHAPES)}" if isinstance(value, dict) else "an object"
-        yield HostFinding(
+        yield host_finding(
             "host.record.kind", pointer + ("/kind" if isinstance(value, dict) else ""), task, f"record {what}"
         )
         return
@@ -342,7 +325,7 @@ def _same_receipt(a: Mapping[str, object], b: Mapping[str, object]) -> bool:
     return all(a.get(k) == b.get(k) for k in ("scheduledAt", "deliveredAt", "messageId"))
 
 
-def _deliveries(task: Mapping[str, object], pointer: str, task_id: str) -> Iterator[HostFinding]:
+def _deliveries(task: Mapping[str, object], pointer: str, task_id: str) -> Iterator[Finding]:
     """History and lastDelivery agree; message ids are unique within the task."""
     history, last = task.get("deliveryHistory"), task.get("lastDelivery")
     records = history.get("records") if isinstance(history, dict) else None
@@ -355,37 +338,37 @@ def _deliveries(task: Mapping[str, object], pointer: str, task_id: str) -> Itera
             if message in seen:
                 where = f"{pointer}/deliveryHistory/records/{n}/messageId"
                 text = f"message id {message!r} repeats record {seen[message]}"
-                yield HostFinding("host.history.duplicate-message", where, task_id, text)
+                yield host_finding("host.history.duplicate-message", where, task_id, text)
             seen.setdefault(message, n)
     if not records:
         if last is not None:
             text = "an empty delivery history has no lastDelivery"
-            yield HostFinding("host.history.last-delivery", f"{pointer}/lastDelivery", task_id, text)
+            yield host_finding("host.history.last-delivery", f"{pointer}/lastDelivery", task_id, text)
         return
     latest = records[-1]
     if isinstance(latest, dict) and (not isinstance(last, dict) or not _same_receipt(latest, last)):
         text = "lastDelivery must equal the latest history record (scheduledAt, deliveredAt, messageId)"
-        yield HostFinding("host.history.last-delivery", f"{pointer}/lastDelivery", task_id, text)
+        yield host_finding("host.history.last-delivery", f"{pointer}/lastDelivery", task_id, text)
 
 
 def _is_date(value: object) -> bool:
     return type(value) is str and re.fullmatch(DATE, value) is not None
 
 
-def _window(task: Mapping[str, object], pointer: str, task_id: str) -> Iterator[HostFinding]:
+def _window(task: Mapping[str, object], pointer: str, task_id: str) -> Iterator[Finding]:
     """A window bounds something: at least one date, and `start` not after `end`."""
     window = task.get("window")
     if not isinstance(window, dict):
         return
     start, end = window.get("start"), window.get("end")
     if "start" not in window and "end" not in window:
-        yield HostFinding("host.window.bounds", f"{pointer}/window", task_id, "a window needs start or end")
+        yield host_finding("host.window.bounds", f"{pointer}/window", task_id, "a window needs start or end")
     elif _is_date(start) and _is_date(end) and str(start) > str(end):  # YYYY-MM-DD compares as text
         text = f"window start {start} is after its end {end}"
-        yield HostFinding("host.window.order", f"{pointer}/window", task_id, text)
+        yield host_finding("host.window.order", f"{pointer}/window", task_id, text)
 
 
-def task_findings(key: str, task: object, pointer: str) -> Iterator[HostFinding]:
+def task_findings(key: str, task: object, pointer: str) -> Iterator[Finding]:
     """Every rule of host.md §2-§4 one task (row `key`) breaks."""
     yield from _object(task, TASK, pointer, key, "host.task.keys")
     if not isinstance(task, dict):
@@ -395,82 +378,82 @@ def task_findings(key: str, task: object, pointer: str) -> Iterator[HostFinding]
         record = task["record"]
         if isinstance(record, dict) and "id" in record and record["id"] != key:
             text = f"row key {key!r} differs from record.id {shown(record['id'])}"
-            yield HostFinding("host.task.key", f"{pointer}/record/id", key, text)
+            yield host_finding("host.task.key", f"{pointer}/record/id", key, text)
     yield from _window(task, pointer, key)
     yield from _deliveries(task, pointer, key)
 
 
-def _header(store: Mapping[str, object]) -> Iterator[HostFinding]:
+def _header(store: Mapping[str, object]) -> Iterator[Finding]:
     """The JSON backend's header checks (host.md §1): `unit` an object naming `schedule` with a
     number for `version` (else a malformed medium), that number 1 (else a version mismatch);
     `tables` an object (an array passes); `tasks`, when present, a plain object."""
     unit = store.get("unit")
     if not isinstance(unit, dict):
-        yield HostFinding("host.store.unit", "/unit", None, f"unit must be an object, got {shown(unit)}")
+        yield host_finding("host.store.unit", "/unit", None, f"unit must be an object, got {shown(unit)}")
     else:
         if unit.get("name") != "schedule":
             text = f"unit.name must be 'schedule', got {shown(unit.get('name'))}"
-            yield HostFinding("host.store.unit", "/unit/name", None, text)
+            yield host_finding("host.store.unit", "/unit/name", None, text)
         version = unit.get("version")
         if not is_number(version):
-            yield HostFinding(
+            yield host_finding(
                 "host.store.unit", "/unit/version", None, f"unit.version must be a number, got {shown(version)}"
             )
         elif version != 1:
             text = f"unit.version is {shown(version)}; this Host reads version 1"
-            yield HostFinding("host.store.version", "/unit/version", None, text)
+            yield host_finding("host.store.version", "/unit/version", None, text)
     tables = store.get("tables")
     if not isinstance(tables, dict | list):
-        yield HostFinding("host.store.tables", "/tables", None, f"tables must be an object, got {shown(tables)}")
+        yield host_finding("host.store.tables", "/tables", None, f"tables must be an object, got {shown(tables)}")
     elif isinstance(tables, dict) and "tasks" in tables and not isinstance(tables["tasks"], dict):
         text = f"tables.tasks must be an object of tasks by id, got {shown(tables['tasks'])}"
-        yield HostFinding("host.store.tables", "/tables/tasks", None, text)
+        yield host_finding("host.store.tables", "/tables/tasks", None, text)
 
 
-def store_findings(store: object) -> list[HostFinding]:
+def store_findings(store: object) -> list[Finding]:
     """Every rule the store breaks (empty: the Host opens it)."""
     if not isinstance(store, dict):
-        return [HostFinding("host.store.json", "", None, f"the store must be a JSON object, got {shown(store)}")]
+        return [host_finding("host.store.json", "", None, f"the store must be a JSON object, got {shown(store)}")]
     found = list(_header(store))
     for key, task in tasks_of(store).items():
-        found.extend(task_findings(key, task, f"/tables/tasks/{_escape(key)}"))
+        found.extend(task_findings(key, task, f"/tables/tasks{pointer_to(key)}"))
     return found
 
 
-def ignored_parts(store: object) -> list[HostFinding]:
+def ignored_parts(store: object) -> list[Finding]:
     """What the Host reads past without a word (host.md §1): top-level keys other than `unit`,
     `global` and `tables`, a `global` that is not null, other `unit` keys, other tables. Worth
     mentioning, never a reason to call the store corrupt."""
     if not isinstance(store, dict):
         return []
     found = [
-        HostFinding("host.store.ignored", f"/{_escape(key)}", None, f"top-level key {key!r} is not read")
+        _ignored("host.store.ignored", pointer_to(key), None, f"top-level key {key!r} is not read")
         for key in store
         if key not in ("unit", "global", "tables")
     ]
     if store.get("global") is not None:
         found.append(
-            HostFinding(
+            _ignored(
                 "host.store.ignored", "/global", None, f"global is {shown(store['global'])}, not null; it is not read"
             )
         )
     unit, tables = store.get("unit"), store.get("tables")
     if isinstance(unit, dict):
         found += [
-            HostFinding("host.store.ignored", f"/unit/{_escape(key)}", None, f"unit key {key!r} is not read")
+            _ignored("host.store.ignored", f"/unit{pointer_to(key)}", None, f"unit key {key!r} is not read")
             for key in unit
             if key not in ("name", "version")
         ]
     if isinstance(tables, dict):
         found += [
-            HostFinding("host.store.ignored", f"/tables/{_escape(key)}", None, f"table {key!r} is not read")
+            _ignored("host.store.ignored", f"/tables{pointer_to(key)}", None, f"table {key!r} is not read")
             for key in tables
             if key != "tasks"
         ]
     elif isinstance(tables, list):
-        found.append(HostFinding("host.store.ignored", "/tables", None, "tables is an array: read as no tasks"))
+        found.append(_ignored("host.store.ignored", "/tables", None, "tables is an array: read as no tasks"))
     if isinstance(tables, dict) and "tasks" not in tables:
-        found.append(HostFinding("host.store.ignored", "/tables", None, "no tasks table: read as no tasks"))
+        found.append(_ignored("host.store.ignored", "/tables", None, "no tasks table: read as no tasks"))
     return found
 
 
@@ -594,32 +577,32 @@ def occurrence_problem(record: Mapping[str, object]) -> str | None:
     return None
 
 
-def soft_findings(store: object, now: int | None = None, retention: Retention = NO_RETENTION) -> list[HostFinding]:
+def soft_findings(store: object, now: int | None = None, retention: Retention = NO_RETENTION) -> list[Finding]:
     """What host.md §6 lets an auditor add, as warnings: a wall-clock `scheduledAt` that is no
     occurrence of its rule, an active task overdue at `now`, deliveries out of order, a history
     beyond the deployment's retention, an inactive one-shot with no delivery."""
-    found: list[HostFinding] = []
+    found: list[Finding] = []
     for key, task in tasks_of(store).items():
         if not isinstance(task, dict) or not isinstance(record := task.get("record"), dict):
             continue
-        pointer = f"/tables/tasks/{_escape(key)}"
+        pointer = f"/tables/tasks{pointer_to(key)}"
         problem = occurrence_problem(record)
         if problem is not None:
-            found.append(HostFinding("host.soft.occurrence", f"{pointer}/record/scheduledAt", key, problem))
+            found.append(_soft("host.soft.occurrence", f"{pointer}/record/scheduledAt", key, problem))
         target = parse_instant(record["scheduledAt"]) if type(record.get("scheduledAt")) is str else None
         active = task.get("status", "active") == "active"
         if now is not None and active and target is not None and target <= now:
             text = f"active and overdue at {format_instant(now)}: scheduledAt {record['scheduledAt']}"
-            found.append(HostFinding("host.soft.overdue", f"{pointer}/record/scheduledAt", key, text))
+            found.append(_soft("host.soft.overdue", f"{pointer}/record/scheduledAt", key, text))
         found.extend(_history_findings(task, pointer, key, retention))
         delivered = isinstance(task.get("lastDelivery"), dict)
         if record.get("kind") in ("after", "at") and task.get("status") == "inactive" and not delivered:
             text = "an inactive one-shot with no delivery (a crash between flush and commit can leave one)"
-            found.append(HostFinding("host.soft.undelivered", f"{pointer}/status", key, text))
+            found.append(_soft("host.soft.undelivered", f"{pointer}/status", key, text))
     return found
 
 
-def _history_findings(task: Mapping[str, object], pointer: str, key: str, retention: Retention) -> list[HostFinding]:
+def _history_findings(task: Mapping[str, object], pointer: str, key: str, retention: Retention) -> list[Finding]:
     history = task.get("deliveryHistory")
     records = history.get("records") if isinstance(history, dict) else None
     if not isinstance(records, list):
@@ -632,14 +615,14 @@ def _history_findings(task: Mapping[str, object], pointer: str, key: str, retent
     found = []
     where = f"{pointer}/deliveryHistory/records"
     if any(b < a for a, b in pairwise(known)):
-        found.append(HostFinding("host.soft.history-order", where, key, "deliveredAt goes back in time"))
+        found.append(_soft("host.soft.history-order", where, key, "deliveredAt goes back in time"))
     if retention.records is not None and len(records) > retention.records:
         text = f"{len(records)} records retained, beyond deliveryHistoryRecords {retention.records}"
-        found.append(HostFinding("host.soft.retention", where, key, text))
+        found.append(_soft("host.soft.retention", where, key, text))
     if retention.days is not None and known:
         oldest_kept = max(known) - retention.days * DAY_MS
         stale = sum(1 for t in known if t < oldest_kept)
         if stale:
             text = f"{stale} record(s) older than deliveryHistoryDays {retention.days} before the newest"
-            found.append(HostFinding("host.soft.retention", where, key, text))
+            found.append(_soft("host.soft.retention", where, key, text))
     return found

@@ -25,7 +25,7 @@ from .shapes import (
     SafeInt,
     Spec,
     Text,
-    object_problems,
+    located_problems,
 )
 
 CURRENT_FORMAT_VERSION = 4
@@ -108,8 +108,9 @@ def file_version(name: str) -> int | None:
     return None if match is None else int(match.group(1) or 0)
 
 
-def header_problems(header: dict[str, object]) -> tuple[list[str], list[str], str | None]:
-    """(shape problems, retired keys, unsupported version) in the reference's order.
+def header_problems(header: dict[str, object]) -> tuple[list[tuple[str, str]], list[str], str | None]:
+    """(shape problems, each with its JSON pointer; retired keys; unsupported version) in the
+    reference's order.
 
     The version is decided first (formats.md §1): not a non-negative safe integer is a shape
     problem; above the current version, the log is one this toolkit cannot judge (`unsupported`)
@@ -117,13 +118,14 @@ def header_problems(header: dict[str, object]) -> tuple[list[str], list[str], st
     """
     version = format_version(header)
     if version is None:
-        return [f"header version must be a non-negative safe integer, got {shown(header.get('version'))}"], [], None
+        shown_version = shown(header.get("version"))
+        return [("/version", f"header version must be a non-negative safe integer, got {shown_version}")], [], None
     if version > CURRENT_FORMAT_VERSION:
         return [], [], f"stored session uses newer format v{version}; schedlog reads v0-v{CURRENT_FORMAT_VERSION}"
-    shape = [f"header {p}" for p in object_problems(header, HEADER_SHAPES[version])]
+    shape = [(pointer, f"header {p}") for pointer, p in located_problems(header, HEADER_SHAPES[version])]
     retired = [k for k in RETIRED_HEADER_KEYS if k in header]
     if version < MARKER_CUT_FROM:
-        shape = [p for p in shape if not p.startswith("header carries retired key")]
+        shape = [(pointer, p) for pointer, p in shape if not p.startswith("header carries retired key")]
     else:
         retired = []  # no key beyond the v2 shape's: a retired one is an unexpected key
     return shape, retired, None

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from .changes import ONE_SHOT_KINDS, CreateChange, DeleteChange, DispatchChange, Record
 from .delivery import target_of
 from .detect import message_text
+from .findings import Finding, Severity
 from .folding import Step
 from .framing import render_batch_framing, render_framing
 from .instant import parse_instant
@@ -55,13 +56,10 @@ class ReminderMessage:
     text: str
 
 
-@dataclass(frozen=True)
-class DeliveryFinding:
-    """A soft delivery rule one dispatch (at event `index`) breaks."""
-
-    code: str
-    index: int
-    message: str
+def delivery_finding(code: str, index: int, message: str) -> Finding:
+    """A soft delivery rule the dispatch at event `index` breaks: a warning (the fold accepts the
+    log), located at that dispatch."""
+    return Finding(code, Severity.WARNING, message, index=index)
 
 
 def reminder_messages(event: Mapping[str, object], index: int) -> Iterator[ReminderMessage]:
@@ -119,11 +117,11 @@ def delivery_findings(
     times: Mapping[int, object],
     messages: Sequence[ReminderMessage],
     profile: Profile,
-) -> list[DeliveryFinding]:
+) -> list[Finding]:
     """Every soft delivery rule the owned dispatches break (see the module). `steps` are the
     applied fold steps in log order; `times` the events' `time` by index."""
     steps = list(steps)
-    found: list[DeliveryFinding] = []
+    found: list[Finding] = []
     queued = [m for m in messages if m.queued]
     delivered: dict[str | None, int] = {m.message_id: m.index for m in messages if not m.queued and m.message_id}
     active: dict[str, tuple[Record, int]] = {}
@@ -162,12 +160,12 @@ def _group_findings(
     message: ReminderMessage | None,
     delivered: Mapping[str | None, int],
     profile: Profile,
-) -> list[DeliveryFinding]:
+) -> list[Finding]:
     first = group[0]
     records = [s.before for s in group if s.before is not None]
     ids = ", ".join(repr(r.id) for r in records)
     batch = first.change.accepted_at is not None  # type: ignore[union-attr]
-    found: list[DeliveryFinding] = []
+    found: list[Finding] = []
     if batch:
         expected = render_batch_framing([(s.before, s.occurrence_at or "") for s in group if s.before], profile)
         decided = parse_instant(first.change.accepted_at)  # type: ignore[union-attr]
@@ -176,22 +174,22 @@ def _group_findings(
         decided = target_of(records[0])
     if message is None:
         text = f"dispatch of {ids} with no reminder message queued before it: the reminder never reached the session"
-        found.append(DeliveryFinding("delivery.unqueued", first.index, text))
+        found.append(delivery_finding("delivery.unqueued", first.index, text))
     else:
         if message.text != expected:
             text = f"the reminder queued at event {message.index} is not the framing of {ids}: "
             found.append(
-                DeliveryFinding("delivery.framing", first.index, text + _first_difference(expected, message.text))
+                delivery_finding("delivery.framing", first.index, text + _first_difference(expected, message.text))
             )
         seen = delivered.get(message.message_id)
         if seen is None or seen < message.index:
             text = f"the reminder queued at event {message.index} for {ids} never appears as a user/message"
-            found.append(DeliveryFinding("delivery.undelivered", first.index, text))
+            found.append(delivery_finding("delivery.undelivered", first.index, text))
     for step in group:
         time = times.get(step.index)
         if decided is not None and type(time) is int and time < decided:
             text = f"dispatch of {step.change.id!r} written at {time} ms, before it was due ({decided} ms)"  # type: ignore[union-attr]
-            found.append(DeliveryFinding("delivery.early", step.index, text))
+            found.append(delivery_finding("delivery.early", step.index, text))
     found += _order_findings(group, records, active, decided, batch)
     return found
 
@@ -202,7 +200,7 @@ def _order_findings(
     active: Mapping[str, tuple[Record, int]],
     decided: int | None,
     batch: bool,
-) -> list[DeliveryFinding]:
+) -> list[Finding]:
     index = group[0].index
     one_shots = [(target_of(r), n, r.id) for r, n in active.values() if r.kind in ONE_SHOT_KINDS]
     if not batch:
@@ -210,7 +208,7 @@ def _order_findings(
         earlier = [e for e in one_shots if mine is not None and e < mine]
         if earlier:
             text = f"one-shot {records[0].id!r} dispatched while {earlier[0][2]!r} was due earlier"
-            return [DeliveryFinding("delivery.order", index, text)]
+            return [delivery_finding("delivery.order", index, text)]
         return []
     if decided is None:
         return []
@@ -223,10 +221,10 @@ def _order_findings(
         text = (
             f"batch holds {got}, but the records due at acceptedAt were {[i for _, _, i in due]} (target, create order)"
         )
-        found.append(DeliveryFinding("delivery.order", index, text))
+        found.append(delivery_finding("delivery.order", index, text))
     pending = [i for t, _, i in sorted(one_shots) if t <= decided]
     if pending:
         found.append(
-            DeliveryFinding("delivery.order", index, f"batch dispatched while one-shot {pending[0]!r} was due")
+            delivery_finding("delivery.order", index, f"batch dispatched while one-shot {pending[0]!r} was due")
         )
     return found

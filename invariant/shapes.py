@@ -8,6 +8,7 @@ specs, and the JSON Schema generator renders the same specs, so no shape is writ
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -393,25 +394,69 @@ class ObjectShape:
 
 def object_problems(value: object, shape: ObjectShape) -> list[str]:
     """Every way `value` breaks `shape`, in field order (empty when it conforms)."""
-    return [message for _, message in located_problems(value, shape)]
+    return [problem.message for problem in shape_problems(value, shape)]
 
 
 def located_problems(value: object, shape: ObjectShape) -> list[tuple[str, str]]:
     """`object_problems`, each with the JSON pointer (RFC 6901) of the key it is about, relative
     to `value` ("" for the value itself)."""
+    return [(problem.pointer, problem.message) for problem in shape_problems(value, shape)]
+
+
+@dataclass(frozen=True)
+class ShapeProblem:
+    """One way a value breaks a shape: where (a JSON pointer), the rule broken (the field's, or
+    the keys rule of the object it is in), the shape of that object, and what: said of the field
+    whose value breaks its spec (`field`), else of the object (its keys, or not being one)."""
+
+    pointer: str
+    rule: str
+    shape: ObjectShape
+    message: str
+    field: str | None = None
+
+
+def shape_problems(
+    value: object,
+    shape: ObjectShape,
+    pointer: str = "",
+    keys_rule: str = "",
+    nested: bool = False,
+    skip: frozenset[str] = frozenset(),
+) -> Iterator[ShapeProblem]:
+    """Every way `value` (at `pointer`) breaks `shape`, in field order: the one shape walker.
+
+    A missing, unexpected or retired key breaks `keys_rule`; a field's value its own rule (or
+    the one its spec names). With `nested`, an object field (and an array of objects) is looked
+    into, each problem located where it is, its keys rule the field's rule + `.keys`, instead of
+    summarised by the field's spec; fields named in `skip` are left to the caller."""
     if not isinstance(value, dict):
-        return [("", f"is not a JSON object, got {shown(value)}")]
-    problems = [(pointer_to(name), f"lacks {name}") for name in shape.required if name not in value]
+        yield ShapeProblem(pointer, keys_rule, shape, f"is not a JSON object, got {shown(value)}")
+        return
+    for name in shape.required:
+        if name not in value:
+            yield ShapeProblem(pointer + pointer_to(name), keys_rule, shape, f"lacks {name}")
     if shape.closed:
-        problems += [(pointer_to(k), f"has unexpected key {k}") for k in value if k not in shape.keys]
-    problems += [(pointer_to(k), f"carries retired key {k}") for k in shape.forbidden if k in value]
+        for key in value:
+            if key not in shape.keys:
+                yield ShapeProblem(pointer + pointer_to(key), keys_rule, shape, f"has unexpected key {key}")
+    for key in shape.forbidden:
+        if key in value:
+            yield ShapeProblem(pointer + pointer_to(key), keys_rule, shape, f"carries retired key {key}")
     for f in shape.fields:
-        if f.name in value:
+        if f.name not in value or f.name in skip:
+            continue
+        where, item = pointer + pointer_to(f.name), value[f.name]
+        if nested and isinstance(f.spec, Nested):
+            yield from shape_problems(item, f.spec.shape, where, f.rule + ".keys", nested)
+        elif nested and isinstance(f.spec, ArrayOf) and isinstance(f.spec.item, Nested) and isinstance(item, list):
+            for n, member in enumerate(item):
+                yield from shape_problems(member, f.spec.item.shape, f"{where}/{n}", f.rule + ".keys", nested)
+        else:
             try:
-                f.spec.check(value[f.name])
+                f.spec.check(item)
             except Reject as err:
-                problems.append((pointer_to(f.name), f"{f.name} {err.message}"))
-    return problems
+                yield ShapeProblem(where, err.rule or f.rule, shape, f"{f.name} {err.message}", f.name)
 
 
 def pointer_to(*keys: str | int) -> str:

@@ -65,10 +65,10 @@ def test_each_example_through_a_store(row: dict[str, Any]) -> None:
     (finding,) = found
     assert finding.pointer == "/tables/tasks/schedule-a/record/expression"
     if row["valid"]:
-        assert finding.rule == "host.cron.canonical"
+        assert finding.code == "host.cron.canonical"
         assert f"the Host stores {row['canonical']!r}" in finding.message
     else:
-        assert finding.rule == "host.cron.grammar"
+        assert finding.code == "host.cron.grammar"
 
 
 def test_verify_names_the_spelling_to_write(tmp_path: Path) -> None:

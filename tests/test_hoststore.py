@@ -38,8 +38,10 @@ def test_each_single_corruption_is_caught_with_its_rule_and_pointer(name: str) -
     value = store()
     corrupt(value)
     found = store_findings(value)
-    assert [(f.rule, f.pointer) for f in found] == [(rule, pointer)], found
-    assert all(f.task == (pointer.split("/")[3] if pointer.startswith("/tables/tasks/") else None) for f in found)
+    assert [(f.code, f.pointer) for f in found] == [(rule, pointer)], found
+    tasks = [f"task {pointer.split('/')[3]!r}: " if pointer.startswith("/tables/tasks/") else "" for f in found]
+    assert all(f.message.startswith(task) for f, task in zip(found, tasks, strict=True))
+    assert all(f.severity == "error" for f in found)
 
 
 KIND_CORRUPTIONS = {
@@ -55,7 +57,7 @@ def test_each_kind_rule(kind: str) -> None:
     key, value, rule = KIND_CORRUPTIONS[kind]
     bad = task(kind)
     bad["record"][key] = value
-    assert [(f.rule, f.pointer) for f in store_findings(store(bad))] == [(rule, f"{T}/record/{key}")]
+    assert [(f.code, f.pointer) for f in store_findings(store(bad))] == [(rule, f"{T}/record/{key}")]
 
 
 @pytest.mark.parametrize(
@@ -77,7 +79,7 @@ def test_a_stored_cron_not_in_its_canonical_spelling_is_refused_and_the_spelling
     bad = task("cron")
     bad["record"]["expression"] = expression
     (finding,) = store_findings(store(bad))
-    assert finding.rule == "host.cron.canonical" and f"the Host stores {spelled!r}" in finding.message
+    assert finding.code == "host.cron.canonical" and f"the Host stores {spelled!r}" in finding.message
     assert f"stored {expression!r}" in finding.message
 
 
@@ -102,7 +104,7 @@ def test_every_finding_is_kept_not_only_the_first() -> None:
     bad["tables"]["tasks"]["schedule-a"]["record"]["title"] = ""
     bad["tables"]["tasks"]["schedule-b"]["record"]["afterSeconds"] = -1
     bad["tables"]["tasks"]["schedule-b"]["status"] = "paused"
-    assert [(f.task, f.rule) for f in store_findings(bad)] == [
+    assert [(f.message.split("'")[1], f.code) for f in store_findings(bad)] == [
         ("schedule-a", "host.record.title"),
         ("schedule-b", "host.task.status"),
         ("schedule-b", "host.after.afterSeconds"),
@@ -110,9 +112,9 @@ def test_every_finding_is_kept_not_only_the_first() -> None:
 
 
 def test_a_store_that_is_not_an_object_or_has_no_tasks() -> None:
-    assert [f.rule for f in store_findings([])] == ["host.store.json"]
+    assert [f.code for f in store_findings([])] == ["host.store.json"]
     no_tables = {"unit": {"name": "schedule", "version": 1}, "global": None}
-    assert [(f.rule, f.pointer) for f in store_findings(no_tables)] == [("host.store.tables", "/tables")]
+    assert [(f.code, f.pointer) for f in store_findings(no_tables)] == [("host.store.tables", "/tables")]
 
 
 @pytest.mark.parametrize("name", sorted(VARIANTS))
@@ -148,13 +150,13 @@ def test_each_header_refusal(unit: object, rule: str, pointer: str) -> None:
     """host.md §1: a malformed medium (unit not an object, name not `schedule`, version not a
     number) or a version mismatch (a number other than 1)."""
     value = {**store(), "unit": unit}
-    assert [(f.rule, f.pointer) for f in store_findings(value)] == [(rule, pointer)]
+    assert [(f.code, f.pointer) for f in store_findings(value)] == [(rule, pointer)]
 
 
 @pytest.mark.parametrize("tasks", [None, [], "x", 1, True])
 def test_a_tasks_table_that_is_no_plain_object_is_refused(tasks: object) -> None:
     value = {**store(), "tables": {"tasks": tasks}}
-    assert [(f.rule, f.pointer) for f in store_findings(value)] == [("host.store.tables", "/tables/tasks")]
+    assert [(f.code, f.pointer) for f in store_findings(value)] == [("host.store.tables", "/tables/tasks")]
 
 
 @pytest.mark.parametrize(
@@ -163,7 +165,7 @@ def test_a_tasks_table_that_is_no_plain_object_is_refused(tasks: object) -> None
 def test_every_seconds_in_milliseconds_is_a_safe_integer(seconds: int, ok: bool) -> None:
     value = task("every")
     value["record"]["everySeconds"] = seconds
-    assert [f.rule for f in store_findings(store(value))] == ([] if ok else ["host.every.everySeconds"])
+    assert [f.code for f in store_findings(store(value))] == ([] if ok else ["host.every.everySeconds"])
 
 
 @pytest.mark.parametrize(
@@ -184,7 +186,7 @@ def test_every_seconds_in_milliseconds_is_a_safe_integer(seconds: int, ok: bool)
 def test_a_window_holds_calendar_dates_in_order(window: dict[str, Any], rule: str | None) -> None:
     value = task("daily")
     value["window"] = window
-    assert [f.rule for f in store_findings(store(value))] == ([] if rule is None else [rule])
+    assert [f.code for f in store_findings(store(value))] == ([] if rule is None else [rule])
 
 
 TITLES = st.text(st.characters(codec="utf-8", exclude_categories=("Zs", "Cc")), min_size=1, max_size=40)
@@ -391,7 +393,7 @@ def test_the_task_schema_accepts_exactly_what_the_decoder_accepts(value: dict[st
 
     key = value.get("record", {}).get("id") if isinstance(value.get("record"), dict) else None
     key = key if isinstance(key, str) else "schedule-a"
-    found = [f for f in task_findings(key, value, "") if f.rule not in BEYOND_SCHEMA]
+    found = [f for f in task_findings(key, value, "") if f.code not in BEYOND_SCHEMA]
     assert valid("host/task.schema.json", value) == (not found), found
     if "record" in value:  # the record schema, alone, judges the record as the task's checks do
         in_record = [f for f in found if f.pointer == "/record" or f.pointer.startswith("/record/")]
@@ -460,7 +462,7 @@ def soft(value: dict[str, Any], now: str | None = None, **retention: int) -> lis
     from invariant.hoststore import Retention, soft_findings
 
     now_ms = None if now is None else parse_instant(now)
-    return [(f.rule, f.pointer) for f in soft_findings(value, now_ms, Retention(**retention))]
+    return [(f.code, f.pointer) for f in soft_findings(value, now_ms, Retention(**retention))]
 
 
 SHANGHAI_MON_WED = {"time": "09:00:00.000", "timeZone": "Asia/Shanghai", "weekdays": [1, 3]}

@@ -70,7 +70,7 @@ def test_the_bundled_session_fixtures_have_consistent_transcripts() -> None:
 
 
 def rules(*uses: ToolUse) -> list[str]:
-    return [f.rule for f in judge_uses(uses)]
+    return [f.code for f in judge_uses(uses)]
 
 
 def test_the_shipped_checks_run_in_the_shipped_order() -> None:
@@ -177,7 +177,7 @@ def test_a_session_local_value_is_held_to_the_changes_its_call_appended() -> Non
 
     def told(name: str, args: dict[str, Any], value: object, *appended: object) -> list[str]:
         """The rules broken in a log with schedule/change events (session-local evidence)."""
-        return [f.rule for f in judge_uses([ToolUse(name, args, 1, value, False, 2, appended)], evidence=[LOCAL])]
+        return [f.code for f in judge_uses([ToolUse(name, args, 1, value, False, 2, appended)], evidence=[LOCAL])]
 
     assert told("schedule_delete", {"id": "schedule-1"}, deleted, delete) == []
     assert told("schedule_delete", {"id": "schedule-1"}, deleted) == ["tool.result.log"]

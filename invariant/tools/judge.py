@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from ..findings import Finding, Severity
 from ..jsvalue import shown
 from ..shapes import Nested, ObjectShape, OneOf, Reject, Spec, object_problems
 from .model import Tool
@@ -70,15 +71,14 @@ class ToolUse:
     result_line: int | None = None
     appended: tuple[object, ...] = ()
     """The `schedule/change` payloads logged between the call and its result."""
+    call_index: int | None = None
+    result_index: int | None = None
+    result_pointer: str | None = None
+    """Where in the result event its value's text is (`result_pointer`)."""
 
 
-@dataclass(frozen=True)
-class ToolFinding:
-    rule: str
-    severity: str
-    """`info` for MODEL_RULES, else `warning`."""
-    message: str
-    line: int | None
+ARGUMENTS = "/data/arguments"
+"""Where a `tool/call` holds its arguments text: every call finding points there."""
 
 
 def is_error_value(value: object) -> bool:
@@ -112,46 +112,54 @@ def _shape_problem(shape: ObjectShape, value: object) -> str | None:
     return None if not problems else "; ".join(problems)
 
 
-def judge_use(tool: Tool, use: ToolUse) -> list[ToolFinding]:
+def tool_finding(rule: str, message: str, use: ToolUse, on_result: bool) -> Finding:
+    """A finding on the call (at its arguments) or on the result (at its value's text):
+    information for MODEL_RULES, else a warning."""
+    severity = Severity.INFO if rule in MODEL_RULES else Severity.WARNING
+    if on_result:
+        return Finding(rule, severity, message, use.result_line, use.result_pointer, use.result_index)
+    return Finding(rule, severity, message, use.call_line, ARGUMENTS, use.call_index)
+
+
+def judge_use(tool: Tool, use: ToolUse) -> list[Finding]:
     """Every finding on one use, judged against `tool`."""
     where = f"{use.name} ({tool.surface})"
-    found: list[ToolFinding] = []
+    found: list[Finding] = []
 
-    def finding(rule: str, message: str, line: int | None) -> None:
-        severity = "info" if rule in MODEL_RULES else "warning"
-        found.append(ToolFinding(rule, severity, f"{where}: {message}", line))
+    def finding(rule: str, message: str, on_result: bool) -> None:
+        found.append(tool_finding(rule, f"{where}: {message}", use, on_result))
 
     args, refused = use.arguments, False
     if not isinstance(args, dict):
         reason = args.reason if isinstance(args, Unparsed) else f"got {shown(args)}"
-        finding("tool.call.arguments", f"the arguments are not one JSON object: {reason}", use.call_line)
+        finding("tool.call.arguments", f"the arguments are not one JSON object: {reason}", False)
         refused = True
     elif (problem := _shape_problem(tool.params, args)) is not None:
-        finding("tool.call.params", f"the host refuses these arguments: {problem}", use.call_line)
+        finding("tool.call.params", f"the host refuses these arguments: {problem}", False)
         refused = True
     elif (refusal := tool.refusal(args)) is not None:
         code, why = refusal
-        finding("tool.call.refused", f"the tool's own checks refuse these arguments with {code}: {why}", use.call_line)
+        finding("tool.call.refused", f"the tool's own checks refuse these arguments with {code}: {why}", False)
         refused = True
     value = use.result
     if value is NO_RESULT or use.host_failure:
         return found
     if isinstance(value, Unparsed):
-        finding("tool.result.json", f"the result is not one text block of JSON: {value.reason}", use.result_line)
+        finding("tool.result.json", f"the result is not one text block of JSON: {value.reason}", True)
         return found
     declared = value.get("code") if isinstance(value, dict) and is_error_value(value) else None
     if declared is not None and declared not in tool.codes:
-        finding("tool.result.code", f"error code {declared!r} is not declared by the tool", use.result_line)
+        finding("tool.result.code", f"error code {declared!r} is not declared by the tool", True)
         return found
     if problem := closest_problem(tool.result, value):
-        finding("tool.result.shape", f"the value is none the tool declares ({problem})", use.result_line)
+        finding("tool.result.shape", f"the value is none the tool declares ({problem})", True)
         return found
     if refused and is_success(value):
-        finding("tool.call.accepted", "arguments the tool must refuse got a value that is no refusal", use.result_line)
+        finding("tool.call.accepted", "arguments the tool must refuse got a value that is no refusal", True)
     elif not refused and isinstance(args, dict) and (told := tool.disagreement(args, value)) is not None:
-        finding("tool.result.call", told, use.result_line)
+        finding("tool.result.call", told, True)
     if isinstance(args, dict) and (told := tool.appended(args, value, use.appended)) is not None:
-        finding("tool.result.log", told, use.result_line)
+        finding("tool.result.log", told, True)
     return found
 
 
@@ -192,12 +200,12 @@ def surfaces_of(uses: Iterable[ToolUse], evidence: Iterable[str] = ()) -> tuple[
 
 def judge_uses(
     uses: Sequence[ToolUse], surfaces: Sequence[str] | None = None, evidence: Iterable[str] = ()
-) -> list[ToolFinding]:
+) -> list[Finding]:
     """The findings on a session's uses, each judged against the surface (of `surfaces`, or
     those the uses and `evidence` point to) that finds the fewest problems with it. A log with
     `schedule/change` events is evidence of the session-local tools."""
     candidates = tuple(surfaces) if surfaces is not None else surfaces_of(uses, evidence)
-    found: list[ToolFinding] = []
+    found: list[Finding] = []
     for use in uses:
         tools = [SURFACES[s][use.name] for s in candidates if use.name in SURFACES[s]]
         if surfaces is None:  # the calls' own pointers were a guess: any surface with the tool
@@ -205,10 +213,10 @@ def judge_uses(
         if not tools:
             among = "no known tool surface" if surfaces is None else f"no tool surface of {', '.join(surfaces)}"
             message = f"{use.name}: {among} has this tool; not judged"
-            found.append(ToolFinding("tool.surface.unknown", "info", message, use.call_line))
+            found.append(tool_finding("tool.surface.unknown", message, use, False))
             continue
-        judged: list[list[ToolFinding]] = [judge_use(tool, use) for tool in tools]
-        fewest: list[ToolFinding] = min(judged, key=len)
+        judged: list[list[Finding]] = [judge_use(tool, use) for tool in tools]
+        fewest: list[Finding] = min(judged, key=len)
         found += fewest
     return found
 
@@ -244,6 +252,14 @@ def result_call_id(event: Mapping[str, object]) -> str | None:
     else:
         call = data.get("callId")
     return call if type(call) is str else None
+
+
+def result_pointer(event: Mapping[str, object]) -> str:
+    """Where a `tool/result` holds its value's text: the first block of its message's
+    tool-result block, or of a legacy flat result's content."""
+    data = event.get("data")
+    message = data.get("message") if isinstance(data, dict) else None
+    return "/data/message/content/0/content/0/text" if isinstance(message, dict) else "/data/content/0/text"
 
 
 def result_text(event: Mapping[str, object]) -> tuple[str | Unparsed, bool]:

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from invariant.findings import Finding, Severity
 from invariant.hoststore import from_a_kept_task, receipts, tasks_of
 from replay.audit.verify import SessionReport, Verdict, store_value
-from replay.logs.findings import Finding, Severity
 
 
 def _receipts(task: dict[str, Any]) -> tuple[set[str], bool]:

@@ -18,9 +18,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from invariant.findings import Severity
 from invariant.jsvalue import JS_WHITESPACE, js_compact_json
 from replay.audit.verify import SessionReport, Verdict, verify_bytes
-from replay.logs.findings import Severity
 from replay.logs.jsonline import JsonLineError, parse_header_line, parse_json_line
 from replay.reading import DEFAULT_READING, Reading
 

@@ -3,6 +3,9 @@ is read, judged by invariant.tools.judge."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from invariant.findings import Finding
 from invariant.jsvalue import safe_integer
 from invariant.tools.judge import (
     TOOL_CALL,
@@ -10,11 +13,11 @@ from invariant.tools.judge import (
     Unparsed,
     judge_uses,
     result_call_id,
+    result_pointer,
     result_text,
     schedule_call,
 )
 from invariant.tools.names import LOCAL
-from replay.logs.findings import Finding, Severity
 from replay.logs.jsonline import Deep, JsonLineError
 from replay.logs.jsonline import parse_json_text as parse_text
 
@@ -51,7 +54,8 @@ class Transcript:
             if call is not None:
                 call_id, name, arguments = call
                 self._open[call_id] = len(self._uses)
-                self._uses.append((index, ToolUse(name, parse_json_text(arguments, self._deep), line)))
+                use = ToolUse(name, parse_json_text(arguments, self._deep), line, call_index=index)
+                self._uses.append((index, use))
             return
         at = self._open.pop(result_call_id(event) or "", None)
         if at is None:
@@ -60,7 +64,16 @@ class Transcript:
         value = text if isinstance(text, Unparsed) else parse_json_text(text, self._deep)
         called, use = self._uses[at]
         appended = tuple(data for n, data in self._changes if called < n < index)
-        self._uses[at] = (called, ToolUse(use.name, use.arguments, use.call_line, value, failed, line, appended))
+        answered = replace(
+            use,
+            result=value,
+            host_failure=failed,
+            appended=appended,
+            result_line=line,
+            result_index=index,
+            result_pointer=result_pointer(event),
+        )
+        self._uses[at] = (called, answered)
         if not self._open:
             self._changes.clear()
 
@@ -70,9 +83,4 @@ class Transcript:
         a log with schedule/change events points to the session-local tools)."""
         owned_from = safe_integer(seed) or 0
         uses = [use for index, use in self._uses if index >= owned_from]
-        return [
-            Finding(f.rule, Severity.INFO if f.severity == "info" else Severity.WARNING, f.message, f.line)
-            for f in judge_uses(
-                uses, None if surface is None else [surface], evidence=[LOCAL] if logged_changes else []
-            )
-        ]
+        return judge_uses(uses, None if surface is None else [surface], evidence=[LOCAL] if logged_changes else [])

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from enum import StrEnum
 from typing import Any, Protocol
 
@@ -30,7 +30,8 @@ from invariant.detect import (
     host_message_text,
     message_evidence,
 )
-from invariant.hoststore import HostFinding, ignored_parts, is_store, soft_findings, store_findings, tasks_of
+from invariant.findings import Finding, Severity
+from invariant.hoststore import host_finding, ignored_parts, is_store, soft_findings, store_findings, tasks_of
 from invariant.jsvalue import echoed, safe_integer
 from invariant.ledger import LedgerRow, ledger, owned_from
 from invariant.logshapes import file_version
@@ -44,7 +45,6 @@ from replay.logs import deepjson
 from replay.logs.bytesource import Data
 from replay.logs.chunks import ChunkRow
 from replay.logs.discover import LOG_SUFFIXES, STORE_NAME
-from replay.logs.findings import Finding, Severity
 from replay.logs.jsonline import BeyondBound, JsonLineError, parse_json_line
 from replay.logs.logfile import Entry, SessionLog
 from replay.reading import DEFAULT_READING, Reading
@@ -365,7 +365,7 @@ def _deliveries(judgement: Judgement, seed: object, profile: Profile, messages: 
     lines = {e.event_index: e.line for e, _ in applied}
     mine = [m for m in messages if not m.queued or m.index >= owned]
     found = delivery_findings([s for _, s in applied], times, mine, profile)
-    return [Finding(f.code, Severity.WARNING, f.message, lines.get(f.index), index=f.index) for f in found]
+    return [replace(f, line=lines.get(f.index)) if f.index is not None else f for f in found]
 
 
 def _host_era(delivered: int, changes: int, folded: Folded | None) -> list[Finding]:
@@ -530,23 +530,14 @@ def store_report(path: str, reading: Reading = DEFAULT_READING) -> SessionReport
     if held is None:
         return None
     value, unreadable = held
-    found = store_findings(value) if unreadable is None else [HostFinding("host.store.json", "", None, unreadable)]
+    found = store_findings(value) if unreadable is None else [host_finding("host.store.json", "", None, unreadable)]
     soft = [] if found else soft_findings(value, reading.now, reading.retention)
     count = len(tasks_of(value))
     violation = None
     if found:
         first = found[0]
-        where = f"task {first.task!r}: " if first.task is not None else ""
-        violation = Violation(CORRUPT_TASK_STORE, first.rule, None, None, None, first.pointer, where + first.message)
-    findings = tuple(
-        Finding(f.rule, severity, (f"task {f.task!r}: " if f.task else "") + f.message, pointer=f.pointer)
-        for severity, group in (
-            (Severity.ERROR, found[1:]),
-            (Severity.WARNING, soft),
-            (Severity.INFO, ignored_parts(value)),
-        )
-        for f in group
-    )
+        violation = Violation(CORRUPT_TASK_STORE, first.code, None, None, None, first.pointer or "", first.message)
+    findings = (*found[1:], *soft, *ignored_parts(value))
     return SessionReport(
         path=path,
         session=None,

@@ -401,9 +401,9 @@ def _lenient_hint(reports: Sequence[SessionReport], reading: Reading) -> str | N
     """Where sessions are corrupt only for the strict reader's header rules (a header without
     `delegationDepth`, say: 7 of the 23 real logs), whether the lenient reader takes them, found
     by reading them so: said once, so that a maintainer knows the mode exists."""
+    from invariant.findings import Severity
     from replay.audit.verify import Verdict, verify_path
     from replay.logs.discover import STDIN
-    from replay.logs.findings import Severity
 
     if reading.mode is not Mode.STRICT:
         return None

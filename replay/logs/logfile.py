@@ -28,6 +28,7 @@ from typing import NamedTuple, Protocol
 import msgspec
 
 from invariant import SCHEDULE_CHANGE
+from invariant.findings import Finding, Severity, more_findings
 from invariant.jsvalue import MAX_SAFE_INTEGER
 from invariant.logshapes import (
     CURRENT_FORMAT_VERSION,
@@ -40,7 +41,7 @@ from invariant.logshapes import (
     header_problems,
 )
 from invariant.sessionload import CHECKED_TYPES, LoadChecks
-from invariant.shapes import located_problems
+from invariant.shapes import located_problems, pointer_to
 from replay.logs import bytesource
 from replay.logs.bytesource import Data, FileSource
 from replay.logs.chunks import ChunkRow
@@ -48,7 +49,6 @@ from replay.logs.committed import TURN_END, CommittedScan
 from replay.logs.discover import generations_beside
 from replay.logs.envelope import Record
 from replay.logs.fastruns import decode_run, event_of, in_line, kinds_for, learn
-from replay.logs.findings import Finding, Severity, more_findings
 from replay.logs.frames import ZSTD_MAGIC, Block, Head, Tail, ZstdProblem, frame_texts, plain_lines, zstd_head
 from replay.logs.jsonline import BeyondBound, Deep, JsonLineError, decode_json, parse_header_line, parse_json_line
 from replay.logs.loadfast import surely_loads
@@ -469,10 +469,14 @@ class SessionLog:
                 1,
             )
         if shape:
-            self._strict_problem("format.header", "not a session header: " + "; ".join(shape), 1)
+            message = "not a session header: " + "; ".join(problem for _, problem in shape)
+            self._strict_problem("format.header", message, 1, shape[0][0])
         if retired:
             self._strict_problem(
-                "format.header", f"session header uses retired policy baseline fields: {', '.join(retired)}", 1
+                "format.header",
+                f"session header uses retired policy baseline fields: {', '.join(retired)}",
+                1,
+                pointer_to(retired[0]),
             )
         cwd = h.get("cwd")
         if isinstance(cwd, str):

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from urllib.parse import quote
 
+from invariant.findings import Severity
 from replay.audit.rules import describe
 from replay.audit.verify import RelatedLocation, SessionReport, Verdict
 from replay.cli.output import json_document
-from replay.logs.findings import Severity
 from replay.terminal import printable
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from xml.sax.saxutils import escape, quoteattr
 
+from invariant.findings import Severity
 from invariant.jsvalue import shown
 from replay.audit.verify import VERDICT_COLUMNS, SessionReport, Verdict
 from replay.cli.output import Format, ci, json_document, json_line, json_text
-from replay.logs.findings import Severity
 from replay.terminal import printable
 
 

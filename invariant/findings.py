@@ -1,4 +1,6 @@
-"""What the reader finds wrong with a log file itself (not the schedule protocol)."""
+"""One finding type for every result that is not the log's one protocol violation: the reader's
+(the file, its envelopes, its load checks), the Host store's, the transcript's and the
+deliveries', each with its place (line, event index, JSON pointer) where it has one."""
 
 from __future__ import annotations
 
@@ -17,11 +19,11 @@ class Severity(StrEnum):
 
 @dataclass(frozen=True)
 class Finding:
-    """A problem with the log file itself (not the schedule protocol).
+    """A finding: a rule (`code`) broken, or a fact worth knowing, and where.
 
-    `severity` is `error` when the reference's reader in the chosen mode would refuse the log,
-    `warning` when it tolerates it (a dropped crash tail, a placeholder cwd, ...), `info` for
-    what is no defect.
+    `severity` is `error` when the reference (its reader in the chosen mode, or the Host opening
+    its store) would refuse the input, `warning` when it tolerates it (a dropped crash tail, a
+    tool breaking its contract, an undelivered reminder, ...), `info` for what is no defect.
     """
 
     code: str
