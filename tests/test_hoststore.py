@@ -620,3 +620,30 @@ def test_a_reminder_from_a_task_deleted_since_is_information(tmp_path: Path) -> 
         ("host.message.task-deleted", "info", "m-plain"),
         ("host.message.unreceipted", "warning", "m-lost"),
     ]
+
+
+def test_a_store_is_read_once_per_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """verify (with its cross-check) and replay (with its Host tables) each read the store once:
+    the report carries the tasks it read."""
+    from click.testing import CliRunner
+
+    import replay.audit.verify as verifying
+    from replay.cli import main
+
+    reads: list[str] = []
+    store_file = verifying._store_file
+
+    def counted(path: str) -> object:
+        if path.endswith("schedule.json"):
+            reads.append(path)
+        return store_file(path)
+
+    monkeypatch.setattr(verifying, "_store_file", counted)
+    root = str(ROOT / "fixtures" / "host" / "root")
+    result = CliRunner().invoke(main, ["verify", root, "--format", "json"], catch_exceptions=False)
+    assert "host.receipt.unmatched" in result.output and len(reads) == 1, reads
+    reads.clear()
+    result = CliRunner().invoke(main, ["replay", root, "--db", str(tmp_path / "h.duckdb")], catch_exceptions=False)
+    assert result.exit_code == 0 and len(reads) == 1, (reads, result.output)
+    tasks = CliRunner().invoke(main, ["sql", str(tmp_path / "h.duckdb"), "SELECT count(*) AS n FROM host_tasks"])
+    assert "4" in tasks.output

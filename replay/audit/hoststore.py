@@ -13,8 +13,8 @@ from dataclasses import replace
 from typing import Any
 
 from invariant.findings import Finding, Severity
-from invariant.hoststore import from_a_kept_task, receipts, tasks_of
-from replay.audit.verify import SessionReport, Verdict, store_value
+from invariant.hoststore import from_a_kept_task, receipts
+from replay.audit.verify import SessionReport, Verdict
 
 
 def _receipts(task: dict[str, Any]) -> tuple[set[str], bool]:
@@ -31,7 +31,7 @@ def root_findings(store: SessionReport, sessions: Sequence[SessionReport]) -> li
     Host reminder message in its task's session; every such message has a receipt (unless that
     session's history was pruned); every task's session has a log. A reminder from a task
     deleted since (its receipts went with it) is only information."""
-    tasks = tasks_of(store_value(store.path))
+    tasks = store.store_tasks
     by_session = {r.session: r for r in sessions if r.session is not None and not r.store}
     found: list[Finding] = []
     named: dict[str, set[str]] = {}

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from typing import Any, Protocol
 
@@ -195,6 +195,9 @@ class SessionReport:
     """The ids of the reminder messages the Host delivered to this session (receipts name them)."""
     host_message_texts: tuple[str, ...] = ()
     """Those messages' texts, in the same order (they name the tasks delivered)."""
+    store_tasks: Mapping[str, object] = field(default_factory=dict, compare=False, repr=False)
+    """A store's tasks by row key, as read for its report (the cross-check with the session
+    logs and the Host tables read them here: a store is read once per run)."""
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -514,12 +517,6 @@ def _store_file(path: str) -> tuple[object, str | None] | None:
     return (value, None) if named or is_store(value) else None
 
 
-def store_value(path: str) -> object | None:
-    """The file's JSON value when it is a readable Host task store (None: it is not one)."""
-    found = _store_file(path)
-    return None if found is None else found[0]
-
-
 def store_report(path: str, reading: Reading = DEFAULT_READING) -> SessionReport | None:
     """A Host task store's report, or None when the file is not one: a file named
     `schedule.json`, or one whose content is a store (a JSON object whose `unit` names
@@ -532,7 +529,8 @@ def store_report(path: str, reading: Reading = DEFAULT_READING) -> SessionReport
     value, unreadable = held
     found = store_findings(value) if unreadable is None else [host_finding("host.store.json", "", None, unreadable)]
     soft = [] if found else soft_findings(value, reading.now, reading.retention)
-    count = len(tasks_of(value))
+    tasks = tasks_of(value)
+    count = len(tasks)
     violation = None
     if found:
         first = found[0]
@@ -549,6 +547,7 @@ def store_report(path: str, reading: Reading = DEFAULT_READING) -> SessionReport
         findings=findings,
         folded=None,
         store=True,
+        store_tasks=tasks,
     )
 
 

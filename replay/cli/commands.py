@@ -739,7 +739,6 @@ def replay(paths: tuple[str, ...], db: str, fmt: Format, reading: Reading, jobs:
     session's report, as verify does."""
     import duckdb
 
-    from replay.audit.verify import store_value
     from replay.cli.output import reports as report_output
     from replay.duck.build import TargetError
     from replay.duck.build import replay as replay_logs
@@ -747,10 +746,8 @@ def replay(paths: tuple[str, ...], db: str, fmt: Format, reading: Reading, jobs:
 
     _terminate_cleanly()
     started, clock = datetime.now(UTC), time.perf_counter()
-    files = list(discover(paths, stores=True, skipped=_say_skipped))
-    stores = [p for p in files if store_value(p) is not None]  # into the Host tables
-    files = [p for p in files if p not in stores]
-    if not files and not stores:
+    files = list(discover(paths, stores=True, skipped=_say_skipped))  # logs and Host stores
+    if not files:
         raise click.UsageError(NO_INPUTS)
     stdin = _stdin() if STDIN in paths else None
     try:
@@ -763,7 +760,6 @@ def replay(paths: tuple[str, ...], db: str, fmt: Format, reading: Reading, jobs:
                 stdin=stdin,
                 parquet=Path(parquet) if parquet else None,
                 progress=progress,
-                stores=stores,
             )
     except TargetError as err:  # raised before any work: the target is left as it was
         raise InputError(str(err)) from None

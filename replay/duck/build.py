@@ -608,7 +608,7 @@ def _load(
     tmp: Path,
     remaining: int,
     parquet: Path | None,
-    stores: Sequence[str] = (),
+    stores: Sequence[SessionReport] = (),
 ) -> list[SessionReport]:
     """Build the database at `tmp` from the sessions as they are staged (`remaining` bytes of
     input in all); return their reports."""
@@ -642,7 +642,7 @@ def _load(
                 # the derived tables need no records: built while the last batches load and commit
                 for statement in _finish(stage, gathered.longest):
                     con.execute(statement)
-                judged = cross_checked([*reports, *(r for r in map(store_report, stores) if r is not None)])
+                judged = cross_checked([*reports, *stores])
                 host_reports = [r for r in judged if r.store]
                 for statement in _host_tables(host_reports, stage):
                     con.execute(statement)
@@ -667,10 +667,10 @@ def replay(
     stdin: Data | None = None,
     parquet: Path | None = None,
     progress: Callable[[int], None] | None = None,
-    stores: Sequence[str] = (),
 ) -> list[SessionReport]:
-    """Replay the sessions at `paths` into a new DuckDB database at `db`, and the Host task
-    stores at `stores` into its Host tables; return their reports (the stores' last).
+    """Replay the session logs at `paths` into a new DuckDB database at `db`, and the Host task
+    stores among them (each read once, for its report) into its Host tables; return their
+    reports (the stores' last).
 
     Raises TargetError when `db` exists and is not a DuckDB database, or `parquet` holds files an
     export did not write.
@@ -690,7 +690,9 @@ def replay(
         raise TargetError(f"cannot create the database in {db.parent}: {err.strerror or err}") from None
     tmp = Path(tmp_name)
     tmp.unlink()  # DuckDB creates the file itself
-    groups = list(grouped([p for p in paths if p != STDIN]))  # reads each file's size once
+    stores = [report for p in paths if p != STDIN and (report := store_report(p, reading)) is not None]
+    logs = [p for p in paths if p != STDIN and p not in {s.path for s in stores}]
+    groups = list(grouped(logs))  # reads each file's size once
     total = sum(group_bytes(group) for group in groups) + (0 if stdin is None else len(stdin))
     try:
         with _staged(groups, stage, reading, jobs, stdin, progress) as staged:

@@ -14,8 +14,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from invariant.hoststore import receipts, tasks_of
-from replay.audit.verify import SessionReport, store_value
+from invariant.hoststore import receipts
+from replay.audit.verify import SessionReport
 from replay.duck.staging import _dumps
 
 COLUMNS = {
@@ -41,7 +41,7 @@ def _text(value: object) -> str | None:
 
 
 def _rows(store: SessionReport) -> Iterator[tuple[str, dict[str, Any]]]:
-    for task_id, task in tasks_of(store_value(store.path)).items():
+    for task_id, task in store.store_tasks.items():
         if not isinstance(task, dict):
             continue
         found = task.get("record")
