@@ -249,5 +249,11 @@ def test_a_hint_names_the_lenient_mode_when_only_header_rules_refuse(tmp_path: P
     assert result.exit_code == 1
     assert "hint: 2 session(s) are corrupt only for the strict reader's header rules (format.header: " in result.output
     assert "with --mode lenient (the fixture reader's rules) they are ok" in result.output
+    import replay  # the hint is the library's: the command only prints it
+    from replay.reading import DEFAULT_READING
+
+    paths = sorted(str(p) for p in tmp_path.iterdir())
+    hint = replay.verify_paths(paths).lenient_hint(DEFAULT_READING)
+    assert hint is not None and hint in result.output
     assert "hint:" not in CliRunner().invoke(main, ["verify", "--mode", "lenient", str(tmp_path)]).output
     assert "hint:" not in CliRunner().invoke(main, ["verify", "--format", "json", str(tmp_path)]).output

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from invariant.findings import Severity
 from replay.audit.hoststore import cross_checked
-from replay.audit.verify import SessionReport, verify_each
+from replay.audit.verify import SessionReport, Verdict, verify_each, verify_path
 from replay.exitstatus import exit_status
 from replay.logs.bytesource import Data
-from replay.reading import DEFAULT_READING, Reading
+from replay.logs.discover import STDIN
+from replay.reading import DEFAULT_READING, Mode, Reading
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,40 @@ class Audit:
     def to_json(self) -> list[dict[str, object]]:
         """What `schedlog verify --format json` prints."""
         return [r.to_json() for r in self.reports]
+
+    def lenient_hint(self, reading: Reading) -> str | None:
+        """Where sessions are corrupt only for the strict reader's header rules (a header without
+        `delegationDepth`, say: 7 of the 23 real logs), whether the lenient reader takes them,
+        found by reading them so: said once, so that a maintainer knows the mode exists."""
+        if reading.mode is not Mode.STRICT:
+            return None
+        taken = [
+            r
+            for r in self.reports
+            if refused_by_header_rules_only(r) and lenient_report(r.path, reading).verdict is Verdict.OK
+        ]
+        if not taken:
+            return None
+        first = next(f for f in taken[0].findings if f.severity is Severity.ERROR)
+        return (
+            f"hint: {len(taken)} session(s) are corrupt only for the strict reader's header rules "
+            f"({first.code}: {first.message}, ...); with --mode lenient (the fixture reader's rules) they are ok"
+        )
+
+
+def refused_by_header_rules_only(report: SessionReport) -> bool:
+    """A file log the strict reader refuses for its header rules alone (no protocol violation)."""
+    return (
+        report.verdict is Verdict.CORRUPT
+        and report.violation is None
+        and report.path not in ("<stdin>", STDIN)
+        and all(f.code.startswith("format.header") for f in report.findings if f.severity is Severity.ERROR)
+    )
+
+
+def lenient_report(path: str, reading: Reading) -> SessionReport:
+    """The log at `path` read as the lenient reader (the fixture reader's rules) reads it."""
+    return verify_path(path, replace(reading, mode=Mode.LENIENT))
 
 
 def verify_paths(

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from invariant.changes import (
     Change,
@@ -36,8 +36,9 @@ from invariant.ledger import LedgerRow, batches
 from invariant.occurrences import next_occurrence
 from invariant.profiles import Profile, get_profile
 from invariant.zones import load_zone
+from replay.audit.auditrun import lenient_report
 from replay.audit.rules import describe
-from replay.audit.verify import Judgement, SessionReport, Verdict, Violation, judge_log, verify_path
+from replay.audit.verify import Judgement, SessionReport, Verdict, Violation, judge_log
 from replay.logs.logfile import Entry, SessionLog
 from replay.reading import DEFAULT_READING, Mode, Reading
 
@@ -374,7 +375,7 @@ def explain_path(path: str, reading: Reading = DEFAULT_READING) -> tuple[Session
 def _lenient_reading(path: str, reading: Reading) -> list[str]:
     """For a log the strict reader refuses: what the lenient one (the fixture reader's rules:
     header fields only read, blank lines skipped) makes of it, found by reading it so."""
-    lenient = verify_path(path, replace(reading, mode=Mode.LENIENT))
+    lenient = lenient_report(path, reading)
     if lenient.verdict is Verdict.OK:
         return ["", "With --mode lenient (the fixture reader's rules) it is ok: only the strict reader refuses it."]
     why = (

@@ -392,39 +392,9 @@ def verify(
             part = write_verdicts(reports, Path(output), name=part_name(shard))
         say(printable(f"{report_output.summary_line(reports)}; verdicts {part}"))
     else:
-        hint = _lenient_hint(reports, reading) if fmt is Format.TEXT else None
+        hint = audit.lenient_hint(reading) if fmt is Format.TEXT else None
         _report(reports, fmt, run, quiet=quiet, hint=hint)
     sys.exit(audit.exit_status)
-
-
-def _lenient_hint(reports: Sequence[SessionReport], reading: Reading) -> str | None:
-    """Where sessions are corrupt only for the strict reader's header rules (a header without
-    `delegationDepth`, say: 7 of the 23 real logs), whether the lenient reader takes them, found
-    by reading them so: said once, so that a maintainer knows the mode exists."""
-    from invariant.findings import Severity
-    from replay.audit.verify import Verdict, verify_path
-    from replay.logs.discover import STDIN
-
-    if reading.mode is not Mode.STRICT:
-        return None
-    header_only = [
-        r
-        for r in reports
-        if r.verdict is Verdict.CORRUPT
-        and r.violation is None
-        and r.path != "<stdin>"
-        and r.path != STDIN
-        and all(f.code.startswith("format.header") for f in r.findings if f.severity is Severity.ERROR)
-    ]
-    lenient = dataclasses.replace(reading, mode=Mode.LENIENT)
-    taken = [r for r in header_only if verify_path(r.path, lenient).verdict is Verdict.OK]
-    if not taken:
-        return None
-    first = next(f for f in taken[0].findings if f.severity is Severity.ERROR)
-    return (
-        f"hint: {len(taken)} session(s) are corrupt only for the strict reader's header rules "
-        f"({first.code}: {first.message}, ...); with --mode lenient (the fixture reader's rules) they are ok"
-    )
 
 
 def _report(
