@@ -467,11 +467,19 @@ def tasks_of(store: object) -> dict[str, object]:
 def receipts(task: Mapping[str, object]) -> list[dict[str, object]]:
     """A task's retained receipts, oldest first: its history's records, or its `lastDelivery`
     alone when it has no history records (written before histories existed)."""
+    return [receipt for _, receipt in located_receipts(task, "")]
+
+
+def located_receipts(task: Mapping[str, object], pointer: str) -> list[tuple[str, dict[str, object]]]:
+    """`receipts`, each with its JSON pointer in the store (the task being at `pointer`)."""
     history = task.get("deliveryHistory")
     records = history.get("records") if isinstance(history, dict) else None
-    kept = [r for r in records if isinstance(r, dict)] if isinstance(records, list) else []
+    where = f"{pointer}/deliveryHistory/records"
+    kept = (
+        [(f"{where}/{n}", r) for n, r in enumerate(records) if isinstance(r, dict)] if isinstance(records, list) else []
+    )
     last = task.get("lastDelivery")
-    return kept if kept or not isinstance(last, dict) else [last]
+    return kept if kept or not isinstance(last, dict) else [(f"{pointer}/lastDelivery", last)]
 
 
 _NAMED_ID = re.compile(r"^schedule_id_json: (.*)$", re.MULTILINE)

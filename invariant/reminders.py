@@ -58,8 +58,8 @@ class ReminderMessage:
 
 def delivery_finding(code: str, index: int, message: str) -> Finding:
     """A soft delivery rule the dispatch at event `index` breaks: a warning (the fold accepts the
-    log), located at that dispatch."""
-    return Finding(code, Severity.WARNING, message, index=index)
+    log), located at that dispatch's id."""
+    return Finding(code, Severity.WARNING, message, pointer="/data/id", index=index)
 
 
 def reminder_messages(event: Mapping[str, object], index: int) -> Iterator[ReminderMessage]:

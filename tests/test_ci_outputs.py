@@ -211,3 +211,24 @@ def test_a_finding_carries_its_pointer_in_every_output(tmp_path: Path) -> None:
     assert "title=format.envelope::" in out and "(at /time)" in out
     _, out = run("verify", str(path))
     assert "error line 2: format.envelope: " in out and "(at /time)" in out
+
+
+PLACELESS = frozenset({
+    "format.generations",  # the files beside a log
+    "format.torn-tail", "format.unreadable", "format.unparsable", "format.blank-line",  # a line, no value
+    "host.reminders", "host.message.unreceipted", "host.message.task-deleted",  # counts; a message by id
+})  # fmt: skip
+"""Findings about no JSON value: a file, a line that holds none, a count."""
+
+
+def test_every_finding_about_a_value_points_at_it(tmp_path: Path) -> None:
+    """On the bundled sessions and Host fixtures (and on a log with a seq gap, a newer version and
+    an undelivered reminder), every finding but the placeless kinds carries its JSON pointer."""
+    gap = write_session(tmp_path / "gap.session.jsonl", [ev(0), ev(2)], header())
+    newer = write_session(tmp_path / "newer.session.jsonl", [], {**header(), "version": 9})
+    _, out = run("verify", "--format", "json", str(ROOT / "fixtures"), str(gap), str(newer))
+    found = [(f["code"], f["pointer"]) for r in json.loads(out) for f in r["formatFindings"]]
+    codes = {code for code, _ in found}
+    assert {"format.seq-gap", "format.version.newer", "delivery.undelivered", "host.receipt.unmatched"} <= codes
+    assert {"host.session.missing", "tool.call.refused", "tool.result.shape", "format.is-seeded"} <= codes
+    assert [(c, p) for c, p in found if p is None and c not in PLACELESS] == []

@@ -13,13 +13,18 @@ from dataclasses import replace
 from typing import Any
 
 from invariant.findings import Finding, Severity
-from invariant.hoststore import from_a_kept_task, receipts
+from invariant.hoststore import from_a_kept_task, located_receipts
+from invariant.shapes import pointer_to
 from replay.audit.verify import SessionReport, Verdict
 
 
-def _receipts(task: dict[str, Any]) -> tuple[set[str], bool]:
-    """The message ids a task's receipts name, and whether earlier receipts may be missing."""
-    ids = {m for r in receipts(task) if isinstance(m := r.get("messageId"), str)}
+def _receipts(task: dict[str, Any], pointer: str) -> tuple[dict[str, str], bool]:
+    """The message ids a task's receipts name, each with the JSON pointer of the first naming it
+    (the task being at `pointer`), and whether earlier receipts may be missing."""
+    ids: dict[str, str] = {}
+    for where, receipt in located_receipts(task, pointer):
+        if isinstance(message := receipt.get("messageId"), str):
+            ids.setdefault(message, f"{where}/messageId")
     history = task.get("deliveryHistory")
     if not isinstance(history, dict):
         return ids, True
@@ -39,18 +44,19 @@ def root_findings(store: SessionReport, sessions: Sequence[SessionReport]) -> li
     for key, task in tasks.items():
         if not isinstance(task, dict) or not isinstance(session_id := task.get("sessionId"), str):
             continue
-        ids, may_miss = _receipts(task)
+        at = "/tables/tasks" + pointer_to(key)
+        ids, may_miss = _receipts(task, at)
         named.setdefault(session_id, set()).update(ids)
         if may_miss:
             pruned.add(session_id)
         log = by_session.get(session_id)
         if log is None:
             text = f"task {key!r}: its session {session_id!r} has no log under {os.path.dirname(store.path) or '.'}"
-            found.append(Finding("host.session.missing", Severity.WARNING, text))
+            found.append(Finding("host.session.missing", Severity.WARNING, text, pointer=f"{at}/sessionId"))
             continue
-        for message in sorted(ids - set(log.host_messages)):
+        for message in sorted(set(ids) - set(log.host_messages)):
             text = f"task {key!r}: receipt {message!r} names no Host reminder message in {log.path}"
-            found.append(Finding("host.receipt.unmatched", Severity.WARNING, text))
+            found.append(Finding("host.receipt.unmatched", Severity.WARNING, text, pointer=ids[message]))
     for session_id, log in by_session.items():
         if session_id in pruned:
             continue

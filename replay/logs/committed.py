@@ -23,11 +23,13 @@ TURN_END = "turn/end"
 
 @dataclass(frozen=True)
 class Defect:
-    """The record that ended the committed prefix: a finding's code, its message and line."""
+    """The record that ended the committed prefix: a finding's code, its message, line and,
+    where the record has one, the key it is about (a JSON pointer)."""
 
     code: str
     message: str
     line: int
+    pointer: str | None = None
 
 
 class Committed(NamedTuple):
@@ -76,14 +78,14 @@ class CommittedScan:
         index = self.event_count
         if row is not None:
             if row.seq0 != index:
-                self.note("format.seq-gap", f"seq gap at line {line} (expected {index}, got {row.seq0})", line)
+                self.note("format.seq-gap", f"seq gap at line {line} (expected {index}, got {row.seq0})", line, "/seq0")
                 return None
             self.event_count += len(row)
             return Committed(index, None, row)
         seq = value.get("seq") if type(value) is dict else None
         if seq != index or type(seq) not in (int, float):  # True == 1, but is no seq
             got = "no seq" if seq is None else shown(seq)
-            self.note("format.seq-gap", f"seq gap at line {line} (expected {index}, got {got})", line)
+            self.note("format.seq-gap", f"seq gap at line {line} (expected {index}, got {got})", line, "/seq")
             self.fatal = self.fatal or tag == TURN_END
             return None
         assert isinstance(value, dict)
@@ -100,7 +102,7 @@ class CommittedScan:
         assert self.defect is None and event_count >= self.event_count
         self.event_count = event_count
 
-    def note(self, code: str, message: str, line: int) -> None:
+    def note(self, code: str, message: str, line: int, pointer: str | None = None) -> None:
         """A record out of line: the first is the defect."""
         if self.defect is None:
-            self.defect = Defect(code, message, line)
+            self.defect = Defect(code, message, line, pointer)

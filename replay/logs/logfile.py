@@ -456,7 +456,8 @@ class SessionLog:
         self.version = format_version(h)
         if unsupported:
             self.unsupported = True
-            self._find("format.version.newer", Severity.WARNING, f"{unsupported}: the log cannot be judged", 1)
+            message = f"{unsupported}: the log cannot be judged"
+            self._find("format.version.newer", Severity.WARNING, message, 1, "/version")
             return
         named = file_version(os.path.basename(self.path))
         if named is not None and self.data is None:
@@ -717,10 +718,10 @@ class SessionLog:
         if d is not None:
             if self._scan.fatal:
                 message = f"{d.message} before a committed turn/end: the log cannot be loaded"
-                self._find(d.code, Severity.ERROR, message, d.line)
+                self._find(d.code, Severity.ERROR, message, d.line, d.pointer)
             else:
                 message = f"{d.message}; the records from there on are a dropped crash tail"
-                self._find(d.code, Severity.WARNING, message, d.line)
+                self._find(d.code, Severity.WARNING, message, d.line, d.pointer)
         for code, n in self._counts.items():
             if n > _FINDINGS_PER_CODE:
                 severity = next(f.severity for f in self.findings if f.code == code)
