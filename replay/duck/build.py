@@ -97,7 +97,13 @@ _CHANGE_COLUMNS = {"s": "BIGINT", "w": "BOOLEAN", "st": "VARCHAR", **_DESCRIPTIO
 """A staged change: its session, its ledger row's owned and status (invariant.ledger), its
 description and its record."""
 _LINE_COLUMNS = {**_DESCRIPTION, "n": "BIGINT"}
-_ROW_PATHS = "['$.type', '$.data.turn', '$.data.step', '$.data.index', '$.data.id', '$.data.name', '$.data.texts', '$.data.args']"  # noqa: E501
+_CHUNK_EVENT_TABLE = (
+    "session_key BIGINT, idx BIGINT, line BIGINT, type VARCHAR, time BIGINT, data JSON USING COMPRESSION zstd"
+)
+"""As the records: the data text compressed with zstd."""
+_CHUNK_EVENT_COLUMNS = {"s": "BIGINT", "l": "BIGINT", "i": "BIGINT", "type": "VARCHAR", "t": "VARCHAR", "d": "VARCHAR"}
+"""A packed row's events as the reader expands them (`ChunkRow.events`): the row's session, line
+and first index, their type, then their times and data, two JSON arrays in event order."""
 
 
 def _quoted(path: Path) -> str:
@@ -154,9 +160,9 @@ def insert_records(
 
     A record is stored as the log wrote it, with the few fields the views need decoded beside it
     (by the stager, which has parsed the record already; DuckDB parses only a record whose type
-    or time the stager left to it). The `events` view extracts `data` and expands packed rows on
-    read: materializing 1.6 M chunk events per 200 MB of logs would cost more than all the rest
-    of the replay, and the log's own packing is the compact form.
+    or time the stager left to it). The `events` view extracts a verbatim event's `data` on read;
+    a packed row's events are the reader's own expansion (`chunk_events`, staged from
+    `ChunkRow.events`): no rule of the format is written again in SQL.
     """
     described = ", ".join(_DESCRIPTION)
     parts = []
@@ -185,33 +191,12 @@ def insert_records(
 
 EVENTS_VIEW = f"""
 CREATE VIEW events AS
-WITH x AS (
-    SELECT session_key, line, idx AS first, seed_length, packed, type, time_ms AS time0, offsets, record,
-           CASE WHEN packed THEN json_extract(record, {_ROW_PATHS}) END AS f
-    FROM records
-), m AS (  -- unnest beside the row's fields, so each row's record is decoded once, not once per member
-    SELECT session_key, line, first, seed_length, packed, type, record, f,
-           time0 + unnest(CASE WHEN packed THEN offsets ELSE [0] END) AS time_ms,
-           unnest(CASE WHEN packed THEN CAST(coalesce(f[7], f[8]) AS VARCHAR[]) ELSE [NULL] END) AS member,
-           unnest(range(CASE WHEN packed THEN len(offsets) ELSE 1 END)) AS k
-    FROM x
-), ev AS (
-    SELECT session_key, first + k AS idx, line, seed_length,
-           CASE WHEN packed THEN 'assistant/chunk' ELSE type END AS type,
-           time_ms,
-           CASE WHEN NOT packed THEN json_extract(record, '$.data')
-                WHEN type = 'tool-call-chunks' THEN json_object('turn', f[2], 'step', f[3],
-                    'chunk', CASE WHEN f[6] ->> '$' IS NULL
-                        THEN json_object('type', 'tool-call-delta', 'index', f[4], 'id', f[5] ->> '$',
-                                         'argumentsDelta', member)
-                        ELSE json_object('type', 'tool-call-delta', 'index', f[4], 'id', f[5] ->> '$',
-                                         'name', f[6] ->> '$', 'argumentsDelta', member) END)
-                ELSE json_object('turn', f[2], 'step', f[3],
-                    'chunk', json_object('type', CASE type WHEN 'text-chunks' THEN 'text-delta'
-                                                          ELSE 'reasoning-delta' END,
-                                         'index', f[4], 'text', member))
-           END AS data
-    FROM m
+WITH ev AS (
+    SELECT session_key, idx, line, seed_length, type, time_ms, json_extract(record, '$.data') AS data
+    FROM records WHERE NOT packed
+    UNION ALL  -- a packed row's events, as the reader expanded them (staging.py)
+    SELECT c.session_key, c.idx, c.line, r.seed_length, c.type, c.time AS time_ms, c.data
+    FROM chunk_events c JOIN records r ON r.session_key = c.session_key AND r.line = c.line
 )
 SELECT session_key, idx, idx AS seq, line, type, time_ms, {_ts("time_ms")} AS time, idx >= seed_length AS owned,
        data
@@ -270,6 +255,13 @@ def _finish(stage: Path, longest: int) -> Iterator[str]:
     """The tables derived from the small tables' rows gathered in `stage` (none longer than
     `longest` bytes), and the views."""
     yield f"CREATE TABLE sessions AS SELECT * FROM {_small(stage, 'sessions', longest)} ORDER BY session_key"
+    chunks = _fields([stage / staged_name("chunk_events", GATHERED)], _CHUNK_EVENT_COLUMNS, longest=longest)
+    yield f"""CREATE TABLE chunk_events ({_CHUNK_EVENT_TABLE})"""
+    yield f"""INSERT INTO chunk_events
+    SELECT s, i + unnest(range(CAST(json_array_length(t) AS BIGINT))) AS idx, l, type,
+           unnest(from_json(t, '["BIGINT"]')), unnest(from_json(d, '["JSON"]'))
+    FROM {chunks}
+    ORDER BY s, idx"""
     yield EVENTS_VIEW
     fields = ", ".join(f"'$.{path}'" for path in _CHANGE_PATHS)
     yield f"""

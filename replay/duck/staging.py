@@ -51,7 +51,7 @@ from replay.reading import DEFAULT_READING, Reading
 WRITE_BUFFER = 1 << 20
 """Staging writes go to the kernel in 1 MB pieces (the default 8 KB costs a system call per few records)."""
 
-FIELD_FILES = ("records", "lines", "changes", "inline")
+FIELD_FILES = ("records", "lines", "changes", "inline", "chunk_events")
 SEP = b"\x1f"
 _SKIP = SEP * 7 + b"\n"
 """The `lines` row of a header line: no session key, so the loader skips it."""
@@ -69,7 +69,7 @@ class NotDirect(Exception):
     DuckDB may read line by line; `stage_session` then stages it again by copying."""
 
 
-SMALL_TABLES = ("sessions", "schedules", "dispatches", "violations", "violation_related", "changes")
+SMALL_TABLES = ("sessions", "schedules", "dispatches", "violations", "violation_related", "changes", "chunk_events")
 
 
 def _ledger_fields(row: LedgerRow) -> bytes:
@@ -243,6 +243,13 @@ class SessionStager:
         else:
             offsets = _encode(list(accumulate(row.dt, initial=0)))  # safe integers only
             fields = b"%d\x1f%d\x1f1\x1f%s\x1f%d\x1f%s" % (line, index, row.tag.encode(), row.time0, offsets)
+            # its events as the reader expands them (chunks.py), never again in SQL: one line a row
+            events = list(row.events())
+            kind = str(events[0]["type"]).encode()  # (one type for the events of a row)
+            times, datas = _encode([e["time"] for e in events]), _dumps([e["data"] for e in events])
+            self._write(
+                "chunk_events", b"%s%d\x1f%d\x1f%s\x1f%s\x1f%s\n" % (self.head, line, index, kind, times, datas)
+            )
         if self.source is not None:
             if line != self.next_line:
                 if self.next_line != 1 or line != 2:
