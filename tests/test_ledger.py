@@ -65,7 +65,7 @@ def explain_batches(path: Path) -> list[tuple[int, str, list[str]]]:
     report, judgement = judge_log(SessionLog(str(path), FIXED_RATE))
     changes = [entry for entry, _ in judgement.steps]
     stop = None if report.violation is None else report.violation.index  # as `explain.story` folds
-    replayed = explain._replay(changes, judgement.ledger, report.seed_length, report_profile(), stop)
+    replayed = explain._replay(changes, judgement.ledger, judgement.state, report_profile(), stop)
     return [(n, at, ids) for n, (at, _, ids) in enumerate(replayed.batches, start=1)]
 
 
@@ -143,3 +143,47 @@ def test_every_read_model_equals_the_ledger(
     folder = tmp_path_factory.mktemp("ledger")
     path = every_log(folder / "s.jsonl", ["a", "b", "c", "d"], dispatches, seed or None)
     all_read_models(path, folder / "s.duckdb")
+
+
+def _database_equals_the_ledger(paths: list[Path], db: Path) -> int:
+    """Replay `paths` into `db`: each session's schedule changes (idx, owned, status) and its
+    batches are its ledger's, read with the same (default) reading. Returns the changes compared."""
+    replay([str(p) for p in paths], db)
+    compared = 0
+    with duckdb.connect(str(db), read_only=True) as con:
+        keys = dict(con.execute("SELECT path, session_key FROM sessions").fetchall())
+        for path in paths:
+            _, judgement = judge_log(SessionLog(str(path)))
+            key = keys[str(path)]
+            rows = con.execute(
+                "SELECT idx, owned, status FROM schedule_changes WHERE session_key = ? ORDER BY idx", [key]
+            ).fetchall()
+            assert rows == [(r.index, r.owned, r.status.value) for r in judgement.ledger], path
+            held = con.execute(
+                "SELECT batch, first_index, last_index, size FROM batches WHERE session_key = ? ORDER BY batch", [key]
+            ).fetchall()
+            expected = [(n, ms[0].index, ms[-1].index, len(ms)) for n, _, ms in batches(judgement.ledger)]
+            assert held == expected, path
+            compared += len(rows)
+    return compared
+
+
+@pytest.mark.slow
+def test_the_database_equals_the_ledger_on_fixtures_real_logs_and_simulated_logs(tmp_path: Path) -> None:
+    """Every bundled session, every real log (when ../shared is there) and the logs the seeded
+    simulator writes under each profile (a mixed workload: batches, every kind, deletes)."""
+    from replay.sim.simulator import Simulation
+    from replay.sim.workload import mixed_workload
+
+    from .conftest import ROOT
+
+    paths = sorted(p for p in (ROOT / "fixtures" / "sessions").rglob("*.jsonl*") if p.is_file())
+    real = ROOT.parent / "shared" / "real-logs"
+    if real.is_dir():
+        paths += sorted(p for p in real.rglob("*.jsonl*") if p.is_file())
+    scenario = mixed_workload(0, schedules=150, days=2)
+    for profile in ("calendar", "after-only", "fixed-rate"):
+        log = tmp_path / f"simulated-{profile}.session.jsonl"
+        log.write_bytes(Simulation(scenario, profile=profile).run().session_log())
+        paths.append(log)
+    assert _database_equals_the_ledger(paths, tmp_path / "all.duckdb") > 500
