@@ -1,6 +1,7 @@
-"""One finding type for every result that is not the log's one protocol violation: the reader's
-(the file, its envelopes, its load checks), the Host store's, the transcript's and the
-deliveries', each with its place (line, event index, JSON pointer) where it has one."""
+"""One finding type for every result: the reader's (the file, its envelopes, its load checks),
+the Host store's, the transcript's, the deliveries' and the protocol's (the violation that makes
+a session corrupt is a Finding too), each with its place (line, event index, JSON pointer) and
+its related locations where it has them."""
 
 from __future__ import annotations
 
@@ -15,6 +16,45 @@ class Severity(StrEnum):
     """The reference tolerates it (a dropped crash tail, a placeholder cwd, ...)."""
     INFO = "info"
     """Worth knowing, no defect (other generations beside the file, reminders the Host delivered)."""
+
+
+@dataclass(frozen=True)
+class RelatedLocation:
+    """An earlier event a violation's rule compared against, located in the file."""
+
+    role: str
+    """`first-create`, `create`, `ended`, `target`, `previous-batch`, `last-event`, `header`."""
+    index: int | None
+    seq: int | None
+    line: int | None
+    pointer: str
+
+    def to_json(self) -> dict[str, object]:
+        return {"role": self.role, "index": self.index, "seq": self.seq, "line": self.line, "pointer": self.pointer}
+
+    @property
+    def meaning(self) -> str:
+        """The role in words."""
+        return ROLES.get(self.role, self.role)
+
+    def where(self) -> str:
+        """`line 7 (event 9, /data/schedule/id)`, as much of it as is known."""
+        inner = ", ".join(x for x in (None if self.index is None else f"event {self.index}", self.pointer) if x)
+        if self.line is None:
+            return inner or "the log"
+        return f"line {self.line}" + (f" ({inner})" if inner else "")
+
+
+ROLES = {
+    "first-create": "the first create of this id",
+    "create": "the create of this id",
+    "ended": "the event that ended it",
+    "target": "the event that set the record's current target",
+    "previous-batch": "the previous recurring batch",
+    "last-event": "the log's last event",
+    "header": "the header's seedLength",
+}
+"""What each related event is to the violation."""
 
 
 @dataclass(frozen=True)
@@ -35,15 +75,44 @@ class Finding:
     store, a header) the finding is, as a JSON pointer (RFC 6901); None when it has no place."""
     index: int | None = None
     """The event the finding is about (= its seq), when it is about one."""
+    related: tuple[RelatedLocation, ...] = ()
+    """The earlier events its rule compared against (a protocol violation's)."""
 
     def to_json(self) -> dict[str, object]:
-        return {
+        found: dict[str, object] = {
             "code": self.code,
             "severity": self.severity,
             "line": self.line,
             "index": self.index,
             "pointer": self.pointer,
             "message": self.message,
+        }
+        if self.related:
+            found["related"] = [r.to_json() for r in self.related]
+        return found
+
+
+@dataclass(frozen=True, kw_only=True)
+class Violation(Finding):
+    """The finding that makes a session corrupt: its first schedule-protocol violation (or the
+    first rule a Host store breaks), located in the file, with the earlier events its rule
+    compared against. `code` is the reference's error code (`corrupt_schedule_log`), `rule` the
+    rule broken; always an error."""
+
+    severity: Severity = Severity.ERROR
+    rule: str = ""
+    seq: int | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "code": self.code,
+            "rule": self.rule,
+            "index": self.index,
+            "seq": self.seq,
+            "line": self.line,
+            "pointer": self.pointer,
+            "message": self.message,
+            "related": [r.to_json() for r in self.related],
         }
 
 

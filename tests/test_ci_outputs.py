@@ -232,3 +232,20 @@ def test_every_finding_about_a_value_points_at_it(tmp_path: Path) -> None:
     assert {"format.seq-gap", "format.version.newer", "delivery.undelivered", "host.receipt.unmatched"} <= codes
     assert {"host.session.missing", "tool.call.refused", "tool.result.shape", "format.is-seeded"} <= codes
     assert [(c, p) for c, p in found if p is None and c not in PLACELESS] == []
+
+
+def test_every_result_is_one_finding_type() -> None:
+    """Reader, Host store, transcript, delivery and protocol results are all invariant.findings.Finding
+    values; the violation that makes a session corrupt is one too (an error, with its rule and
+    related locations), its JSON as before."""
+    import replay
+    from invariant.findings import Finding, Violation
+
+    audit = replay.verify_paths([str(p) for p in sorted((ROOT / "fixtures").rglob("*")) if p.is_file()])
+    violations = [r.violation for r in audit if r.violation is not None]
+    assert len(violations) >= 5 and all(isinstance(v, Violation) and isinstance(v, Finding) for v in violations)
+    assert all(v.severity == "error" and v.rule for v in violations)
+    assert all(isinstance(f, Finding) for r in audit for f in r.findings)
+    gate = next(v for v in violations if v.rule == "fold.gate")
+    assert list(gate.to_json()) == ["code", "rule", "index", "seq", "line", "pointer", "message", "related"]
+    assert gate.related and gate.related[0].role == "previous-batch"

@@ -28,6 +28,7 @@ from invariant.changes import (
 )
 from invariant.cron import parse_cron
 from invariant.errors import ScheduleLogError
+from invariant.findings import Violation
 from invariant.folding import SHAPES_FOR_KIND, Folded
 from invariant.ids import allocate_id
 from invariant.instant import GATE_MS, MAX_MS, format_instant, parse_instant
@@ -38,7 +39,7 @@ from invariant.profiles import Profile, get_profile
 from invariant.zones import load_zone
 from replay.audit.auditrun import lenient_report
 from replay.audit.rules import describe
-from replay.audit.verify import Judgement, SessionReport, Verdict, Violation, judge_log
+from replay.audit.verify import Judgement, SessionReport, Verdict, judge_log
 from replay.logs.logfile import Entry, SessionLog
 from replay.reading import DEFAULT_READING, Mode, Reading
 

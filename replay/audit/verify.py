@@ -30,7 +30,7 @@ from invariant.detect import (
     host_message_text,
     message_evidence,
 )
-from invariant.findings import Finding, Severity
+from invariant.findings import Finding, RelatedLocation, Severity, Violation
 from invariant.hoststore import host_finding, ignored_parts, is_store, soft_findings, store_findings, tasks_of
 from invariant.jsvalue import echoed, safe_integer
 from invariant.ledger import LedgerRow, ledger, owned_from
@@ -58,72 +58,6 @@ class Verdict(StrEnum):
     UNREADABLE = "unreadable"
     UNSUPPORTED = "unsupported"
     """A log of a format newer than schedlog reads (above v4): it cannot be judged (exit 3)."""
-
-
-@dataclass(frozen=True)
-class RelatedLocation:
-    """An earlier event a violation's rule compared against, located in the file."""
-
-    role: str
-    """`first-create`, `create`, `ended`, `target`, `previous-batch`, `last-event`, `header`."""
-    index: int | None
-    seq: int | None
-    line: int | None
-    pointer: str
-
-    def to_json(self) -> dict[str, object]:
-        return {"role": self.role, "index": self.index, "seq": self.seq, "line": self.line, "pointer": self.pointer}
-
-    @property
-    def meaning(self) -> str:
-        """The role in words."""
-        return ROLES.get(self.role, self.role)
-
-    def where(self) -> str:
-        """`line 7 (event 9, /data/schedule/id)`, as much of it as is known."""
-        inner = ", ".join(x for x in (None if self.index is None else f"event {self.index}", self.pointer) if x)
-        if self.line is None:
-            return inner or "the log"
-        return f"line {self.line}" + (f" ({inner})" if inner else "")
-
-
-ROLES = {
-    "first-create": "the first create of this id",
-    "create": "the create of this id",
-    "ended": "the event that ended it",
-    "target": "the event that set the record's current target",
-    "previous-batch": "the previous recurring batch",
-    "last-event": "the log's last event",
-    "header": "the header's seedLength",
-}
-"""What each related event is to the violation."""
-
-
-@dataclass(frozen=True)
-class Violation:
-    """The first schedule-protocol violation of a session, located in the file, with the
-    earlier events its rule compared against."""
-
-    code: str
-    rule: str
-    index: int | None
-    seq: int | None
-    line: int | None
-    pointer: str
-    message: str
-    related: tuple[RelatedLocation, ...] = ()
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "code": self.code,
-            "rule": self.rule,
-            "index": self.index,
-            "seq": self.seq,
-            "line": self.line,
-            "pointer": self.pointer,
-            "message": self.message,
-            "related": [r.to_json() for r in self.related],
-        }
 
 
 VERDICT_COLUMNS = {
@@ -268,7 +202,16 @@ def _violation(
     related = [RelatedLocation(r.role, r.index, r.index, lines.get(r.index), r.pointer) for r in err.related]
     if err.rule == "fold.seed.bounds" and header_line is not None:
         related.insert(0, RelatedLocation("header", None, None, header_line, "/seedLength"))
-    return Violation(err.code, err.rule, err.index, err.index, line, err.pointer, err.message, tuple(related))
+    return Violation(
+        code=err.code,
+        rule=err.rule,
+        index=err.index,
+        seq=err.index,
+        line=line,
+        pointer=err.pointer,
+        message=err.message,
+        related=tuple(related),
+    )
 
 
 class SessionSink(Protocol):
@@ -534,7 +477,9 @@ def store_report(path: str, reading: Reading = DEFAULT_READING) -> SessionReport
     violation = None
     if found:
         first = found[0]
-        violation = Violation(CORRUPT_TASK_STORE, first.code, None, None, None, first.pointer or "", first.message)
+        violation = Violation(
+            code=CORRUPT_TASK_STORE, rule=first.code, pointer=first.pointer or "", message=first.message
+        )
     findings = (*found[1:], *soft, *ignored_parts(value))
     return SessionReport(
         path=path,

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from urllib.parse import quote
 
-from invariant.findings import Severity
+from invariant.findings import RelatedLocation, Severity
 from replay.audit.rules import describe
-from replay.audit.verify import RelatedLocation, SessionReport, Verdict
+from replay.audit.verify import SessionReport, Verdict
 from replay.cli.output import json_document
 from replay.terminal import printable
 
@@ -54,7 +54,7 @@ def problems(reports: Sequence[SessionReport]) -> Iterator[Problem]:
     for r in reports:
         v = r.violation
         if v is not None:
-            yield Problem(r, v.rule, "error", v.message, v.line, v.seq, v.index, v.pointer, v.related)
+            yield Problem(r, v.rule, "error", v.message, v.line, v.seq, v.index, v.pointer or "", v.related)
         for f in r.findings:
             yield Problem(r, f.code, _LEVELS[f.severity], f.message, f.line, f.index, f.index, f.pointer or "")
 
