@@ -446,17 +446,20 @@ def shape_problems(
     for f in shape.fields:
         if f.name not in value or f.name in skip:
             continue
-        where, item = pointer + pointer_to(f.name), value[f.name]
+        item = value[f.name]
         if nested and isinstance(f.spec, Nested):
-            yield from shape_problems(item, f.spec.shape, where, f.rule + ".keys", nested)
+            yield from shape_problems(item, f.spec.shape, pointer + pointer_to(f.name), f.rule + ".keys", nested)
         elif nested and isinstance(f.spec, ArrayOf) and isinstance(f.spec.item, Nested) and isinstance(item, list):
+            where = pointer + pointer_to(f.name)
             for n, member in enumerate(item):
                 yield from shape_problems(member, f.spec.item.shape, f"{where}/{n}", f.rule + ".keys", nested)
         else:
             try:
                 f.spec.check(item)
-            except Reject as err:
-                yield ShapeProblem(where, err.rule or f.rule, shape, f"{f.name} {err.message}", f.name)
+            except Reject as err:  # the pointer is made for a problem only: most values conform
+                yield ShapeProblem(
+                    pointer + pointer_to(f.name), err.rule or f.rule, shape, f"{f.name} {err.message}", f.name
+                )
 
 
 def pointer_to(*keys: str | int) -> str:

@@ -25,6 +25,7 @@ from replay.logs.logfile import SessionLog
 from replay.reading import Mode, Reading
 from replay.testing.strategies import valid_logs
 from tests.test_hostile_values import _mutate
+from tests.test_sessionload import checked_events
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL_LOGS = ROOT.parent / "shared" / "real-logs"
@@ -409,3 +410,56 @@ def test_messages_that_may_bear_clues_are_found_alike(case: str, tag: str) -> No
         for e in SessionLog("clues.jsonl", Reading(), data).entries(schedule_only=True, select=TellingEvents())
     ]
     assert (yielded == [20]) is (case not in ("none-ascii", "none-unicode")), yielded
+
+
+TURN_ENDS = (
+    {"kind": "completed"},
+    {"kind": "aborted", "reason": {"kind": "user"}},
+    {"kind": "error", "error": {"message": "disk full", "code": "UNKNOWN"}},
+    {"kind": "error", "step": 1, "message": "legacy"},
+    {"kind": "error"},
+    {"kind": "completed", "extra": 1},
+    {"kind": "compl\\u0065ted"},  # spelt with an escape: the exact check decides
+    {"kind": 5},
+    {"kind": "something-new"},
+    {},
+    "completed",
+)
+
+
+def _checked_log(events: list[dict[str, Any]]) -> bytes:
+    """`events` renumbered among plain lines (a message and a turn start before each)."""
+    lines, seq = [json.dumps(HEADER)], 0
+    for event in events:
+        for plain in ({"type": "turn/start", "data": {"turn": 1}}, {**event}):
+            lines.append(json.dumps({**plain, "seq": seq, "time": 100 + seq}).replace("\\\\u0065", "\\u0065"))
+            seq += 1
+    return ("\n".join(lines) + "\n").encode()
+
+
+@pytest.mark.parametrize("reason", TURN_ENDS, ids=json.dumps)
+def test_turn_endings_of_every_shape_read_alike(reason: object) -> None:
+    """A turn/end's data is typed with its envelope (loadfast.DATA_SHAPES): an ending the
+    fast check vouches for, one it leaves to the exact check, and one whose line it refuses."""
+    assert_same("ends.jsonl", _checked_log([{"type": "turn/end", "data": {"turn": 1, "reason": reason}}]))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(checked_events(), min_size=1, max_size=6))
+def test_checked_events_with_bent_data_read_alike(events: list[dict[str, Any]]) -> None:
+    """Checked events (their data typed in the envelope's pass) with fields bent at any depth:
+    the load checks' findings and message ids alike both ways."""
+    assert_same("checked.jsonl", _checked_log(events))
+
+
+def test_the_harness_s_turn_endings_stay_on_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The endings the harness writes (plain, an abort with its reason, an error with its
+    error) are decoded fast and vouched for: no line is read exactly, no event decoded again."""
+    data = _checked_log([{"type": "turn/end", "data": {"turn": 1, "reason": r}} for r in TURN_ENDS[:3]])
+    assert_same("ends.jsonl", data)  # the types are known from here on
+    exact: list[int] = []
+    monkeypatch.setattr(SessionLog, "_exact", lambda self, lines, before: exact.append(before) or iter(()))
+    monkeypatch.setattr(SessionLog, "_check_load", lambda self, event, line: exact.append(line))
+    for _ in SessionLog("ends.jsonl", Reading(), data).entries(schedule_only=True):
+        pass
+    assert exact == []

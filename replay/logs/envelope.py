@@ -18,7 +18,9 @@ paths to the same entries, findings and verdicts.
 
 Event classes are made per `type` as tags are met (msgspec dispatches on a tag, and the event
 vocabulary is open), up to MAX_EVENT_TYPES per process; past that an unknown type's line is
-read exactly.
+read exactly. The types the session layer's load checks read most (loadfast.DATA_SHAPES) have
+their data typed in the same pass, so a message is decoded once: their class keeps no raw data,
+which `raw_record` decodes again from the line for the few events the reader decodes exactly.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from msgspec import UNSET, Meta, Raw, UnsetType, field
 
 from invariant.jsvalue import MAX_SAFE_INTEGER
 from invariant.logshapes import ROW_TAGS
+from replay.logs.loadfast import DATA_SHAPES
 
 MAX_EVENT_TYPES = 512
 GAP_BOUND = 2**31
@@ -125,6 +128,8 @@ class _Registry:
     def __init__(self) -> None:
         self.classes: dict[str, type[Event]] = {}
         self.decoder = _decoder(self.classes)
+        self.raw_decoders: dict[type, msgspec.json.Decoder[Event]] = {}
+        """For each class with typed data, the decoder of its events with raw data."""
 
     def event_class(self, tag: str) -> type[Event] | None:
         """The class of events tagged `tag` (made now if new), None past MAX_EVENT_TYPES or for
@@ -132,12 +137,19 @@ class _Registry:
         known = self.classes.get(tag)
         if known is not None or tag in ROW_TAGS or len(self.classes) >= MAX_EVENT_TYPES:
             return known
+        name = f"Event{len(self.classes)}"
+        shape = DATA_SHAPES.get(tag)
         try:
-            made: type[Event] = msgspec.defstruct(f"Event{len(self.classes)}", [], bases=(Event,), tag=tag)  # type: ignore[assignment]
+            raw: type[Event] = msgspec.defstruct(name, [], bases=(Event,), tag=tag)  # type: ignore[assignment]
+            made = raw
+            if shape is not None:
+                made = msgspec.defstruct(name, [("data", shape)], bases=(Event,), tag=tag)  # type: ignore[assignment]
             classes = {**self.classes, tag: made}
             decoder = _decoder(classes)
         except (UnicodeError, TypeError, ValueError):  # a tag msgspec cannot encode or dispatch on
             return None
+        if shape is not None:
+            self.raw_decoders = {**self.raw_decoders, made: msgspec.json.Decoder(raw)}
         self.classes, self.decoder = classes, decoder
         return made
 
@@ -159,3 +171,10 @@ def decode_lines(lines: list[bytes]) -> list[Record]:
 def decode_line(line: bytes) -> Record:
     """The record of one line, or msgspec.MsgspecError / RecursionError."""
     return REGISTRY.decoder.decode(line)
+
+
+def raw_record(record: Event, line: bytes) -> Event:
+    """`record` (decoded from `line`) with its data as raw bytes: itself, or for a class with
+    typed data the line decoded again with raw data (it decoded once, so it decodes again)."""
+    decoder = REGISTRY.raw_decoders.get(type(record))
+    return record if decoder is None else decoder.decode(line)

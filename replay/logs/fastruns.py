@@ -17,7 +17,7 @@ from invariant import SCHEDULE_CHANGE
 from invariant.jsvalue import MAX_SAFE_INTEGER
 from invariant.logshapes import END_SEED, EVENT_SHAPES
 from invariant.sessionload import CHECKED_TYPES
-from invariant.shapes import object_problems
+from invariant.shapes import Reject, Spec
 from replay.logs.envelope import (
     APPEND,
     GAP_BOUND,
@@ -29,6 +29,7 @@ from replay.logs.envelope import (
     ToolRow,
     decode_line,
     decode_lines,
+    raw_record,
 )
 from replay.logs.jsonline import BeyondBound, Deep, JsonLineError, parse_json_line
 
@@ -130,18 +131,25 @@ def _row_size(row: TextRow | ToolRow) -> int:
     return members if dt == members - 1 and abs(row.time) + members * GAP_BOUND <= MAX_SAFE_INTEGER else -1
 
 
+_SURFACE_SPECS: dict[int, Spec] = {
+    version: next(f.spec for f in shape.fields if f.name == "surfaceOp") for version, shape in EVENT_SHAPES.items()
+}
+"""The spec of `surfaceOp` in each version's event shape: the one envelope field the decoder
+keeps raw (every other field it types as the shape has it, or refuses the line)."""
+
+
 def _surface_in_line(records: list[Record], stop: int, cites: bool, version: int | None) -> int:
     """The first of `records[:stop]` whose surface metadata the exact path would judge (a
     replace spelt for another format version, a v2+ citation of a later or repeated seq),
     else `stop`. A plain `append` and v0/v1 citations (typed by the decoder) need no more.
     Found with attribute getters over the run (rows answer UNSET), so only the records that
-    carry metadata are looked at one by one."""
+    carry metadata are looked at one by one, and of those only the replace op is decoded."""
     run = records[:stop]
     ops = list(map(_SURFACE_OP, run))
     carried = list(compress(range(stop), map(is_not, ops, repeat(UNSET))))
     odd = compress(carried, map(ne, map(ops.__getitem__, carried), repeat(APPEND)))
-    shape = EVENT_SHAPES[version or 0]
-    first = next((i for i in odd if object_problems(event_of(run[i]), shape)), stop)
+    spec = _SURFACE_SPECS[version or 0]
+    first = next((i for i in odd if not _conforms(spec, bytes(ops[i]))), stop)
     if cites:
         cited = list(map(_CITED, run))
         for i in compress(range(first), map(is_not, cited, repeat(UNSET))):
@@ -151,10 +159,21 @@ def _surface_in_line(records: list[Record], stop: int, cites: bool, version: int
     return first
 
 
-def event_of(record: Record, deep: Deep | None = None) -> dict[str, object]:
-    """The event of a fast-decoded record, its data (and a replace surfaceOp) decoded exactly."""
+def _conforms(spec: Spec, raw: bytes) -> bool:
+    """Whether the JSON value `raw` passes `spec` (as the exact path decodes it)."""
+    try:
+        spec.check(parse_json_line(raw))
+    except (Reject, JsonLineError):
+        return False
+    return True
+
+
+def event_of(record: Record, line: bytes, deep: Deep | None = None) -> dict[str, object]:
+    """The event of a record fast-decoded from `line`, its data (and a replace surfaceOp)
+    decoded exactly."""
     assert isinstance(record, Event)
     tag = record.__struct_config__.tag
+    record = raw_record(record, line)
     event = {"type": tag, "seq": record.seq, "time": record.time, "data": parse_json_line(bytes(record.data), deep)}
     if record.sourceEventSeqs is not UNSET:
         event["sourceEventSeqs"] = list(record.sourceEventSeqs)

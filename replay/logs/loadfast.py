@@ -1,11 +1,14 @@
-"""The session layer's load checks, fast (invariant.sessionload holds the rules): an event's data
-decoded by msgspec into the few fields the checks read, its large parts (message content, tool
-lists) kept as raw bytes, never built into objects.
+"""The session layer's load checks, fast (invariant.sessionload holds the rules): the data
+shapes the envelope decoder (envelope.py) types a checked event's data by, in the same pass as
+its envelope, with only the few fields the checks read built and the large parts (message
+content, tool lists) kept as raw bytes; and what a value of each shape surely passing looks like.
 
 An accelerator, never a judge: `surely_loads` answers True only for the current shapes the
 rules plainly accept, with the message id to remember; anything else (a legacy shape to
-upgrade, a refusal, a value msgspec will not type) is answered None, and the reader then runs
-the exact checks on the decoded event.
+upgrade, a refusal) is answered None, and the reader then runs the exact checks on the decoded
+event. A value msgspec will not type refuses its line, which the reader then reads exactly: so
+each shape takes every JSON type the harness writes in its fields (a turn/end reason is kept as
+raw members: its kind decides which keys it may hold).
 """
 
 from __future__ import annotations
@@ -51,13 +54,9 @@ class _WrappedTool(msgspec.Struct, gc=False):
     message: _ToolMessage
 
 
-class _Reason(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    kind: str
-
-
 class _TurnEnd(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     turn: Annotated[int, Meta(ge=1, le=MAX_SAFE_INTEGER)]
-    reason: _Reason
+    reason: dict[str, Raw]
 
 
 class _Config(msgspec.Struct, gc=False):
@@ -82,13 +81,19 @@ class _TurnStart(msgspec.Struct, gc=False):
     trigger: Raw | UnsetType = UNSET
 
 
-_PLAIN_ENDS = frozenset({"completed", "blocked", "max-tokens", "interrupted", "disposed", "aborted"})
+_PLAIN_ENDS = frozenset({b'"completed"', b'"blocked"', b'"max-tokens"', b'"interrupted"', b'"disposed"', b'"aborted"'})
+"""The turn/end reason kinds that load with no key beside `kind`, as their plain spelling."""
+_ABORTED, _ERROR = b'"aborted"', b'"error"'
+_LIST = b"["
+
+
+def _starts_list(raw: Raw) -> bool:
+    """Whether raw JSON bytes are an array (the first byte: msgspec keeps a value unpadded)."""
+    return memoryview(raw)[:1] == _LIST
 
 
 def _message_loads(message: _Message, role: str) -> bool:
-    return (
-        bool(message.id) and message.role == role and bool(message.source.kind) and bytes(message.content)[:1] == b"["
-    )
+    return bool(message.id) and message.role == role and bool(message.source.kind) and _starts_list(message.content)
 
 
 def _header_loads(header: _Header) -> bool:
@@ -126,12 +131,23 @@ def _tool_result(wrapped: _WrappedTool) -> Verdict:
     if not tool.id or tool.role != "user" or tool.source.kind != "tool" or not call or len(tool.content) != 1:
         return None
     block = tool.content[0]
-    good = block.type == "tool-result" and bytes(block.content)[:1] == b"[" and block.toolCallId == call
+    good = block.type == "tool-result" and _starts_list(block.content) and block.toolCallId == call
     return (True, tool.id) if good else None
 
 
 def _turn_end(end: _TurnEnd) -> Verdict:
-    return (True, None) if end.reason.kind in _PLAIN_ENDS else None
+    """A plain ending with its kind alone, an abort with its reason, an error with its error
+    (sessionload._turn_end_refusal); a kind spelt with escapes is left to the exact check."""
+    reason = end.reason
+    kind = reason.get("kind")
+    if kind is None:
+        return None
+    spelt = bytes(kind)
+    if spelt in _PLAIN_ENDS and len(reason) == 1:
+        return True, None
+    if (spelt == _ABORTED and "reason" in reason) or (spelt == _ERROR and "error" in reason):
+        return True, None
+    return None
 
 
 def _turn_start(start: _TurnStart) -> Verdict:
@@ -142,25 +158,28 @@ def _request_header(request: _RequestHeader) -> Verdict:
     return (True, None) if request.reason != "fallback" and _header_loads(request.header) else None
 
 
-_CHECKS: dict[str, tuple[type, Callable[[Any], Verdict]]] = {
-    "user/message": (_Message, _user),
-    "assistant/message": (_Wrapped, _assistant),
-    "tool/result": (_WrappedTool, _tool_result),
-    "turn/end": (_TurnEnd, _turn_end),
-    "turn/start": (_TurnStart, _turn_start),
-    "request/header": (_RequestHeader, _request_header),
+DATA_SHAPES: dict[str, type] = {
+    "user/message": _Message,
+    "assistant/message": _Wrapped,
+    "tool/result": _WrappedTool,
+    "turn/end": _TurnEnd,
+    "turn/start": _TurnStart,
+    "request/header": _RequestHeader,
 }
-"""Each checked type's data shape, and what a value of that shape surely passing looks like."""
-_ONE: dict[str, msgspec.json.Decoder[Any]] = {tag: msgspec.json.Decoder(shape) for tag, (shape, _) in _CHECKS.items()}
+"""The data shape of each checked type the envelope decoder types (the others keep raw data)."""
+_VERDICTS: dict[str, Callable[[Any], Verdict]] = {
+    "user/message": _user,
+    "assistant/message": _assistant,
+    "tool/result": _tool_result,
+    "turn/end": _turn_end,
+    "turn/start": _turn_start,
+    "request/header": _request_header,
+}
+assert _VERDICTS.keys() == DATA_SHAPES.keys()
 
 
-def surely_loads(tag: str, data: Raw) -> Verdict:
-    """(True, message id or None) when an event of type `tag` with these data bytes surely
-    passes the load checks; None when only the exact checks can tell."""
-    check = _CHECKS.get(tag)
-    if check is None:
-        return None
-    try:
-        return check[1](_ONE[tag].decode(data))
-    except (msgspec.MsgspecError, RecursionError):
-        return None
+def surely_loads(tag: str, data: object) -> Verdict:
+    """(True, message id or None) when an event of type `tag` whose data the envelope decoder
+    typed as `data` (DATA_SHAPES) surely passes the load checks; None when only the exact
+    checks can tell."""
+    return _VERDICTS[tag](data)

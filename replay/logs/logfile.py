@@ -47,7 +47,7 @@ from replay.logs.bytesource import Data, FileSource
 from replay.logs.chunks import ChunkRow
 from replay.logs.committed import TURN_END, CommittedScan
 from replay.logs.discover import generations_beside
-from replay.logs.envelope import Record
+from replay.logs.envelope import REGISTRY, Record
 from replay.logs.fastruns import decode_run, event_of, in_line, kinds_for, learn
 from replay.logs.frames import ZSTD_MAGIC, Block, Head, Tail, ZstdProblem, frame_texts, plain_lines, zstd_head
 from replay.logs.jsonline import BeyondBound, Deep, JsonLineError, decode_json, parse_header_line, parse_json_line
@@ -652,27 +652,28 @@ class SessionLog:
         select = self._select
         known = kinds_for(_NOTHING if select is None else select.types)
         tag_of, message_ids = known.tag_of, self._load_checks.message_ids
+        typed = REGISTRY.raw_decoders
         for i in compress(range(stop), map(known.checked.__contains__, kinds)):
-            record = records[i]
-            surely = surely_loads(tag_of[kinds[i]], record.data)  # type: ignore[attr-defined]
+            record, kind = records[i], kinds[i]
+            surely = surely_loads(tag_of[kind], record.data) if kind in typed else None  # type: ignore[attr-defined]
             if surely is None:
-                self._check_load(event_of(record, self.charge_deep), before + i + 1)
+                self._check_load(event_of(record, lines[i], self.charge_deep), before + i + 1)
             elif surely[1] is not None:
                 message_ids[record.seq] = surely[1]
         wanted = known.wanted_cut if self.marks_cut else known.wanted
         for i in compress(range(stop), map(wanted.__contains__, kinds)):
             kind = kinds[i]
             if kind is known.change:
-                event = event_of(records[i], self.charge_deep)
+                event = event_of(records[i], lines[i], self.charge_deep)
             elif kind is known.marker:
-                if not self._cuts(event := event_of(records[i], self.charge_deep), starts[i]):
+                if not self._cuts(event := event_of(records[i], lines[i], self.charge_deep), starts[i]):
                     continue
             else:
                 assert select is not None
                 tag = tag_of[kind]
                 if not (
                     select.by_bytes(tag, _utf8(lines[i]))
-                    and select.by_event(tag, event := event_of(records[i], self.charge_deep))
+                    and select.by_event(tag, event := event_of(records[i], lines[i], self.charge_deep))
                 ):
                     continue
             self._scan.advance(starts[i] + 1)
