@@ -6,7 +6,7 @@ import json
 import math
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from replay.logs import deepjson
@@ -138,3 +138,43 @@ def test_dumps_writes_any_depth_and_odd_numbers() -> None:
         value = [value]
     text = deepjson.dumps(value)
     assert text == "[" * depth + '[null,-1e+30,9007199254740992.0,-0.0,"\ufffdx"]' + "]" * depth
+
+
+_HEADER_BYTES = st.one_of(
+    _VALUES.map(lambda v: json.dumps(v, ensure_ascii=False).encode("utf-8", "surrogatepass")),
+    _VALUES.map(lambda v: json.dumps(v).encode()),
+    st.binary(max_size=40),
+    st.builds(
+        lambda a, b: a + b, _VALUES.map(lambda v: json.dumps(v).encode()), st.sampled_from([b"-0", b"-0.0", b" ", b"x"])
+    ),
+)
+
+
+def _typed(value: object) -> object:
+    """`value` with the type of every part: 1 and 1.0, -0.0 and NegativeZero told apart."""
+    if isinstance(value, dict):
+        return [(k, _typed(v)) for k, v in value.items()]
+    if isinstance(value, list):
+        return [_typed(v) for v in value]
+    return (type(value).__name__, repr(value))
+
+
+@settings(max_examples=600, deadline=None)
+@given(raw=_HEADER_BYTES)
+def test_a_short_header_read_by_msgspec_is_read_as_the_standard_library_reads_it(raw: bytes) -> None:
+    """parse_header_line hands a short header with no `-0` to msgspec first: what it answers is
+    what the standard library's reading (the one that keeps -0) answers, refusals included."""
+    import replay.logs.jsonline as jsonline
+
+    def read(fast: bool) -> object:
+        saved = jsonline._SHORT_HEADER
+        jsonline._SHORT_HEADER = saved if fast else -1
+        try:
+            value = parse_header_line(raw)
+        except JsonLineError:
+            return JsonLineError
+        finally:
+            jsonline._SHORT_HEADER = saved
+        return _typed(value)
+
+    assert read(True) == read(False)

@@ -99,9 +99,19 @@ _HEADER_DECODER = json.JSONDecoder(parse_constant=_no_constants, parse_int=_pars
 """Made once: `json.loads` with hooks builds a decoder on every call (a header per session)."""
 
 
+_SHORT_HEADER = 4096
+"""A header line this short holds no integer longer than Python's digit limit (`js_int`)."""
+_BOM = "\ufeff".encode()
+
+
 def parse_header_line(raw: bytes, deep: Deep | None = None) -> object:
     """Like `parse_json_line`, but keeps the sign of negative zero (header checks and conformance
     requests need it: JavaScript reads `-0` as negative zero)."""
+    if len(raw) <= _SHORT_HEADER and b"-0" not in raw and not raw.startswith(_BOM):
+        try:  # no negative zero to keep, no number past the digit limit: msgspec reads it alike
+            return decode_json(raw)
+        except (msgspec.MsgspecError, RecursionError):
+            pass
     text = raw.decode("utf-8", "replace")
     if text.startswith("\ufeff"):  # json.loads's own refusal, which the decoder does not make
         raise JsonLineError("Unexpected UTF-8 BOM (decode using utf-8-sig)")
