@@ -141,6 +141,7 @@ def test_dumps_writes_any_depth_and_odd_numbers() -> None:
 
 
 _HEADER_BYTES = st.one_of(
+    st.sampled_from([b'{"a":-0}', b"[-0,1]", b'{"id":"real-00001","n":-0}', b"-0", b'{"x":-0e3}', b'"a-01"', b"-0.0"]),
     _VALUES.map(lambda v: json.dumps(v, ensure_ascii=False).encode("utf-8", "surrogatepass")),
     _VALUES.map(lambda v: json.dumps(v).encode()),
     st.binary(max_size=40),

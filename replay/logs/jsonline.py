@@ -11,6 +11,7 @@ nesting limit).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 
 import msgspec
@@ -102,12 +103,15 @@ _HEADER_DECODER = json.JSONDecoder(parse_constant=_no_constants, parse_int=_pars
 _SHORT_HEADER = 4096
 """A header line this short holds no integer longer than Python's digit limit (`js_int`)."""
 _BOM = "\ufeff".encode()
+_MINUS_ZERO = re.compile(rb"-0(?![0-9])")
+"""Where a negative zero may be written (`-0`, `-0.0`, `-0e1`; `-05` is no JSON number, so a
+`-0` before a digit is inside a string, as in a session id `real-00001`)."""
 
 
 def parse_header_line(raw: bytes, deep: Deep | None = None) -> object:
     """Like `parse_json_line`, but keeps the sign of negative zero (header checks and conformance
     requests need it: JavaScript reads `-0` as negative zero)."""
-    if len(raw) <= _SHORT_HEADER and b"-0" not in raw and not raw.startswith(_BOM):
+    if len(raw) <= _SHORT_HEADER and not raw.startswith(_BOM) and _MINUS_ZERO.search(raw) is None:
         try:  # no negative zero to keep, no number past the digit limit: msgspec reads it alike
             return decode_json(raw)
         except (msgspec.MsgspecError, RecursionError):
