@@ -25,7 +25,7 @@ from replay.logs.logfile import SessionLog
 from replay.reading import Mode, Reading
 from replay.testing.strategies import valid_logs
 from tests.test_hostile_values import _mutate
-from tests.test_sessionload import checked_events
+from tests.test_sessionload import LEGACY, RULES, checked_events, events
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL_LOGS = ROOT.parent / "shared" / "real-logs"
@@ -463,3 +463,31 @@ def test_the_harness_s_turn_endings_stay_on_the_fast_path(monkeypatch: pytest.Mo
     for _ in SessionLog("ends.jsonl", Reading(), data).entries(schedule_only=True):
         pass
     assert exact == []
+
+
+def _bent(case: str) -> list[dict[str, Any]]:
+    """The harness's turn (tests/test_sessionload.py) in a legacy shape or breaking one load rule."""
+    evs = events()
+    if case in LEGACY:
+        seq, data = LEGACY[case]
+        evs[seq]["data"] = data
+        return evs
+    change, value = RULES[case]
+    change(evs, value)
+    return evs
+
+
+@pytest.mark.parametrize("case", sorted(LEGACY) + sorted(RULES))
+def test_legacy_shapes_and_load_refusals_read_alike_and_stay_on_the_fast_path(
+    case: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each load rule broken, and each legacy shape the import upgrades, reads alike both ways;
+    a legacy shape, or a value of the right JSON type, never costs its line the fast path (the
+    data shapes leave every field optional): only the load check reads its event exactly."""
+    data = _checked_log(_bent(case))
+    assert_same("bent.jsonl", data)
+    exact: list[int] = []
+    monkeypatch.setattr(SessionLog, "_exact", lambda self, lines, before: exact.append(before) or iter(()))
+    for _ in SessionLog("bent.jsonl", Reading(), data).entries(schedule_only=True):
+        pass
+    assert exact == [], exact

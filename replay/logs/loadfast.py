@@ -7,8 +7,9 @@ An accelerator, never a judge: `surely_loads` answers True only for the current 
 rules plainly accept, with the message id to remember; anything else (a legacy shape to
 upgrade, a refusal) is answered None, and the reader then runs the exact checks on the decoded
 event. A value msgspec will not type refuses its line, which the reader then reads exactly: so
-each shape takes every JSON type the harness writes in its fields (a turn/end reason is kept as
-raw members: its kind decides which keys it may hold).
+every field is optional (a legacy message has no id, a legacy tool result no message) and a
+turn/end reason is kept as raw members (its kind decides which keys it may hold); only a field
+of another JSON type than the harness writes (a malformed event) costs its line the fast path.
 """
 
 from __future__ import annotations
@@ -23,35 +24,35 @@ from invariant.jsvalue import MAX_SAFE_INTEGER
 
 
 class _Source(msgspec.Struct, gc=False):
-    kind: str
+    kind: str | UnsetType = UNSET
     provider: str | UnsetType = UNSET
     model: str | UnsetType = UNSET
     callId: str | UnsetType = UNSET
 
 
 class _Block(msgspec.Struct, gc=False):
-    type: str
+    type: str | UnsetType = UNSET
     toolCallId: object = UNSET
     content: Raw = Raw(b"")
 
 
 class _Message(msgspec.Struct, gc=False):
-    id: str
-    role: str
-    source: _Source
-    content: Raw
+    id: str | UnsetType = UNSET
+    role: str | UnsetType = UNSET
+    source: _Source | UnsetType = UNSET
+    content: Raw = Raw(b"")
 
 
 class _ToolMessage(_Message):
-    content: list[_Block]  # type: ignore[assignment]
+    content: list[_Block] | UnsetType = UNSET  # type: ignore[assignment]
 
 
 class _Wrapped(msgspec.Struct, gc=False):
-    message: _Message
+    message: _Message | UnsetType = UNSET
 
 
 class _WrappedTool(msgspec.Struct, gc=False):
-    message: _ToolMessage
+    message: _ToolMessage | UnsetType = UNSET
 
 
 class _TurnEnd(msgspec.Struct, forbid_unknown_fields=True, gc=False):
@@ -60,19 +61,19 @@ class _TurnEnd(msgspec.Struct, forbid_unknown_fields=True, gc=False):
 
 
 class _Config(msgspec.Struct, gc=False):
-    provider: str
-    model: str
+    provider: str | UnsetType = UNSET
+    model: str | UnsetType = UNSET
     reasoningEffort: object = UNSET
     maxTokens: object = UNSET
 
 
 class _Header(msgspec.Struct, gc=False):
-    config: _Config
+    config: _Config | UnsetType = UNSET
     adapterDefaults: dict[str, object] | UnsetType = UNSET
 
 
 class _RequestHeader(msgspec.Struct, gc=False):
-    header: _Header
+    header: _Header | UnsetType = UNSET
     reason: object = UNSET
 
 
@@ -92,11 +93,17 @@ def _starts_list(raw: Raw) -> bool:
     return memoryview(raw)[:1] == _LIST
 
 
-def _message_loads(message: _Message, role: str) -> bool:
-    return bool(message.id) and message.role == role and bool(message.source.kind) and _starts_list(message.content)
+def _message_id(message: _Message | UnsetType, role: str) -> str | None:
+    """The id of a message of `role` in the current shape with an array content, else None."""
+    if isinstance(message, UnsetType) or isinstance(message.source, UnsetType) or not message.source.kind:
+        return None
+    good = message.role == role and _starts_list(message.content) and not isinstance(message.id, UnsetType)
+    return message.id if good and message.id else None
 
 
-def _header_loads(header: _Header) -> bool:
+def _header_loads(header: _Header | UnsetType) -> bool:
+    if isinstance(header, UnsetType) or isinstance(header.config, UnsetType):
+        return False
     config = header.config
     if not config.provider or not config.model:
         return False
@@ -104,7 +111,7 @@ def _header_loads(header: _Header) -> bool:
     if effort is not UNSET and (type(effort) is not str or not effort):
         return False
     defaults = header.adapterDefaults
-    if defaults is UNSET:
+    if isinstance(defaults, UnsetType):
         return True
     present = {"reasoningEffort": effort is not UNSET, "maxTokens": config.maxTokens is not UNSET}
     return all(present.get(key) is True and value is True for key, value in defaults.items())
@@ -115,24 +122,29 @@ Verdict = tuple[bool, str | None] | None
 
 
 def _user(user: _Message) -> Verdict:
-    return (True, user.id) if _message_loads(user, "user") else None
+    found = _message_id(user, "user")
+    return None if found is None else (True, found)
 
 
 def _assistant(wrapped: _Wrapped) -> Verdict:
     assistant = wrapped.message
+    found = _message_id(assistant, "assistant")
+    if found is None or isinstance(assistant, UnsetType) or isinstance(assistant.source, UnsetType):
+        return None
     source = assistant.source
-    good = _message_loads(assistant, "assistant") and source.kind == "model"
-    return (True, assistant.id) if good and source.provider and source.model else None
+    return (True, found) if source.kind == "model" and source.provider and source.model else None
 
 
 def _tool_result(wrapped: _WrappedTool) -> Verdict:
     tool = wrapped.message
+    if isinstance(tool, UnsetType) or isinstance(tool.source, UnsetType) or isinstance(tool.content, UnsetType):
+        return None
     call = tool.source.callId
     if not tool.id or tool.role != "user" or tool.source.kind != "tool" or not call or len(tool.content) != 1:
         return None
     block = tool.content[0]
     good = block.type == "tool-result" and _starts_list(block.content) and block.toolCallId == call
-    return (True, tool.id) if good else None
+    return (True, tool.id) if good and not isinstance(tool.id, UnsetType) else None
 
 
 def _turn_end(end: _TurnEnd) -> Verdict:
