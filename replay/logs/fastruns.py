@@ -6,9 +6,10 @@ with the reader (logfile.py) and the committed-record scan (committed.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import accumulate, compress, repeat
 from operator import attrgetter, is_not, ne
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import msgspec
 from msgspec import UNSET
@@ -32,6 +33,7 @@ from replay.logs.envelope import (
     raw_record,
 )
 from replay.logs.jsonline import BeyondBound, Deep, JsonLineError, parse_json_line
+from replay.logs.loadfast import VERDICTS, Verdict
 
 DECODED_TOGETHER = 256
 """Lines decoded in one pass: a refused line costs its part a second pass, line by line."""
@@ -198,6 +200,8 @@ class Kinds(NamedTuple):
     types..."""
     wanted_cut: frozenset[type | None]
     """...and, from v2 on, the fork markers."""
+    verdicts: dict[type, Callable[[Any], Verdict]]
+    """The load checks' verdict on the typed data of each class that has it (loadfast.VERDICTS)."""
 
 
 _KINDS: dict[frozenset[str], Kinds] = {}
@@ -214,5 +218,7 @@ def kinds_for(selected: frozenset[str]) -> Kinds:
     change, marker = classes.get(SCHEDULE_CHANGE), classes.get(END_SEED)
     wanted = frozenset({classes.get(tag) for tag in selected} | {change})
     tag_of = {kind: tag for tag, kind in classes.items()}
-    made = _KINDS[selected] = Kinds(len(classes), selected, checked, tag_of, change, marker, wanted, wanted | {marker})
+    verdicts = {classes[tag]: verdict for tag, verdict in VERDICTS.items() if tag in classes}
+    made = Kinds(len(classes), selected, checked, tag_of, change, marker, wanted, wanted | {marker}, verdicts)
+    _KINDS[selected] = made
     return made

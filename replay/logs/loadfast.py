@@ -179,7 +179,7 @@ DATA_SHAPES: dict[str, type] = {
     "request/header": _RequestHeader,
 }
 """The data shape of each checked type the envelope decoder types (the others keep raw data)."""
-_VERDICTS: dict[str, Callable[[Any], Verdict]] = {
+VERDICTS: dict[str, Callable[[Any], Verdict]] = {
     "user/message": _user,
     "assistant/message": _assistant,
     "tool/result": _tool_result,
@@ -187,11 +187,12 @@ _VERDICTS: dict[str, Callable[[Any], Verdict]] = {
     "turn/start": _turn_start,
     "request/header": _request_header,
 }
-assert _VERDICTS.keys() == DATA_SHAPES.keys()
+"""What a value of each data shape surely passing the load checks looks like (`surely_loads`)."""
+assert VERDICTS.keys() == DATA_SHAPES.keys()
 
 
 def surely_loads(tag: str, data: object) -> Verdict:
     """(True, message id or None) when an event of type `tag` whose data the envelope decoder
     typed as `data` (DATA_SHAPES) surely passes the load checks; None when only the exact
     checks can tell."""
-    return _VERDICTS[tag](data)
+    return VERDICTS[tag](data)

@@ -47,11 +47,10 @@ from replay.logs.bytesource import Data, FileSource
 from replay.logs.chunks import ChunkRow
 from replay.logs.committed import TURN_END, CommittedScan
 from replay.logs.discover import generations_beside
-from replay.logs.envelope import REGISTRY, Record
+from replay.logs.envelope import Record
 from replay.logs.fastruns import decode_run, event_of, in_line, kinds_for, learn
 from replay.logs.frames import ZSTD_MAGIC, Block, Head, Tail, ZstdProblem, frame_texts, plain_lines, zstd_head
 from replay.logs.jsonline import BeyondBound, Deep, JsonLineError, decode_json, parse_header_line, parse_json_line
-from replay.logs.loadfast import surely_loads
 from replay.reading import DEFAULT_READING, Mode, Reading
 
 __all__ = ["Data", "Entry", "Finding", "OtherRecords", "Selector", "SessionLog", "Severity"]
@@ -652,10 +651,11 @@ class SessionLog:
         select = self._select
         known = kinds_for(_NOTHING if select is None else select.types)
         tag_of, message_ids = known.tag_of, self._load_checks.message_ids
-        typed = REGISTRY.raw_decoders
+        verdicts = known.verdicts
         for i in compress(range(stop), map(known.checked.__contains__, kinds)):
-            record, kind = records[i], kinds[i]
-            surely = surely_loads(tag_of[kind], record.data) if kind in typed else None  # type: ignore[attr-defined]
+            record = records[i]
+            verdict = verdicts.get(kinds[i])
+            surely = None if verdict is None else verdict(record.data)  # type: ignore[attr-defined]
             if surely is None:
                 self._check_load(event_of(record, lines[i], self.charge_deep), before + i + 1)
             elif surely[1] is not None:
