@@ -100,14 +100,16 @@ def main() -> None:
 
 READ_JSON = (
     "CREATE TABLE lines AS SELECT * FROM read_json(?, format = 'newline_delimited', union_by_name = true, "
-    "maximum_object_size = 1073741824)"
+    "ignore_errors = true, maximum_object_size = 1073741824)"
 )
-"""DuckDB's own load: every line a row of one table, the columns and their types detected."""
+"""DuckDB's own load: every line a row of one table, the columns and their types detected. A line
+DuckDB refuses (a lone surrogate escape, which JSON.parse reads and the synthetic corpus holds)
+is skipped, not a failure of the benchmark: the baseline is then, if anything, cheaper."""
 READ_JSON_OBJECTS = (
     "CREATE TABLE lines AS SELECT * FROM read_json_objects(?, format = 'newline_delimited', "
-    "maximum_object_size = 1073741824)"
+    "ignore_errors = true, maximum_object_size = 1073741824)"
 )
-"""Its cheapest: every line one JSON value, nothing detected or typed."""
+"""Its cheapest: every line one JSON value, nothing detected or typed (refused lines skipped)."""
 
 
 def read_json_cpu(paths: list[str], db: Path, query: str = READ_JSON) -> float:
