@@ -428,7 +428,7 @@ TURN_ENDS = (
 
 
 def _checked_log(events: list[dict[str, Any]]) -> bytes:
-    """`events` renumbered among plain lines (a message and a turn start before each)."""
+    """`events` renumbered among plain lines (a turn start before each)."""
     lines, seq = [json.dumps(HEADER)], 0
     for event in events:
         for plain in ({"type": "turn/start", "data": {"turn": 1}}, {**event}):
@@ -457,12 +457,19 @@ def test_the_harness_s_turn_endings_stay_on_the_fast_path(monkeypatch: pytest.Mo
     error) are decoded fast and vouched for: no line is read exactly, no event decoded again."""
     data = _checked_log([{"type": "turn/end", "data": {"turn": 1, "reason": r}} for r in TURN_ENDS[:3]])
     assert_same("ends.jsonl", data)  # the types are known from here on
+    assert _read_exactly(monkeypatch, data, load_checks=True) == []
+
+
+def _read_exactly(monkeypatch: pytest.MonkeyPatch, data: bytes, load_checks: bool = False) -> list[int]:
+    """The lines of the log `data` the fast reader hands to the exact path (and, with
+    `load_checks`, those whose event the exact load checks read)."""
     exact: list[int] = []
-    monkeypatch.setattr(SessionLog, "_exact", lambda self, lines, before: exact.append(before) or iter(()))
-    monkeypatch.setattr(SessionLog, "_check_load", lambda self, event, line: exact.append(line))
-    for _ in SessionLog("ends.jsonl", Reading(), data).entries(schedule_only=True):
+    monkeypatch.setattr(SessionLog, "_exact", lambda self, lines, before: exact.append(before + 1) or iter(()))
+    if load_checks:
+        monkeypatch.setattr(SessionLog, "_check_load", lambda self, event, line: exact.append(line))
+    for _ in SessionLog("read.jsonl", Reading(), data).entries(schedule_only=True):
         pass
-    assert exact == []
+    return exact
 
 
 def _bent(case: str) -> list[dict[str, Any]]:
@@ -486,8 +493,4 @@ def test_legacy_shapes_and_load_refusals_read_alike_and_stay_on_the_fast_path(
     data shapes leave every field optional): only the load check reads its event exactly."""
     data = _checked_log(_bent(case))
     assert_same("bent.jsonl", data)
-    exact: list[int] = []
-    monkeypatch.setattr(SessionLog, "_exact", lambda self, lines, before: exact.append(before) or iter(()))
-    for _ in SessionLog("bent.jsonl", Reading(), data).entries(schedule_only=True):
-        pass
-    assert exact == [], exact
+    assert _read_exactly(monkeypatch, data) == []

@@ -3,8 +3,8 @@ shapes the envelope decoder (envelope.py) types a checked event's data by, in th
 its envelope, with only the few fields the checks read built and the large parts (message
 content, tool lists) kept as raw bytes; and what a value of each shape surely passing looks like.
 
-An accelerator, never a judge: `surely_loads` answers True only for the current shapes the
-rules plainly accept, with the message id to remember; anything else (a legacy shape to
+An accelerator, never a judge: each type's verdict (VERDICTS) answers True only for the current
+shapes the rules plainly accept, with the message id to remember; anything else (a legacy shape to
 upgrade, a refusal) is answered None, and the reader then runs the exact checks on the decoded
 event. A value msgspec will not type refuses its line, which the reader then reads exactly: so
 every field is optional (a legacy message has no id, a legacy tool result no message) and a
@@ -187,12 +187,6 @@ VERDICTS: dict[str, Callable[[Any], Verdict]] = {
     "turn/start": _turn_start,
     "request/header": _request_header,
 }
-"""What a value of each data shape surely passing the load checks looks like (`surely_loads`)."""
+"""For each data shape, (True, message id or None) when a value of it surely passes the load
+checks; None when only the exact checks can tell."""
 assert VERDICTS.keys() == DATA_SHAPES.keys()
-
-
-def surely_loads(tag: str, data: object) -> Verdict:
-    """(True, message id or None) when an event of type `tag` whose data the envelope decoder
-    typed as `data` (DATA_SHAPES) surely passes the load checks; None when only the exact
-    checks can tell."""
-    return VERDICTS[tag](data)
