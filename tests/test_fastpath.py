@@ -378,15 +378,19 @@ CLUE_LINES = {
     "upper": ({"kind": "user"}, "[SCHEDULE REMINDER]\nhello"),  # only an uppercase one
     "none-ascii": ({"kind": "user"}, "nothing to see"),
     "none-unicode": ({"kind": "user"}, "caf\u00e9 \u2603"),
-    "invalid-utf8": ({"kind": "user"}, None),
+    "invalid-utf8": ({"kind": "user"}, "INVALID"),  # INVALID: bytes that are not UTF-8
+    "invalid-utf8-upper": ({"kind": "user"}, "[SCHEDULE REMINDER]\nINVALID"),
 }
+_TOLD = {"lower", "upper", "invalid-utf8-upper"}
+"""The cases whose line holds a needle: ASCII, so a line not UTF-8 holds it as its text does."""
 
 
 @pytest.mark.parametrize("tag", ["user/message", "agent/inbox/spliced"])
 @pytest.mark.parametrize("case", sorted(CLUE_LINES))
 def test_messages_that_may_bear_clues_are_found_alike(case: str, tag: str) -> None:
     """A message is yielded for its clues when its line holds a needle, lowercase or uppercase,
-    or is not UTF-8 (then it is read whole); among many plain messages, both ways alike."""
+    whether or not the line is UTF-8 (the needles are ASCII, which decoding keeps as written);
+    among many plain messages, both ways alike."""
     source, text = CLUE_LINES[case]
     lines = [json.dumps(HEADER).encode()]
     for seq in range(40):
@@ -397,11 +401,10 @@ def test_messages_that_may_bear_clues_are_found_alike(case: str, tag: str) -> No
             "source": {"kind": "user"},
         }
         if seq == 20:
-            message = {**message, "source": source, "content": [{"type": "text", "text": text or "x"}]}
+            message = {**message, "source": source, "content": [{"type": "text", "text": text}]}
         data = message if tag == "user/message" else {"target": "next-turn", "start": 0, "inserted": [message]}
         line = json.dumps({"type": tag, "seq": seq, "time": 100 + seq, "data": data}, ensure_ascii=False).encode()
-        if seq == 20 and text is None:
-            line = line.replace(b'"x"', b'"\xff\xfe"')
+        line = line.replace(b"INVALID", b"\xff\xfe")
         lines.append(line)
     data = b"\n".join(lines) + b"\n"
     assert_same("clues.jsonl", data)
@@ -409,7 +412,7 @@ def test_messages_that_may_bear_clues_are_found_alike(case: str, tag: str) -> No
         e.event_index
         for e in SessionLog("clues.jsonl", Reading(), data).entries(schedule_only=True, select=TellingEvents())
     ]
-    assert (yielded == [20]) is (case not in ("none-ascii", "none-unicode")), yielded
+    assert yielded == ([20] if case in _TOLD else []), yielded
 
 
 TURN_ENDS = (

@@ -11,8 +11,10 @@ from dataclasses import dataclass, field
 from invariant.detect import CLUE_TYPES, NEEDLES, REQUEST_HEADER
 from invariant.tools.judge import TOOL_CALL, TOOL_TYPES, result_call_id, schedule_call
 
-# `_bears_clues` scans for `schedule`/`SCHEDULE` before the needles themselves
+# `by_bytes` scans for `schedule`/`SCHEDULE` before the needles themselves, in lines that need
+# not be UTF-8 (an ASCII needle is in a line's bytes exactly when it is in its text)
 assert all(b"schedule" in needle or b"SCHEDULE" in needle for needle in NEEDLES)
+assert all(needle.isascii() for needle in NEEDLES)
 _PLAIN_ID = re.compile(r"[A-Za-z0-9_.:-]+")
 """A call id every JSON writer spells as itself."""
 _TYPES = CLUE_TYPES | TOOL_TYPES
@@ -31,24 +33,21 @@ class TellingEvents:
     def types(self) -> frozenset[str]:
         return _TYPES
 
-    def by_bytes(self, tag: str, raw: bytes | None) -> bool:
+    def by_bytes(self, tag: str, line: bytes) -> bool:
         """A tool call's line holds `schedule_`, a result's the id of an open call; an event of
         CLUE_TYPES holds a needle (of the request headers only the log's first: the tools of a
-        session are registered once). A line re-encoded (None) may always tell."""
+        session are registered once). Every needle is ASCII (a call id with another character
+        asks every result), so a line need not be UTF-8 to be asked about."""
         if tag in TOOL_TYPES:
-            if raw is None:
-                return tag == TOOL_CALL or bool(self._open_calls)
             if tag == TOOL_CALL:
-                return b"schedule_" in raw
-            return any(needle in raw for needle in self._open_calls.values())
+                return b"schedule_" in line
+            return any(needle in line for needle in self._open_calls.values())
         if tag == REQUEST_HEADER:
             if self._tools_read:
                 return False
             self._tools_read = True
-        if raw is None:
-            return True
         # each needle holds `schedule` or `SCHEDULE`, which most messages lack: two scans, not four
-        return (b"schedule" in raw or b"SCHEDULE" in raw) and any(needle in raw for needle in NEEDLES)
+        return (b"schedule" in line or b"SCHEDULE" in line) and any(needle in line for needle in NEEDLES)
 
     def by_event(self, tag: str, event: dict[str, object]) -> bool:
         """A `schedule_*` call (now open), or the result of an open one (now answered); every

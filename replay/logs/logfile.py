@@ -106,17 +106,19 @@ class OtherRecords(Protocol):
 
 class Selector(Protocol):
     """The events beside the schedule changes a caller of `entries(schedule_only=True)` wants
-    yielded, asked in log order: first by an event's bytes (None when the line was re-encoded),
-    then, where those may tell, by the decoded event. The reader decodes no event of another
-    type, and none its bytes rule out."""
+    yielded, asked in log order: first by an event's line, then, where its bytes may tell, by
+    the decoded event. The reader decodes no event of another type, and none its bytes rule out."""
 
     @property
     def types(self) -> frozenset[str]:
         """The event types worth asking about."""
         ...
 
-    def by_bytes(self, tag: str, raw: bytes | None) -> bool:
-        """Whether an event of `types` whose line is `raw` may be wanted."""
+    def by_bytes(self, tag: str, line: bytes) -> bool:
+        """Whether an event of `types` whose line is `line` (its bytes as read, not always UTF-8)
+        may be wanted. Bytes are looked for as ASCII: decoding keeps ASCII bytes as written (an
+        invalid sequence becomes U+FFFD, never swallowing one), so a line holds an ASCII needle
+        exactly when its text does, and no line needs decoding to be asked about."""
         ...
 
     def by_event(self, tag: str, event: dict[str, object]) -> bool:
@@ -597,13 +599,13 @@ class SessionLog:
             if tag == END_SEED:
                 self._cuts(event, index)  # type: ignore[arg-type]
             return Entry(line_no, index, event, row, line)
-        if tag == SCHEDULE_CHANGE or (type(tag) is str and self._telling(tag, event, index, line)):  # type: ignore[arg-type]
+        if tag == SCHEDULE_CHANGE or (type(tag) is str and self._telling(tag, event, index, raw)):  # type: ignore[arg-type]
             return Entry(line_no, index, event, row, line)
         if self._others is not None:
             self._others(line_no, index, event, row, line)
         return None
 
-    def _telling(self, tag: str, event: dict[str, object], index: int, raw: bytes | None) -> bool:
+    def _telling(self, tag: str, event: dict[str, object], index: int, raw: bytes) -> bool:
         """Whether an event that is no schedule change is yielded all the same: a marker that cuts
         the fork (v2+; its cut is noted either way), or an event the selector wants."""
         if tag == END_SEED:
@@ -672,7 +674,7 @@ class SessionLog:
                 assert select is not None
                 tag = tag_of[kind]
                 if not (
-                    select.by_bytes(tag, _utf8(lines[i]))
+                    select.by_bytes(tag, lines[i])
                     and select.by_event(tag, event := event_of(records[i], lines[i], self.charge_deep))
                 ):
                     continue
