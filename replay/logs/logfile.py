@@ -509,13 +509,12 @@ class SessionLog:
     # --- the lines after the header: the exact path and the fast one ----------------------------
 
     def _run(self, lines: list[bytes], before: int) -> Iterator[Entry]:
-        """The entries of complete `lines`, the first being line `before + 1`. Lenient mode skips
-        blank lines (empty, or ASCII whitespace only: what `bytes.strip` empties), here, and only
-        here: the other lines go on to `_lines`."""
+        """The entries of complete `lines` (each with its LF), the first being line `before + 1`.
+        Lenient mode skips blank lines (empty, or ASCII whitespace only: what `bytes.strip`
+        empties), here, and only here: the other lines go on to `_lines`."""
         if self.reading.mode is Mode.LENIENT and not all(map(bytes.strip, lines)):  # a blank line (found in C)
-            filled = compress(range(len(lines)), lines)  # not empty (truth, the cheaper test), then
-            kept = list(compress(filled, map(bytes.strip, compress(lines, lines)))) if any(lines) else []
-            yield from self._without_blank_lines(lines, kept, before)  # not whitespace only
+            kept = list(compress(range(len(lines)), map(bytes.strip, lines)))
+            yield from self._without_blank_lines(lines, kept, before)
         else:
             yield from self._lines(lines, before)
 
@@ -540,13 +539,13 @@ class SessionLog:
             yield from self._lines(lines[first:end], before + first)
 
     def _exact(self, lines: list[bytes], before: int) -> Iterator[Entry]:
-        """The entries of `lines`, each read exactly (`_record`); past a defect, only what may
-        still matter (`_past_defect`)."""
+        """The entries of `lines` (each with its LF), each read exactly (`_record`); past a
+        defect, only what may still matter (`_past_defect`)."""
         for k, line in enumerate(lines):
             if self._scan.defect is not None:
                 self._past_defect(lines[k:], before + k)
                 return
-            entry = self._record(before + k + 1, line)
+            entry = self._record(before + k + 1, line[:-1])
             if entry is not None:
                 yield entry
 
@@ -558,7 +557,7 @@ class SessionLog:
         for k in range(0, len(lines), _SCANNED_TOGETHER):
             if self._scan.fatal:
                 return
-            text = b"\n".join(lines[k : k + _SCANNED_TOGETHER])  # in parts: a join holds a buffer per line
+            text = b"".join(lines[k : k + _SCANNED_TOGETHER])  # in parts: a join holds a buffer per line
             for needle in _SPELLS_TURN_END:
                 at = text.find(needle)
                 while at >= 0:
@@ -679,7 +678,7 @@ class SessionLog:
                 ):
                     continue
             self._scan.advance(starts[i] + 1)
-            yield Entry(before + i + 1, starts[i], event, None, _utf8(lines[i]))
+            yield Entry(before + i + 1, starts[i], event, None, _utf8(lines[i][:-1]))
         self._scan.advance(starts[stop])
         return stop
 
