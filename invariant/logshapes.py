@@ -131,6 +131,9 @@ def header_problems(header: dict[str, object]) -> tuple[list[tuple[str, str]], l
     return shape, retired, None
 
 
+SURFACE_TYPES = frozenset({"user/message", "assistant/message", "tool/result"})
+"""The event types that carry surface metadata (`sourceEventSeqs`, `surfaceOp`; session-log.md
+§4.3): every other type is log-only and does not."""
 REPLACE_OP = ObjectShape(
     "ReplaceOp",
     "surface replace",

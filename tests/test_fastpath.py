@@ -497,3 +497,22 @@ def test_legacy_shapes_and_load_refusals_read_alike_and_stay_on_the_fast_path(
     data = _checked_log(_bent(case))
     assert_same("bent.jsonl", data)
     assert _read_exactly(monkeypatch, data) == []
+
+
+@pytest.mark.parametrize("metadata", [{"surfaceOp": "append"}, {"sourceEventSeqs": [0]}])
+def test_surface_metadata_is_typed_on_the_surface_types_only(
+    monkeypatch: pytest.MonkeyPatch, metadata: dict[str, Any]
+) -> None:
+    """Only user/message, assistant/message and tool/result carry surfaceOp and sourceEventSeqs
+    (session-log.md §4.3): the fast decoder types them on those alone, so a log-only event that
+    carries them is read the exact way, and both ways read the log alike."""
+    events: list[dict[str, Any]] = [
+        {"type": "step/start", "seq": 0, "time": 1, "data": {"turn": 1, "step": 1}},
+        {"type": "user/message", "seq": 1, "time": 1, "data": {}, "surfaceOp": "append", "sourceEventSeqs": [0]},
+        {"type": "step/end", "seq": 2, "time": 1, "data": {}, **metadata},
+    ]
+    data = b"\n".join(json.dumps(e).encode() for e in [HEADER, *events]) + b"\n"
+    assert_same("surface.jsonl", data)
+    for event in events:  # a type met for the first time is read exactly (fastruns.learn)
+        envelope.REGISTRY.event_class(event["type"])
+    assert _read_exactly(monkeypatch, data) == [4]

@@ -31,7 +31,7 @@ import msgspec
 from msgspec import UNSET, Meta, Raw, UnsetType, field
 
 from invariant.jsvalue import MAX_SAFE_INTEGER
-from invariant.logshapes import ROW_TAGS
+from invariant.logshapes import ROW_TAGS, SURFACE_TYPES
 from replay.logs.loadfast import DATA_SHAPES
 
 MAX_EVENT_TYPES = 512
@@ -80,14 +80,27 @@ class Record(msgspec.Struct, tag_field="type", forbid_unknown_fields=True, gc=Fa
 Cited = Annotated[int, Meta(ge=0, le=MAX_SAFE_INTEGER)]
 
 
-class Event(Record):
-    """A verbatim event: type, seq, time, data, and the surface metadata the harness writes on
-    messages: `sourceEventSeqs` as plain seqs (a v2+ `[start, end]` run is refused) and
-    `surfaceOp` kept raw (`"append"`, or a replace whose spelling depends on the format
-    version: the reader checks it, and the v2+ citation rules, for a whole run at once)."""
+class Verbatim(Record):
+    """A verbatim event: type, seq, time and data (an Event or a SurfaceEvent)."""
 
     time: SafeInt
     data: Raw
+
+
+class Event(Verbatim):
+    """A verbatim event of a log-only type: it carries no surface metadata (a line that does is
+    refused, and read exactly)."""
+
+    sourceEventSeqs: ClassVar[UnsetType] = UNSET  # no field: read alike with a surface event's
+    surfaceOp: ClassVar[UnsetType] = UNSET
+
+
+class SurfaceEvent(Verbatim):
+    """A verbatim event of a surface type (logshapes.SURFACE_TYPES), with the surface metadata
+    the harness writes on messages: `sourceEventSeqs` as plain seqs (a v2+ `[start, end]` run is
+    refused) and `surfaceOp` kept raw (`"append"`, or a replace whose spelling depends on the
+    format version: the reader checks it, and the v2+ citation rules, for a whole run at once)."""
+
     sourceEventSeqs: list[Cited] | UnsetType = UNSET
     surfaceOp: Raw | UnsetType = UNSET
 
@@ -126,12 +139,14 @@ class _Registry:
     surrogate, is never kept, and its lines are read the exact way, as every unknown type's)."""
 
     def __init__(self) -> None:
-        self.classes: dict[str, type[Event]] = {}
+        self.classes: dict[str, type[Verbatim]] = {}
         self.decoder = _decoder(self.classes)
-        self.raw_decoders: dict[type, msgspec.json.Decoder[Event]] = {}
+        self.raw_decoders: dict[type, msgspec.json.Decoder[Verbatim]] = {}
         """For each class with typed data, the decoder of its events with raw data."""
+        self.surface: frozenset[type] = frozenset()
+        """The classes made so far of the surface types (their events may carry surface metadata)."""
 
-    def event_class(self, tag: str) -> type[Event] | None:
+    def event_class(self, tag: str) -> type[Verbatim] | None:
         """The class of events tagged `tag` (made now if new), None past MAX_EVENT_TYPES or for
         a tag the decoder cannot take."""
         known = self.classes.get(tag)
@@ -139,22 +154,25 @@ class _Registry:
             return known
         name = f"Event{len(self.classes)}"
         shape = DATA_SHAPES.get(tag)
+        base = SurfaceEvent if tag in SURFACE_TYPES else Event
         try:
-            raw: type[Event] = msgspec.defstruct(name, [], bases=(Event,), tag=tag)  # type: ignore[assignment]
+            raw: type[Verbatim] = msgspec.defstruct(name, [], bases=(base,), tag=tag)  # type: ignore[assignment]
             made = raw
             if shape is not None:
-                made = msgspec.defstruct(name, [("data", shape)], bases=(Event,), tag=tag)  # type: ignore[assignment]
+                made = msgspec.defstruct(name, [("data", shape)], bases=(base,), tag=tag)  # type: ignore[assignment]
             classes = {**self.classes, tag: made}
             decoder = _decoder(classes)
         except (UnicodeError, TypeError, ValueError):  # a tag msgspec cannot encode or dispatch on
             return None
         if shape is not None:
             self.raw_decoders = {**self.raw_decoders, made: msgspec.json.Decoder(raw)}
+        if base is SurfaceEvent:
+            self.surface = self.surface | {made}
         self.classes, self.decoder = classes, decoder
         return made
 
 
-def _decoder(classes: dict[str, type[Event]]) -> msgspec.json.Decoder[Record]:
+def _decoder(classes: dict[str, type[Verbatim]]) -> msgspec.json.Decoder[Record]:
     members = (*ROW_CLASSES, *classes.values())
     return msgspec.json.Decoder(Union[members])  # noqa: UP007
 
@@ -173,7 +191,7 @@ def decode_line(line: bytes) -> Record:
     return REGISTRY.decoder.decode(line)
 
 
-def raw_record(record: Event, line: bytes) -> Event:
+def raw_record(record: Verbatim, line: bytes) -> Verbatim:
     """`record` (decoded from `line`) with its data as raw bytes: itself, or for a class with
     typed data the line decoded again with raw data (it decoded once, so it decodes again)."""
     decoder = REGISTRY.raw_decoders.get(type(record))

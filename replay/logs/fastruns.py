@@ -7,12 +7,12 @@ with the reader (logfile.py) and the committed-record scan (committed.py)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from itertools import accumulate, compress, repeat
-from operator import attrgetter, is_not, ne
-from typing import Any, NamedTuple
+from itertools import accumulate, compress
+from operator import attrgetter
+from typing import Any, NamedTuple, cast
 
 import msgspec
-from msgspec import UNSET
+from msgspec import UNSET, Raw
 
 from invariant import SCHEDULE_CHANGE
 from invariant.jsvalue import MAX_SAFE_INTEGER
@@ -24,10 +24,11 @@ from replay.logs.envelope import (
     GAP_BOUND,
     REGISTRY,
     ROW_CLASSES,
-    Event,
     Record,
+    SurfaceEvent,
     TextRow,
     ToolRow,
+    Verbatim,
     decode_line,
     decode_lines,
     raw_record,
@@ -40,7 +41,6 @@ DECODED_TOGETHER = 256
 _ROW_CLASSES = frozenset(ROW_CLASSES)
 _SEQ = attrgetter("seq")
 _SURFACE_OP = attrgetter("surfaceOp")
-_CITED = attrgetter("sourceEventSeqs")
 _TIME = attrgetter("time")
 _DATA = attrgetter("data")
 _MEMBERS = attrgetter("members")
@@ -110,7 +110,7 @@ def in_line(records: list[Record], event_count: int, rows_allowed: bool, version
         stop = next(i for i, (seq, at, n) in enumerate(out_of_line) if seq != at or n < 0)
     if rows and not rows_allowed:
         stop = min(stop, rows[0])
-    return Run(kinds, starts, _surface_in_line(records, stop, not rows_allowed, version))
+    return Run(kinds, starts, _surface_in_line(records, kinds, stop, not rows_allowed, version))
 
 
 def _row_sizes(records: list[Record], rows: list[int], sizes: list[int]) -> None:
@@ -140,48 +140,69 @@ _SURFACE_SPECS: dict[int, Spec] = {
 keeps raw (every other field it types as the shape has it, or refuses the line)."""
 
 
-def _surface_in_line(records: list[Record], stop: int, cites: bool, version: int | None) -> int:
+def _surface_in_line(records: list[Record], kinds: list[type], stop: int, cites: bool, version: int | None) -> int:
     """The first of `records[:stop]` whose surface metadata the exact path would judge (a
     replace spelt for another format version, a v2+ citation of a later or repeated seq),
     else `stop`. A plain `append` and v0/v1 citations (typed by the decoder) need no more.
-    Found with attribute getters over the run (rows answer UNSET), so only the records that
-    carry metadata are looked at one by one, and of those only the replace op is decoded."""
-    run = records[:stop]
-    ops = list(map(_SURFACE_OP, run))
-    carried = list(compress(range(stop), map(is_not, ops, repeat(UNSET))))
-    odd = compress(carried, map(ne, map(ops.__getitem__, carried), repeat(APPEND)))
-    spec = _SURFACE_SPECS[version or 0]
-    first = next((i for i in odd if not _conforms(spec, bytes(ops[i]))), stop)
+    Only the events of surface types carry metadata (a log-only event that does is refused by
+    the decoder): they are found by one pass over the run's classes, and of their replace ops,
+    only the spellings not met before are decoded."""
+    at = list(compress(range(stop), map(REGISTRY.surface.__contains__, kinds)))
+    if not at:
+        return stop
+    found = cast("list[SurfaceEvent]", list(map(records.__getitem__, at)))
+    ops = list(map(_SURFACE_OP, found))
+    spelt = version or 0
+    first = next(
+        (i for i, op in zip(at, ops, strict=True) if op is not UNSET and op != APPEND and not _conforms(spelt, op)),
+        stop,
+    )
     if cites:
-        cited = list(map(_CITED, run))
-        for i in compress(range(first), map(is_not, cited, repeat(UNSET))):
-            seqs = cited[i]
-            if seqs and (max(seqs) >= run[i].seq or len(set(seqs)) < len(seqs)):
+        for i, record in zip(at, found, strict=True):
+            seqs = record.sourceEventSeqs
+            if i >= first:
+                break
+            if seqs and (max(seqs) >= record.seq or len(set(seqs)) < len(seqs)):
                 return i
     return first
 
 
-def _conforms(spec: Spec, raw: bytes) -> bool:
-    """Whether the JSON value `raw` passes `spec` (as the exact path decodes it)."""
-    try:
-        spec.check(parse_json_line(raw))
-    except (Reject, JsonLineError):
-        return False
-    return True
+_CONFORMING: dict[tuple[int, bytes], bool] = {}
+"""What `_conforms` answered, by format version and spelling: a harness spells its replace ops
+alike, so each spelling is decoded and checked once (up to _CONFORMING_MOST of them)."""
+_CONFORMING_MOST = 4096
+
+
+def _conforms(version: int, op: Raw) -> bool:
+    """Whether the JSON value `op` passes the surfaceOp spec of `version` (as the exact path
+    decodes it)."""
+    raw = bytes(op)
+    key = (version, raw)
+    known = _CONFORMING.get(key)
+    if known is None:
+        try:
+            _SURFACE_SPECS[version].check(parse_json_line(raw))
+            known = True
+        except (Reject, JsonLineError):
+            known = False
+        if len(_CONFORMING) < _CONFORMING_MOST:
+            _CONFORMING[key] = known
+    return known
 
 
 def event_of(record: Record, line: bytes, deep: Deep | None = None) -> dict[str, object]:
     """The event of a record fast-decoded from `line`, its data (and a replace surfaceOp)
     decoded exactly."""
-    assert isinstance(record, Event)
+    assert isinstance(record, Verbatim)
     tag = record.__struct_config__.tag
     record = raw_record(record, line)
     event = {"type": tag, "seq": record.seq, "time": record.time, "data": parse_json_line(bytes(record.data), deep)}
-    if record.sourceEventSeqs is not UNSET:
-        event["sourceEventSeqs"] = list(record.sourceEventSeqs)
-    if record.surfaceOp is not UNSET:
-        op = record.surfaceOp
-        event["surfaceOp"] = "append" if op == APPEND else parse_json_line(bytes(op), deep)
+    if isinstance(record, SurfaceEvent):
+        if record.sourceEventSeqs is not UNSET:
+            event["sourceEventSeqs"] = list(record.sourceEventSeqs)
+        if record.surfaceOp is not UNSET:
+            op = record.surfaceOp
+            event["surfaceOp"] = "append" if op == APPEND else parse_json_line(bytes(op), deep)
     return event
 
 
