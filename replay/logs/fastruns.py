@@ -6,6 +6,7 @@ with the reader (logfile.py) and the committed-record scan (committed.py)."""
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable
 from itertools import accumulate, compress
 from operator import attrgetter
@@ -85,32 +86,57 @@ def learn(line: bytes) -> None:
         REGISTRY.event_class(tag)
 
 
+ROW, SURFACE, CHECKED, WANTED = 1, 2, 4, 8
+"""What the reader does with a record of a class (`Kinds.roles`), as bits: a packed row (its
+size counts), a surface event (its metadata is judged), a type the load checks read, and a
+record to look at beside them (a schedule change, a selected type, from v2 on a fork marker)."""
+
+
 class Run(NamedTuple):
     """Decoded records found in line: their classes, the event index each starts at (and the
-    count after the last), and how many of them are in line (the next is read exactly)."""
+    count after the last), how many of them are in line (the next is read exactly), and of
+    those, where the load checks' types and the records to look at stand."""
 
     kinds: list[type]
     starts: list[int]
     stop: int
+    checked: list[int]
+    wanted: list[int]
 
 
-def in_line(records: list[Record], event_count: int, rows_allowed: bool, version: int | None) -> Run:
+def in_line(
+    records: list[Record], event_count: int, rows_allowed: bool, version: int | None, roles: dict[type, int]
+) -> Run:
     """How far `records` (none refused) commit in line from `event_count` on: seq contiguity
     and row sizes checked for all at once; a row where rows are not allowed, or surface
-    metadata the log's version would judge, stops the run."""
+    metadata the log's version would judge, stops the run. Each record's role (`roles`, by
+    class) is read in one pass, and only the records that have one are looked at again."""
     kinds = list(map(type, records))
-    sizes = [1] * len(records)
-    rows = list(compress(range(len(kinds)), map(_ROW_CLASSES.__contains__, kinds)))
-    if rows:
-        _row_sizes(records, rows, sizes)
-    starts = list(accumulate(sizes, initial=event_count))
+    flags = list(map(roles.__getitem__, kinds))
+    marked = list(compress(range(len(flags)), flags))
+    rows = [i for i in marked if flags[i] & ROW]
     stop = len(records)
-    if list(map(_SEQ, records)) != starts[:-1] or (sizes and min(sizes) < 0):
-        out_of_line = zip(map(_SEQ, records), starts, sizes, strict=False)
-        stop = next(i for i, (seq, at, n) in enumerate(out_of_line) if seq != at or n < 0)
-    if rows and not rows_allowed:
-        stop = min(stop, rows[0])
-    return Run(kinds, starts, _surface_in_line(records, kinds, stop, not rows_allowed, version))
+    if rows:
+        sizes = [1] * stop
+        _row_sizes(records, rows, sizes)
+        starts = list(accumulate(sizes, initial=event_count))
+        if list(map(_SEQ, records)) != starts[:-1] or min(sizes) < 0:
+            out_of_line = zip(map(_SEQ, records), starts, sizes, strict=False)
+            stop = next(i for i, (seq, at, n) in enumerate(out_of_line) if seq != at or n < 0)
+        if not rows_allowed:
+            stop = min(stop, rows[0])
+    else:
+        starts = list(range(event_count, event_count + stop + 1))
+        if list(map(_SEQ, records)) != starts[:-1]:
+            stop = next(i for i, (seq, at) in enumerate(zip(map(_SEQ, records), starts, strict=False)) if seq != at)
+    surface = [i for i in marked if flags[i] & SURFACE]
+    if surface:
+        stop = _surface_in_line(records, surface, stop, not rows_allowed, version)
+    checked = [i for i in marked if flags[i] & CHECKED]
+    wanted = [i for i in marked if flags[i] & WANTED]
+    if stop < len(records):
+        checked, wanted = checked[: bisect_left(checked, stop)], wanted[: bisect_left(wanted, stop)]
+    return Run(kinds, starts, stop, checked, wanted)
 
 
 def _row_sizes(records: list[Record], rows: list[int], sizes: list[int]) -> None:
@@ -140,16 +166,14 @@ _SURFACE_SPECS: dict[int, Spec] = {
 keeps raw (every other field it types as the shape has it, or refuses the line)."""
 
 
-def _surface_in_line(records: list[Record], kinds: list[type], stop: int, cites: bool, version: int | None) -> int:
+def _surface_in_line(records: list[Record], surface: list[int], stop: int, cites: bool, version: int | None) -> int:
     """The first of `records[:stop]` whose surface metadata the exact path would judge (a
     replace spelt for another format version, a v2+ citation of a later or repeated seq),
     else `stop`. A plain `append` and v0/v1 citations (typed by the decoder) need no more.
     Only the events of surface types carry metadata (a log-only event that does is refused by
-    the decoder): they are found by one pass over the run's classes, and of their replace ops,
-    only the spellings not met before are decoded."""
-    at = list(compress(range(stop), map(REGISTRY.surface.__contains__, kinds)))
-    if not at:
-        return stop
+    the decoder): those at `surface` are looked at, and of their replace ops, only the
+    spellings not met before are decoded."""
+    at = surface[: bisect_left(surface, stop)]
     found = cast("list[SurfaceEvent]", list(map(records.__getitem__, at)))
     ops = list(map(_SURFACE_OP, found))
     spelt = version or 0
@@ -211,18 +235,16 @@ class Kinds(NamedTuple):
 
     size: int
     selected: frozenset[str]
-    checked: frozenset[type]
-    """The types the session layer's load checks read (sessionload.CHECKED_TYPES)."""
     tag_of: dict[type, str]
     change: type | None
     marker: type | None
-    wanted: frozenset[type | None]
-    """What the reader looks at beside the checked types: schedule changes and the selected
-    types..."""
-    wanted_cut: frozenset[type | None]
-    """...and, from v2 on, the fork markers."""
     verdicts: dict[type, Callable[[Any], Verdict]]
     """The load checks' verdict on the typed data of each class that has it (loadfast.VERDICTS)."""
+    roles: dict[type, int]
+    """The role of each class (ROW, SURFACE, CHECKED, WANTED: schedule changes and the selected
+    types)..."""
+    roles_cut: dict[type, int]
+    """...and, from v2 on, when the fork markers are WANTED too."""
 
 
 _KINDS: dict[frozenset[str], Kinds] = {}
@@ -235,11 +257,17 @@ def kinds_for(selected: frozenset[str]) -> Kinds:
     known = _KINDS.get(selected)
     if known is not None and known.size == len(classes):
         return known
-    checked = frozenset(classes[tag] for tag in CHECKED_TYPES if tag in classes)
     change, marker = classes.get(SCHEDULE_CHANGE), classes.get(END_SEED)
-    wanted = frozenset({classes.get(tag) for tag in selected} | {change})
     tag_of = {kind: tag for tag, kind in classes.items()}
     verdicts = {classes[tag]: verdict for tag, verdict in VERDICTS.items() if tag in classes}
-    made = Kinds(len(classes), selected, checked, tag_of, change, marker, wanted, wanted | {marker}, verdicts)
+    roles: dict[type, int] = dict.fromkeys(_ROW_CLASSES, ROW)
+    for tag, kind in classes.items():
+        roles[kind] = (
+            (SURFACE if kind in REGISTRY.surface else 0)
+            | (CHECKED if tag in CHECKED_TYPES else 0)
+            | (WANTED if tag in selected or tag == SCHEDULE_CHANGE else 0)
+        )
+    roles_cut: dict[type, int] = roles if marker is None else {**roles, marker: roles[marker] | WANTED}
+    made = Kinds(len(classes), selected, tag_of, change, marker, verdicts, roles, roles_cut)
     _KINDS[selected] = made
     return made

@@ -648,12 +648,15 @@ class SessionLog:
         decoder cannot vouch for (`fastruns.in_line`); returns how many were taken. Of those,
         the load checks read the checked types (fast where `loadfast` is sure), and the
         schedule changes, cutting markers and selected events are yielded."""
-        kinds, starts, stop = in_line(records, self._scan.event_count, not self.marks_cut, self.version)
         select = self._select
         known = kinds_for(_NOTHING if select is None else select.types)
+        roles = known.roles_cut if self.marks_cut else known.roles
+        kinds, starts, stop, checked, wanted = in_line(
+            records, self._scan.event_count, not self.marks_cut, self.version, roles
+        )
         tag_of, message_ids = known.tag_of, self._load_checks.message_ids
         verdicts = known.verdicts
-        for i in compress(range(stop), map(known.checked.__contains__, kinds)):
+        for i in checked:
             record = records[i]
             verdict = verdicts.get(kinds[i])
             surely = None if verdict is None else verdict(record.data)  # type: ignore[attr-defined]
@@ -661,8 +664,7 @@ class SessionLog:
                 self._check_load(event_of(record, lines[i], self.charge_deep), before + i + 1)
             elif surely[1] is not None:
                 message_ids[record.seq] = surely[1]
-        wanted = known.wanted_cut if self.marks_cut else known.wanted
-        for i in compress(range(stop), map(wanted.__contains__, kinds)):
+        for i in wanted:
             kind = kinds[i]
             if kind is known.change:
                 event = event_of(records[i], lines[i], self.charge_deep)
