@@ -10,6 +10,8 @@ event. A value msgspec will not type refuses its line, which the reader then rea
 every field is optional (a legacy message has no id, a legacy tool result no message) and a
 turn/end reason is kept as raw members (its kind decides which keys it may hold); only a field
 of another JSON type than the harness writes (a malformed event) costs its line the fast path.
+An absent string reads as empty, an absent object as one with nothing in it and an absent value
+as `null`, so a verdict asks no field whether it is there: empty is never what surely loads.
 """
 
 from __future__ import annotations
@@ -18,41 +20,44 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 import msgspec
-from msgspec import UNSET, Meta, Raw, UnsetType
+from msgspec import UNSET, Meta, Raw, UnsetType, field
 
 from invariant.jsvalue import MAX_SAFE_INTEGER
 
+_NULL = Raw(b"null")
+"""An absent JSON value, as the shapes read it: no array."""
+
 
 class _Source(msgspec.Struct, gc=False):
-    kind: str | UnsetType = UNSET
-    provider: str | UnsetType = UNSET
-    model: str | UnsetType = UNSET
-    callId: str | UnsetType = UNSET
+    kind: str = ""
+    provider: str = ""
+    model: str = ""
+    callId: str = ""
 
 
 class _Block(msgspec.Struct, gc=False):
-    type: str | UnsetType = UNSET
+    type: str = ""
     toolCallId: object = UNSET
-    content: Raw = Raw(b"")
+    content: Raw = _NULL
 
 
 class _Message(msgspec.Struct, gc=False):
-    id: str | UnsetType = UNSET
-    role: str | UnsetType = UNSET
-    source: _Source | UnsetType = UNSET
-    content: Raw = Raw(b"")
+    id: str = ""
+    role: str = ""
+    source: _Source = field(default_factory=_Source)
+    content: Raw = _NULL
 
 
 class _ToolMessage(_Message):
-    content: list[_Block] | UnsetType = UNSET  # type: ignore[assignment]
+    content: list[_Block] = field(default_factory=list)  # type: ignore[assignment]
 
 
 class _Wrapped(msgspec.Struct, gc=False):
-    message: _Message | UnsetType = UNSET
+    message: _Message = field(default_factory=_Message)
 
 
 class _WrappedTool(msgspec.Struct, gc=False):
-    message: _ToolMessage | UnsetType = UNSET
+    message: _ToolMessage = field(default_factory=_ToolMessage)
 
 
 class _TurnEnd(msgspec.Struct, forbid_unknown_fields=True, gc=False):
@@ -85,20 +90,19 @@ class _TurnStart(msgspec.Struct, gc=False):
 _PLAIN_ENDS = frozenset({b'"completed"', b'"blocked"', b'"max-tokens"', b'"interrupted"', b'"disposed"', b'"aborted"'})
 """The turn/end reason kinds that load with no key beside `kind`, as their plain spelling."""
 _ABORTED, _ERROR = b'"aborted"', b'"error"'
-_LIST = b"["
+_LIST = ord("[")
 
 
 def _starts_list(raw: Raw) -> bool:
-    """Whether raw JSON bytes are an array (the first byte: msgspec keeps a value unpadded)."""
-    return memoryview(raw)[:1] == _LIST
+    """Whether raw JSON bytes are an array (the first byte: msgspec keeps a value unpadded, and
+    never empty)."""
+    return memoryview(raw)[0] == _LIST
 
 
-def _message_id(message: _Message | UnsetType, role: str) -> str | None:
+def _message_id(message: _Message, role: str) -> str | None:
     """The id of a message of `role` in the current shape with an array content, else None."""
-    if isinstance(message, UnsetType) or isinstance(message.source, UnsetType) or not message.source.kind:
-        return None
-    good = message.role == role and _starts_list(message.content) and not isinstance(message.id, UnsetType)
-    return message.id if good and message.id else None
+    good = message.source.kind and message.role == role and message.id and _starts_list(message.content)
+    return message.id if good else None
 
 
 def _header_loads(header: _Header | UnsetType) -> bool:
@@ -128,23 +132,21 @@ def _user(user: _Message) -> Verdict:
 
 def _assistant(wrapped: _Wrapped) -> Verdict:
     assistant = wrapped.message
-    found = _message_id(assistant, "assistant")
-    if found is None or isinstance(assistant, UnsetType) or isinstance(assistant.source, UnsetType):
-        return None
     source = assistant.source
-    return (True, found) if source.kind == "model" and source.provider and source.model else None
+    if source.kind != "model" or not source.provider or not source.model:
+        return None
+    found = _message_id(assistant, "assistant")
+    return None if found is None else (True, found)
 
 
 def _tool_result(wrapped: _WrappedTool) -> Verdict:
     tool = wrapped.message
-    if isinstance(tool, UnsetType) or isinstance(tool.source, UnsetType) or isinstance(tool.content, UnsetType):
-        return None
     call = tool.source.callId
     if not tool.id or tool.role != "user" or tool.source.kind != "tool" or not call or len(tool.content) != 1:
         return None
     block = tool.content[0]
     good = block.type == "tool-result" and _starts_list(block.content) and block.toolCallId == call
-    return (True, tool.id) if good and not isinstance(tool.id, UnsetType) else None
+    return (True, tool.id) if good else None
 
 
 def _turn_end(end: _TurnEnd) -> Verdict:
