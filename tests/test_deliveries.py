@@ -4,13 +4,17 @@ the profile that wrote it; the fixtures and the real logs give no false warning.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from invariant import BatchItem, record_from_json, render_batch_framing, render_framing
+from invariant.findings import Finding, Severity, Violation
 from invariant.instant import format_instant
 from replay.audit.verify import verify_path
 from replay.reading import Reading
@@ -209,3 +213,23 @@ def test_delivery_findings_reach_sarif_with_a_rule_descriptor(tmp_path: Path) ->
     sarif = json.loads(result.output)
     rules = {r["id"]: r for r in sarif["runs"][0]["tool"]["driver"]["rules"]}
     assert "delivery.undelivered" in rules and "never appears" in json.dumps(rules["delivery.undelivered"])
+
+
+@given(
+    st.sampled_from(list(Severity)),
+    st.none() | st.integers(0, 10**6),
+    st.none() | st.integers(0, 10**6),
+    st.none() | st.text(max_size=5),
+)
+def test_a_finding_moved_to_a_line_is_replace_with_that_line(
+    severity: Severity, line: int | None, index: int | None, pointer: str | None
+) -> None:
+    """`Finding.at_line` (which delivery findings are located with) is `dataclasses.replace`
+    with the line, made directly for a plain Finding, and for a Violation too."""
+    plain = Finding("delivery.early", severity, "m", 3, pointer, index)
+    violation = Violation(
+        code="corrupt_schedule_log", message="m", line=3, pointer=pointer, index=index, rule="fold.gate", seq=index
+    )
+    for found in (plain, violation):
+        moved = found.at_line(line)
+        assert moved == dataclasses.replace(found, line=line) and type(moved) is type(found)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any, Protocol
 
@@ -311,7 +311,7 @@ def _deliveries(judgement: Judgement, seed: object, profile: Profile, messages: 
     lines = {e.event_index: e.line for e, _ in applied}
     mine = [m for m in messages if not m.queued or m.index >= owned]
     found = delivery_findings([s for _, s in applied], times, mine, profile)
-    return [replace(f, line=lines.get(f.index)) if f.index is not None else f for f in found]
+    return [f.at_line(lines.get(f.index)) if f.index is not None else f for f in found]
 
 
 def _host_era(delivered: int, changes: int, folded: Folded | None) -> list[Finding]:
