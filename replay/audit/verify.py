@@ -182,10 +182,14 @@ class SessionReport:
         """Pickled (for a worker's result) with a written seedLength that is an object or array
         as its JSON text: pickle recurses into nested values, and a header's value may nest
         10,000 levels deep."""
-        values = [getattr(self, f.name) for f in fields(self)]
+        values = [getattr(self, name) for name in _REPORT_FIELDS]
         if isinstance(self.seed_length, dict | list):
             return _with_seed_text, (*values[:2], deepjson.dumps(self.seed_length, exact=True), *values[3:])
         return SessionReport, tuple(values)
+
+
+_REPORT_FIELDS = tuple(f.name for f in fields(SessionReport))
+"""The report's fields in order (what `__reduce__` pickles: `fields()` is made anew at each call)."""
 
 
 def _with_seed_text(path: str, session: str | None, seed_text: str, *rest: Any) -> SessionReport:
