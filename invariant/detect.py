@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .instant import MAX_MS, parse_instant
 from .profiles import AFTER_ONLY, CALENDAR, FIXED_RATE, Profile
@@ -230,8 +231,14 @@ class Detection:
 
 def choose(clues: Iterable[Clue]) -> Detection:
     """The profile the clues point to (see the module docstring)."""
+    return _choose(tuple(dict.fromkeys(clues)))
+
+
+@lru_cache(maxsize=1024)
+def _choose(clues: tuple[Clue, ...]) -> Detection:
+    """`choose` of distinct clues, in order: kept, as most logs of a fleet bear the same few
+    clues (or none), and a Detection is immutable."""
     by_name = {p.name: p for p in (CALENDAR, AFTER_ONLY, FIXED_RATE)}
-    clues = list(dict.fromkeys(clues))
     decisive = [clue.profiles for clue in clues if clue.decisive]
     possible = set(ALL).intersection(*decisive)
     conflicting = not possible  # then every profile a clue named stays possible, the strictest first
