@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Callable
-from itertools import accumulate, compress
+from itertools import accumulate, compress, repeat
 from operator import attrgetter
 from typing import Any, NamedTuple, cast
 
@@ -39,7 +39,6 @@ from replay.logs.loadfast import VERDICTS, Verdict
 
 DECODED_TOGETHER = 256
 """Lines decoded in one pass: a refused line costs its part a second pass, line by line."""
-_ROW_CLASSES = frozenset(ROW_CLASSES)
 _SEQ = attrgetter("seq")
 _SURFACE_OP = attrgetter("surfaceOp")
 _TIME = attrgetter("time")
@@ -116,19 +115,19 @@ def in_line(
     marked = list(compress(range(len(flags)), flags))
     rows = [i for i in marked if flags[i] & ROW]
     stop = len(records)
+    sizes: list[int] | None = None
     if rows:
         sizes = [1] * stop
         _row_sizes(records, rows, sizes)
         starts = list(accumulate(sizes, initial=event_count))
-        if list(map(_SEQ, records)) != starts[:-1] or min(sizes) < 0:
-            out_of_line = zip(map(_SEQ, records), starts, sizes, strict=False)
-            stop = next(i for i, (seq, at, n) in enumerate(out_of_line) if seq != at or n < 0)
-        if not rows_allowed:
-            stop = min(stop, rows[0])
-    else:
+    else:  # every record is one event
         starts = list(range(event_count, event_count + stop + 1))
-        if list(map(_SEQ, records)) != starts[:-1]:
-            stop = next(i for i, (seq, at) in enumerate(zip(map(_SEQ, records), starts, strict=False)) if seq != at)
+    seqs = list(map(_SEQ, records))
+    if seqs != starts[:-1] or (sizes is not None and min(sizes) < 0):
+        out_of_line = zip(seqs, starts, sizes or repeat(1), strict=False)
+        stop = next(i for i, (seq, at, n) in enumerate(out_of_line) if seq != at or n < 0)
+    if rows and not rows_allowed:
+        stop = min(stop, rows[0])
     surface = [i for i in marked if flags[i] & SURFACE]
     if surface:
         stop = _surface_in_line(records, surface, stop, not rows_allowed, version)
@@ -183,9 +182,9 @@ def _surface_in_line(records: list[Record], surface: list[int], stop: int, cites
     )
     if cites:
         for i, record in zip(at, found, strict=True):
-            seqs = record.sourceEventSeqs
             if i >= first:
                 break
+            seqs = record.sourceEventSeqs
             if seqs and (max(seqs) >= record.seq or len(set(seqs)) < len(seqs)):
                 return i
     return first
@@ -260,7 +259,7 @@ def kinds_for(selected: frozenset[str]) -> Kinds:
     change, marker = classes.get(SCHEDULE_CHANGE), classes.get(END_SEED)
     tag_of = {kind: tag for tag, kind in classes.items()}
     verdicts = {classes[tag]: verdict for tag, verdict in VERDICTS.items() if tag in classes}
-    roles: dict[type, int] = dict.fromkeys(_ROW_CLASSES, ROW)
+    roles: dict[type, int] = dict.fromkeys(ROW_CLASSES, ROW)
     for tag, kind in classes.items():
         roles[kind] = (
             (SURFACE if kind in REGISTRY.surface else 0)

@@ -116,9 +116,10 @@ class Selector(Protocol):
 
     def by_bytes(self, tag: str, line: bytes) -> bool:
         """Whether an event of `types` whose line is `line` (its bytes as read, its LF perhaps
-        kept, not always UTF-8) may be wanted. Bytes are looked for as ASCII: decoding keeps ASCII bytes as written (an
-        invalid sequence becomes U+FFFD, never swallowing one), so a line holds an ASCII needle
-        exactly when its text does, and no line needs decoding to be asked about."""
+        kept, not always UTF-8) may be wanted. Bytes are looked for as ASCII: decoding keeps
+        ASCII bytes as written (an invalid sequence becomes U+FFFD, never swallowing one), so a
+        line holds an ASCII needle exactly when its text does, and no line needs decoding to be
+        asked about."""
         ...
 
     def by_event(self, tag: str, event: dict[str, object]) -> bool:
