@@ -22,9 +22,18 @@ from replay.cli.output import Format
 from replay.cli.output import conform as conform_output
 from replay.conform.cases import all_cases, fixture_cases, generated_cases
 from replay.conform.runner import run, shrink, smaller
-from replay.conform.transport import INTERNAL_ERROR, Implementation, ProtocolError, answer_line, request_line, serve
+from replay.conform.transport import (
+    AHEAD,
+    INTERNAL_ERROR,
+    Implementation,
+    ProtocolError,
+    answer_line,
+    request_line,
+    serve,
+)
 
 from .conform_variants import VARIANTS
+from .conftest import ROOT
 
 SCHEDLOG = str(Path(sys.executable).with_name("schedlog"))
 SERVER = f"{shlex.quote(SCHEDLOG)} conform --serve"
@@ -287,6 +296,64 @@ def test_an_implementation_that_never_reads_its_request_times_out() -> None:
     with Implementation(deaf, timeout=0.5) as implementation, pytest.raises(ProtocolError) as error:
         implementation.ask({"op": "zone", "zone": "x" * (4 << 20)})
     assert "the request was not read within 0.5 s" in str(error.value)
+
+
+def test_answers_come_in_order_with_requests_ahead_and_an_ask_between_them() -> None:
+    """`answers` writes requests ahead of the one awaited; a request asked in between (a shrink)
+    gets its own answer, and the answers ahead of it are kept for their turn."""
+    requests = [{"op": "zone", "zone": zone} for zone in ("UTC", "Asia/Tokyo", "Nowhere/Else", "US/Eastern") * 25]
+    with Implementation(SERVER) as implementation:
+        answers = implementation.answers(requests)
+        heard = [next(answers) for _ in range(10)]
+        between = {"op": "cron", "expr": "*/5 * * * *"}
+        assert implementation.ask(between) == {"tag": str(AHEAD + 11), **answer(between)}
+        heard += list(answers)
+    assert [a.pop("tag") for a in heard] == [str(n) for n in range(1, AHEAD + 11)] + [
+        str(n) for n in range(AHEAD + 12, len(requests) + 2)
+    ]
+    assert heard == [answer(r) for r in requests]
+    assert f"up to {AHEAD} requests ahead" in " ".join((ROOT / "docs" / "conformance.md").read_text().split())
+
+
+PORT = """
+import sys, time
+from replay.conform.transport import answer_line
+for n, line in enumerate(sys.stdin.buffer):
+    {before}
+    sys.stdout.write(answer_line(line) + "\\n")
+    sys.stdout.flush()
+"""
+
+
+def port(tmp_path: Path, before: str) -> str:
+    """The command of a port in Python that answers as schedlog does, running `before` (one
+    line; `n` the request's index) before each answer."""
+    script = tmp_path / "port.py"
+    script.write_text(PORT.format(before=before))
+    return f"{PYTHON} {shlex.quote(str(script))}"
+
+
+def test_a_port_that_exits_with_requests_ahead_fails_at_its_first_unanswered_case(tmp_path: Path) -> None:
+    cases = all_cases(["zone"], 50, 0)
+    with Implementation(port(tmp_path, "n == 3 and sys.exit(4)")) as implementation:
+        outcome = run(implementation, cases)
+    assert outcome.failure is not None and outcome.failure.name == cases[3].name
+    assert "exited without answering (exit status 4)" in outcome.failure.detail
+    assert sum(outcome.asked.values()) == 3 and outcome.status == 2
+
+
+def test_the_timeout_bounds_each_answer_not_the_requests_ahead(tmp_path: Path) -> None:
+    """25 answers 0.1 s apart under a 2 s timeout: more than 2 s in all, every one in time."""
+    requests = [{"op": "zone", "zone": "UTC"}] * 25
+    with Implementation(port(tmp_path, "time.sleep(0.1)"), timeout=2) as implementation:
+        assert [a["ok"] for a in implementation.answers(requests)] == [True] * 25
+
+
+def test_a_last_answer_without_a_line_end_is_heard() -> None:
+    """An implementation that answers and exits without ending the line: the answer counts."""
+    script = 'import sys; sys.stdin.readline(); sys.stdout.write(\'{"tag":"1","ok":true}\')'
+    with Implementation(f"{PYTHON} -c {shlex.quote(script)}") as implementation:
+        assert implementation.ask({"op": "zone", "zone": "UTC"}) == {"tag": "1", "ok": True}
 
 
 def test_usage_errors() -> None:

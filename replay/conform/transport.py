@@ -9,14 +9,17 @@ drives another one and turns a crash, a silence or a malformed answer into `Prot
 from __future__ import annotations
 
 import json
+import math
 import os
-import queue
+import select
 import shlex
 import subprocess
 import threading
 import time
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from itertools import islice
 from typing import IO, Any
 
 from invariant.conformance import Answer, answer
@@ -45,6 +48,8 @@ def safe_answer(request: object) -> Answer:
         return {"ok": False, "code": INTERNAL_ERROR, "message": f"{type(err).__name__}: {err}"}
 
 
+READ_PIECE = 1 << 20
+"""The most read of an implementation's answers at a time."""
 MAX_LINE = 64 << 20
 """The longest request or answer line read (64 MiB, far beyond any case's): a longer one is
 refused as a whole (`bad_request`, or a protocol error from an implementation), never held."""
@@ -92,8 +97,29 @@ class ProtocolError(Exception):
     """The implementation broke the protocol: it exited, fell silent or answered malformed."""
 
 
+AHEAD = 32
+"""Requests written ahead of the answer awaited (`Implementation.answers`): the implementation
+reads the next ones while schedlog judges an answer, so neither side sleeps on the other for
+every case."""
+
+
+@dataclass(frozen=True)
+class _Asked:
+    """A request written or queued and not yet answered: its tag, when it was queued, and where
+    its bytes end in everything queued."""
+
+    tag: str
+    queued_at: float
+    end: int
+
+
 class Implementation:
-    """An implementation under test, started from COMMAND (split as a POSIX shell would)."""
+    """An implementation under test, started from COMMAND (split as a POSIX shell would).
+
+    The asking thread writes the requests and reads the answers itself, polling each pipe for
+    the time left; one thread drains stderr. (A thread per request cost most of a conformance
+    run's CPU.) Answers come in the order asked, each within `timeout` of the later of the
+    previous answer and its own request."""
 
     def __init__(self, command: str, timeout: float = 30.0) -> None:
         self.command = command
@@ -104,29 +130,31 @@ class Implementation:
             raise ProtocolError(f"cannot parse the command: {err}") from None
         if not argv:
             raise ProtocolError("the command is empty")
-        try:  # buffered pipes: an unbuffered one is read a byte per system call (~3 MB/s)
+        try:
             self.process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         except OSError as err:
             raise ProtocolError(f"cannot start {argv[0]}: {err.strerror or err}") from None
-        self.answers: queue.Queue[bytes | ProtocolError | None] = queue.Queue()
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self._in, self._out = self.process.stdin.fileno(), self.process.stdout.fileno()
+        os.set_blocking(self._in, False)  # our ends only: no write or read blocks past a deadline
+        os.set_blocking(self._out, False)
+        self._unsent = bytearray()
+        """Request bytes queued and not yet written."""
+        self._queued = self._written = 0
+        """Request bytes queued and written so far."""
+        self._input_closed = False
+        self._waiting: deque[_Asked] = deque()
+        self._early: dict[str, Answer] = {}
+        """Answers read before they were asked for (a request asked while others were ahead)."""
+        self._last_answer = 0.0
+        self._heard = bytearray()
+        """Answer bytes read and not yet taken: lines, then the start of one."""
+        self._scanned = 0
+        """How far `_heard` is known to hold no line end."""
+        self._ended = False
         self.stderr: deque[str] = deque(maxlen=STDERR_LINES)
         self.asked = 0
-        self._writer: threading.Thread | None = None
-        threading.Thread(target=self._read, daemon=True).start()
         threading.Thread(target=self._drain, daemon=True).start()
-
-    def _read(self) -> None:
-        """Answer lines into `answers`; one longer than MAX_LINE is an error, read past."""
-        stdout = self.process.stdout
-        assert stdout is not None
-        while line := stdout.readline(MAX_LINE + 1):
-            if len(line) > MAX_LINE and not line.endswith(b"\n"):
-                self.answers.put(ProtocolError(f"an answer line is longer than {MAX_LINE:,} bytes"))
-                while (rest := stdout.readline(1 << 20)) and not rest.endswith(b"\n"):
-                    pass
-            else:
-                self.answers.put(line)
-        self.answers.put(None)
 
     def _drain(self) -> None:
         """Keep the last STDERR_LINES lines of stderr, each cut to STDERR_CHARS (read in pieces,
@@ -155,37 +183,100 @@ class Implementation:
         """Send one request; its answer, or ProtocolError. `timeout` bounds the whole exchange:
         writing the request (an implementation that does not read blocks the pipe) and reading
         all of its answer line."""
+        return self._take(self._queue(request))
+
+    def answers(self, requests: Iterable[Mapping[str, Any]]) -> Iterator[Answer]:
+        """The answer to each request in turn (ProtocolError at the first that has none), with
+        up to AHEAD more requests written while it is awaited. `ask` may be called between two
+        answers: the answers to the requests ahead of it are kept."""
+        left = iter(requests)
+        tags = deque(map(self._queue, islice(left, AHEAD)))
+        while tags:
+            found = self._take(tags.popleft())
+            tags.extend(map(self._queue, islice(left, 1)))
+            yield found
+
+    def _queue(self, request: Mapping[str, Any]) -> str:
         self.asked += 1
         tag = str(self.asked)
-        deadline = time.monotonic() + self.timeout
-        sent: list[BaseException | None] = []
-        self._writer = threading.Thread(target=self._send, args=(request_line(request, tag), sent), daemon=True)
-        self._writer.start()
-        self._writer.join(self.timeout)
-        if not sent:
-            raise ProtocolError(f"the request was not read within {self.timeout:g} s")
-        if sent[0] is not None:
-            raise self._gone("the implementation closed its input")
-        try:
-            line = self.answers.get(timeout=max(0.0, deadline - time.monotonic()))
-        except queue.Empty:
-            raise ProtocolError(f"no answer within {self.timeout:g} s") from None
-        if line is None:
-            raise self._gone("the implementation exited without answering")
-        if isinstance(line, ProtocolError):
-            raise line
-        return self._checked(line, tag)
+        data = (request_line(request, tag) + "\n").encode("ascii")
+        self._unsent += data
+        self._queued += len(data)
+        self._waiting.append(_Asked(tag, time.monotonic(), self._queued))
+        self._write()
+        return tag
 
-    def _send(self, line: str, sent: list[BaseException | None]) -> None:
-        stdin = self.process.stdin
-        assert stdin is not None
-        try:
-            stdin.write(line.encode("ascii") + b"\n")
-            stdin.flush()
-        except (BrokenPipeError, OSError, ValueError) as err:
-            sent.append(err)
+    def _take(self, tag: str) -> Answer:
+        while (found := self._early.pop(tag, None)) is None:
+            self._next_answer()
+        return found
+
+    def _next_answer(self) -> None:
+        """Read the answer to the first request waiting for one (writing the queued ones
+        meanwhile), checked, into `_early`."""
+        head = self._waiting[0]
+        deadline = max(head.queued_at, self._last_answer) + self.timeout
+        while (line := self._line(head)) is None:
+            ready = select.poll()
+            if self._unsent and not self._input_closed:
+                ready.register(self._in, select.POLLOUT)
+            ready.register(self._out, select.POLLIN)
+            left = deadline - time.monotonic()
+            if left <= 0 or not ready.poll(math.ceil(left * 1000)):
+                if self._written < head.end:
+                    raise ProtocolError(f"the request was not read within {self.timeout:g} s")
+                raise ProtocolError(f"no answer within {self.timeout:g} s")
+            self._write()
+            self._hear()
+        self._waiting.popleft()
+        self._last_answer = time.monotonic()
+        self._early[head.tag] = self._checked(line, head.tag)
+
+    def _write(self) -> None:
+        """Write what the pipe takes of the queued requests (their reader gone, none is)."""
+        if not self._unsent or self._input_closed:
             return
-        sent.append(None)
+        try:
+            sent = os.write(self._in, self._unsent)
+        except BlockingIOError:
+            return
+        except OSError:  # EPIPE and the like: the answers already written may still be read
+            self._input_closed = True
+            return
+        del self._unsent[:sent]
+        self._written += sent
+
+    def _hear(self) -> None:
+        """Take what the implementation wrote, if anything (its end of output sets `_ended`)."""
+        if self._ended:
+            return
+        try:
+            piece = os.read(self._out, READ_PIECE)
+        except BlockingIOError:
+            return
+        if piece:
+            self._heard += piece
+        else:
+            self._ended = True
+
+    def _line(self, head: _Asked) -> bytes | None:
+        """The next answer line heard (the last may end the output without a line end), None
+        while it is still to come; one longer than MAX_LINE is an error, never held whole."""
+        end = self._heard.find(b"\n", self._scanned)
+        if end < 0 and not (self._ended and self._heard):
+            self._scanned = len(self._heard)
+            if self._scanned > MAX_LINE:
+                raise ProtocolError(f"an answer line is longer than {MAX_LINE:,} bytes")
+            if self._input_closed and self._written < head.end:
+                raise self._gone("the implementation closed its input")
+            if self._ended:
+                raise self._gone("the implementation exited without answering")
+            return None
+        end = len(self._heard) - 1 if end < 0 else end
+        line = bytes(self._heard[: end + 1])
+        del self._heard[: end + 1]
+        self._scanned = 0
+        return line
 
     @staticmethod
     def _checked(line: bytes, tag: str) -> Answer:
@@ -205,8 +296,8 @@ class Implementation:
 
     def close(self) -> None:
         """End the implementation's input and wait for it (killed if it lingers, or at once
-        when it never read its last request: that write still holds the pipe)."""
-        if self._writer is not None and self._writer.is_alive():
+        when a request is left unanswered: it timed out, broke the protocol or was left)."""
+        if self._waiting:  # a request unanswered: it is broken or was left, and not waited for
             self.process.kill()
         try:
             if self.process.stdin is not None:
