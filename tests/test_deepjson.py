@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 
 import pytest
 from hypothesis import given, settings
@@ -36,10 +37,15 @@ def _loads(text: str) -> object:
 
 
 def _same(text: str) -> None:
-    """Both parsers accept `text` with equal results, or both refuse it."""
+    """Both parsers accept `text` with equal results, or both refuse it (alike)."""
     try:
         expected = _loads(text)
-    except ValueError:
+    except json.JSONDecodeError as err:  # the same message at the same place
+        with pytest.raises(json.JSONDecodeError) as refused:
+            deepjson.parse(text)
+        assert (refused.value.msg, refused.value.pos) == (err.msg, err.pos)
+        return
+    except ValueError:  # NaN, Infinity: JavaScript has no such JSON
         with pytest.raises(ValueError):
             deepjson.parse(text)
         return
@@ -77,6 +83,38 @@ def test_parse_refuses_what_json_loads_refuses(value: object, data: st.DataObjec
 )  # fmt: skip
 def test_parse_on_edge_cases(text: str) -> None:
     _same(text)
+
+
+_OPENINGS = {"[": "]", '{"a":': "}", "[0,": "]", '{"k" : ': "}", "[ ": " ]", '{"a":1,"b":': "}"}
+
+
+@given(
+    value=_VALUES,
+    cycle=st.lists(st.sampled_from(sorted(_OPENINGS)), min_size=1, max_size=4),
+    depth=st.integers(1, 1500),
+    data=st.data(),
+)
+def test_deep_texts_parse_and_fail_as_json_loads_does(
+    value: object, cycle: list[str], depth: int, data: st.DataObject
+) -> None:
+    """Values under up to 1,500 containers (runs of openings and closings, of both kinds),
+    whole or edited once, against `json.loads` allowed to recurse that deep."""
+    opens = [cycle[n % len(cycle)] for n in range(depth)]
+    text = "".join(opens) + json.dumps(value) + "".join(_OPENINGS[o] for o in reversed(opens))
+    at = data.draw(st.integers(0, len(text)))
+    edit = data.draw(st.sampled_from(["none", "cut", "insert", "delete"]))
+    if edit == "cut":
+        text = text[:at]
+    elif edit == "insert":
+        text = text[:at] + data.draw(st.sampled_from(list(',:[]{}" 1x'))) + text[at:]
+    elif edit == "delete":
+        text = text[:at] + text[at + 1 :]
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(20_000)
+    try:
+        _same(text)
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 def test_parse_has_no_depth_limit() -> None:

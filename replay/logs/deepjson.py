@@ -46,70 +46,125 @@ def _key(text: str, pos: int) -> tuple[str, int]:
     return key, _skip_ws(text, pos + 1)
 
 
+_OPENS = re.compile(r"(?:\[[ \t\n\r]*)+")
+"""A run of array openings (a deep array opens thousands at once)."""
+_OPEN_KEY = re.compile(r'\{[ \t\n\r]*"([^"\\\x00-\x1f]*)"[ \t\n\r]*:[ \t\n\r]*')
+_NEXT_KEY = re.compile(r',[ \t\n\r]*"([^"\\\x00-\x1f]*)"[ \t\n\r]*:[ \t\n\r]*')
+"""An object's opening or a comma, with a key of no escape and its colon: the key as written
+(what `scanstring` gives for it)."""
+_CLOSES = re.compile(r"(?:[\]}][ \t\n\r]*)+")
+"""A run of closings."""
+
+
 def parse(
     text: str,
     parse_int: Callable[[str], object] = int,
     parse_float: Callable[[str], object] = float,
 ) -> object:
     """`json.loads(text)` without recursion (`NaN` and `Infinity` are refused, as in JavaScript);
-    raise JSONDecodeError."""
+    raise JSONDecodeError with json.loads's message and position.
+
+    A container joins its parent when it opens (members keep their order: nothing else joins
+    the parent before it closes), so a closing only pops; runs of openings and of closings are
+    matched at once."""
+    if text.startswith("\ufeff"):
+        raise _fail("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
     stack: list[Container] = []
-    keys: list[str] = []  # the pending key of each open object, in stack order
+    root: list[object] = []
+    key = ""  # the key of the value at `pos` when the innermost container is an object
     pos = _skip_ws(text, 0)
     while True:
         c = text[pos : pos + 1]
         value: object
-        if c == "{" or c == "[":
+        if c == "[":
+            run = _OPENS.match(text, pos)
+            assert run is not None
+            opened: list[object] = []
+            _place(stack, root, key, opened)
+            count = run.group().count("[")
+            for _ in range(count - 1):
+                stack.append(opened)
+                inner: list[object] = []
+                opened.append(inner)
+                opened = inner
+            if text[run.end() : run.end() + 1] != "]":
+                stack.append(opened)
+                pos = run.end()
+                continue
+            pos = run.end() + 1  # the innermost one is [], a complete value
+        elif c == "{":
+            simple = _OPEN_KEY.match(text, pos)
+            if simple is not None:
+                members: dict[str, object] = {}
+                _place(stack, root, key, members)
+                stack.append(members)
+                key, pos = simple.group(1), simple.end()
+                continue
             pos = _skip_ws(text, pos + 1)
-            if text[pos : pos + 1] == ("}" if c == "{" else "]"):
-                value = {} if c == "{" else []
+            members = {}
+            _place(stack, root, key, members)
+            if text[pos : pos + 1] == "}":
                 pos += 1
-            elif c == "{":
-                stack.append({})
+            else:
+                stack.append(members)
                 key, pos = _key(text, pos)
-                keys.append(key)
                 continue
-            else:
-                stack.append([])
-                continue
-        elif c == '"':
-            value, pos = scanstring(text, pos + 1, True)
-        elif (number := _NUMBER.match(text, pos)) is not None:
-            token = number.group()
-            value = parse_float(token) if number.group(1) or number.group(2) else parse_int(token)
-            pos = number.end()
         else:
-            for word, literal in _LITERALS:
-                if text.startswith(word, pos):
-                    value = literal
-                    pos += len(word)
-                    break
+            if c == '"':
+                value, pos = scanstring(text, pos + 1, True)
+            elif (number := _NUMBER.match(text, pos)) is not None:
+                token = number.group()
+                value = parse_float(token) if number.group(1) or number.group(2) else parse_int(token)
+                pos = number.end()
             else:
-                raise _fail("Expecting value", text, pos)
-        # a value is complete: place it, closing every container it completes
+                for word, literal in _LITERALS:
+                    if text.startswith(word, pos):
+                        value = literal
+                        pos += len(word)
+                        break
+                else:
+                    raise _fail("Expecting value", text, pos)
+            _place(stack, root, key, value)
+        # a value is complete: close every container it completes, up to the next member
         while True:
             pos = _skip_ws(text, pos)
             if not stack:
                 if pos != len(text):
                     raise _fail("Extra data", text, pos)
-                return value
-            top = stack[-1]
-            if isinstance(top, list):
-                top.append(value)
-            else:
-                top[keys[-1]] = value
+                return root[0]
             c = text[pos : pos + 1]
             if c == ",":
-                pos = _skip_ws(text, pos + 1)
-                if isinstance(top, dict):
-                    keys[-1], pos = _key(text, pos)
+                if type(stack[-1]) is list:
+                    pos = _skip_ws(text, pos + 1)
+                elif (simple := _NEXT_KEY.match(text, pos)) is not None:
+                    key, pos = simple.group(1), simple.end()
+                else:
+                    key, pos = _key(text, _skip_ws(text, pos + 1))
                 break
-            if c != ("]" if isinstance(top, list) else "}"):
+            run = _CLOSES.match(text, pos)
+            if run is None:
                 raise _fail("Expecting ',' delimiter", text, pos)
-            pos += 1
-            value = stack.pop()
-            if isinstance(value, dict):
-                keys.pop()
+            for at in range(pos, run.end()):
+                closing = text[at]
+                if closing != "]" and closing != "}":
+                    continue
+                if not stack:
+                    raise _fail("Extra data", text, at)
+                if closing != ("]" if type(stack[-1]) is list else "}"):
+                    raise _fail("Expecting ',' delimiter", text, at)
+                stack.pop()
+            pos = run.end()
+
+
+def _place(stack: list[Container], root: list[object], key: str, value: object) -> None:
+    """Put `value` in the innermost open container (at `key` in an object), or make it the
+    document's value."""
+    if not stack:
+        root.append(value)
+    elif type(top := stack[-1]) is list:
+        top.append(value)
+    else:
+        top[key] = value  # type: ignore[call-overload]
 
 
 def _number(value: int | float) -> str:
@@ -133,20 +188,28 @@ def dumps(value: object, exact: bool = False) -> str:
     """
     string, number = (_exact_string, _exact_number) if exact else (_js_string, _number)
     out: list[str] = []
-    pending: list[Iterator[tuple[str, object]] | str] = [iter([("", value)])]
-    while pending:
-        top = pending[-1]
-        if isinstance(top, str):  # a closing bracket, after its members
-            out.append(top)
-            pending.pop()
-            continue
-        member = next(top, None)
-        if member is None:
-            pending.pop()
-            continue
-        prefix, item = member
-        out.append(prefix)
-        if item is None:
+    pending: list[Iterator[tuple[str, object]] | str] = []  # closings, and members still to write
+    item = value
+    while True:
+        if isinstance(item, dict):
+            if len(item) == 1:  # one member (a deep chain): no iterator
+                ((key, item),) = item.items()
+                out.append(f"{{{_key_text(key)}:")
+                pending.append("}")
+                continue
+            out.append("{")
+            pending.append("}")
+            pending.append(_members(item))
+        elif isinstance(item, (list, tuple)):
+            if len(item) == 1:
+                out.append("[")
+                pending.append("]")
+                item = item[0]
+                continue
+            out.append("[")
+            pending.append("]")
+            pending.append(_members(item))
+        elif item is None:
             out.append("null")
         elif item is True or item is False:
             out.append("true" if item else "false")
@@ -154,17 +217,21 @@ def dumps(value: object, exact: bool = False) -> str:
             out.append(string(item))
         elif isinstance(item, (int, float)):
             out.append(number(item))
-        elif isinstance(item, dict):
-            out.append("{")
-            pending.append("}")
-            pending.append(_members(item))
-        elif isinstance(item, (list, tuple)):
-            out.append("[")
-            pending.append("]")
-            pending.append(_members(item))
         else:
             raise TypeError(f"{type(item).__name__} is not JSON")
-    return "".join(out)
+        while pending:  # the next member, after the closings it follows
+            top = pending.pop()
+            if isinstance(top, str):
+                out.append(top)
+                continue
+            member = next(top, None)
+            if member is not None:
+                pending.append(top)
+                prefix, item = member
+                out.append(prefix)
+                break
+        else:
+            return "".join(out)
 
 
 def _js_string(text: str) -> str:
@@ -181,11 +248,15 @@ def _exact_number(value: int | float) -> str:
     return "1e400" if value > 0 else "-1e400"  # NaN is no JSON: parse never gives it
 
 
+def _key_text(key: object) -> str:
+    return encode_basestring(js_well_formed(str(key)))
+
+
 def _members(container: dict[object, object] | list[object] | tuple[object, ...]) -> Iterator[tuple[str, object]]:
     """A container's members, each with what precedes it (a comma, a key)."""
     if isinstance(container, dict):
         for n, (key, member) in enumerate(container.items()):
-            yield f"{',' if n else ''}{encode_basestring(js_well_formed(str(key)))}:", member
+            yield f"{',' if n else ''}{_key_text(key)}:", member
     else:
         for n, member in enumerate(container):
             yield ("," if n else ""), member
