@@ -258,15 +258,14 @@ def test_a_titled_record_is_the_fixed_rate_vocabulary_only() -> None:
 
 
 def test_the_generators_produce_both_verdicts() -> None:
-    from hypothesis import find
+    """Each generator reaches an accepted value (and the payloads a refused one): found, not
+    shrunk (shrinking what is found was 98% of this test's time, and proves nothing more)."""
+    from hypothesis import Phase, find
 
-    find(payloads(), decoder_accepts, settings=settings(database=None))
-    find(payloads(), lambda v: not decoder_accepts(v), settings=settings(database=None))
+    found = settings(database=None, phases=[Phase.generate])
+    find(payloads(), decoder_accepts, settings=found)
+    find(payloads(), lambda v: not decoder_accepts(v), settings=found)
     for profile in PROFILE_CHANGE_FILES:
-        find(payloads(), lambda v, p=profile: decoder_accepts(v, p), settings=settings(database=None))
-    find(rows(), lambda r: codec_verdict(r)[0], settings=settings(database=None))
-    find(
-        headers(),
-        lambda h: isinstance(h, dict) and header_problems(h) == ([], [], None),
-        settings=settings(database=None),
-    )
+        find(payloads(), lambda v, p=profile: decoder_accepts(v, p), settings=found)
+    find(rows(), lambda r: codec_verdict(r)[0], settings=found)
+    find(headers(), lambda h: isinstance(h, dict) and header_problems(h) == ([], [], None), settings=found)
