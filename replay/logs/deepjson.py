@@ -8,6 +8,7 @@ are the fallbacks for the (rare) records nested deeper; they accept and give exa
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Callable, Iterator
@@ -52,6 +53,19 @@ _OPEN_KEY = re.compile(r'\{[ \t\n\r]*"([^"\\\x00-\x1f]*)"[ \t\n\r]*:[ \t\n\r]*')
 _NEXT_KEY = re.compile(r',[ \t\n\r]*"([^"\\\x00-\x1f]*)"[ \t\n\r]*:[ \t\n\r]*')
 """An object's opening or a comma, with a key of no escape and its colon: the key as written
 (what `scanstring` gives for it)."""
+
+
+def _names_trailing_commas() -> bool:
+    """Whether this Python's json.loads names a trailing comma (3.13 on: "Illegal trailing
+    comma before end of array", at the comma), rather than expecting what follows it."""
+    try:
+        json.loads("[1,]")
+    except JSONDecodeError as err:
+        return err.msg.startswith("Illegal trailing comma")
+    return False
+
+
+_TRAILING_COMMAS = _names_trailing_commas()
 _CLOSES = re.compile(r"(?:[\]}][ \t\n\r]*)+")
 """A run of closings."""
 
@@ -134,12 +148,16 @@ def parse(
                 return root[0]
             c = text[pos : pos + 1]
             if c == ",":
+                comma, pos = pos, _skip_ws(text, pos + 1)
                 if type(stack[-1]) is list:
-                    pos = _skip_ws(text, pos + 1)
-                elif (simple := _NEXT_KEY.match(text, pos)) is not None:
+                    if _TRAILING_COMMAS and text[pos : pos + 1] == "]":
+                        raise _fail("Illegal trailing comma before end of array", text, comma)
+                elif (simple := _NEXT_KEY.match(text, comma)) is not None:
                     key, pos = simple.group(1), simple.end()
+                elif _TRAILING_COMMAS and text[pos : pos + 1] == "}":
+                    raise _fail("Illegal trailing comma before end of object", text, comma)
                 else:
-                    key, pos = _key(text, _skip_ws(text, pos + 1))
+                    key, pos = _key(text, pos)
                 break
             run = _CLOSES.match(text, pos)
             if run is None:
