@@ -47,17 +47,21 @@ _MEMBERS = attrgetter("members")
 _DT = attrgetter("dt")
 
 
-def decode_run(lines: list[bytes]) -> list[Record | None]:
+def decode_run(lines: list[bytes]) -> tuple[list[Record | None], list[int]]:
     """The record of each line, None where the decoder refuses it: a part of lines in one pass
-    where the decoder takes them all, else line by line."""
+    where the decoder takes them all, else line by line; and where the refused lines are (so
+    that nobody compares every record with None to find them)."""
     records: list[Record | None] = []
+    refused: list[int] = []
     for k in range(0, len(lines), DECODED_TOGETHER):
         part = lines[k : k + DECODED_TOGETHER]
         try:
             records += decode_lines(part)
         except (msgspec.MsgspecError, RecursionError):
-            records += map(_decoded, part)
-    return records
+            decoded = list(map(_decoded, part))
+            refused += (k + i for i, record in enumerate(decoded) if record is None)
+            records += decoded
+    return records, refused
 
 
 def _decoded(line: bytes) -> Record | None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import re
+from bisect import bisect_left
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import compress
@@ -624,7 +625,7 @@ class SessionLog:
             yield from self._fast_slice(lines[start : start + _FAST_SLICE], before + start)
 
     def _fast_slice(self, lines: list[bytes], before: int) -> Iterator[Entry]:
-        records = decode_run(lines)
+        records, refused = decode_run(lines)
         at, count = 0, len(records)
         while at < count:
             if self._scan.defect is not None:
@@ -635,10 +636,8 @@ class SessionLog:
                 yield from self._exact(lines[at : at + 1], before + at)
                 at += 1
                 continue
-            try:
-                end = records.index(None, at)
-            except ValueError:
-                end = count
+            k = bisect_left(refused, at)
+            end = refused[k] if k < len(refused) else count
             at += yield from self._window(records[at:end], lines[at:end], before + at)  # type: ignore[arg-type]
             if at < end:  # a record out of line: read exactly
                 yield from self._exact(lines[at : at + 1], before + at)
