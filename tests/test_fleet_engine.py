@@ -70,6 +70,26 @@ def test_the_fleet_gives_the_rows_verify_gives(fleet_logs: Path, tmp_path: Path)
 
 
 @pytest.mark.slow
+def test_a_local_fleet_binds_no_fixed_dashboard_port(fleet_logs: Path, tmp_path: Path) -> None:
+    """Two fleets at once (two CI suites, two users) do not contend for dask's dashboard port
+    8787: held here, no "already in use" warning (`dashboard_address=None` did not disable the
+    dashboard: dask/distributed#8136)."""
+    import socket
+    import warnings
+
+    with socket.socket() as held:
+        try:
+            held.bind(("127.0.0.1", 8787))
+            held.listen()
+        except OSError:
+            pass  # held already by another process: the case under test all the same
+        with warnings.catch_warnings(record=True) as heard:
+            warnings.simplefilter("always")
+            run_fleet([str(fleet_logs / "sessions")], tmp_path / "out", workers=1)
+    assert not [w for w in heard if "already in use" in str(w.message)]
+
+
+@pytest.mark.slow
 def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(fleet_logs: Path, tmp_path: Path) -> None:
     paths = expand([str(fleet_logs)])
     killed: list[int] = []

@@ -182,7 +182,9 @@ def _run_into(
     groups += [remote[n : n + group] for n in range(0, len(remote), group)]
     cluster = None
     if scheduler is None:
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+        # ":0", a free port: None does not disable the dashboard (dask/distributed#8136), and a
+        # fixed 8787 warns whenever another cluster holds it
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0")
     try:
         with Client(scheduler or cluster) as client:
             futures = [
