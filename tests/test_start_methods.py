@@ -142,3 +142,50 @@ def test_workers_end_when_their_parent_is_killed(tmp_path: Path, method: str) ->
     while any(_alive(pid) for pid in workers):
         assert time.monotonic() < deadline, f"a worker outlived its parent under {method}"
         time.sleep(0.05)
+
+
+_THREADED = """
+import multiprocessing, os, sys, threading, warnings
+from replay.audit.fanout import in_processes
+from tests.test_start_methods import parent_pid
+
+def main():
+    if sys.argv[1] == "threaded":
+        stop = threading.Event()
+        threading.Thread(target=stop.wait, daemon=True).start()
+    forked = []
+    with warnings.catch_warnings(record=True) as heard:
+        warnings.simplefilter("always")
+        for _ in range(2):  # the first pool fixes the start method: the second must not then fork
+            with in_processes(parent_pid, [(str(n),) for n in range(4)], 2, None, size=lambda task: 0) as results:
+                forked.append({parent for _, parent in results} == {os.getpid()})
+    print(forked, [str(w.message) for w in heard])
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def parent_pid(task: tuple[str]) -> int:
+    return os.getppid()
+
+
+@pytest.mark.slow
+def test_a_process_running_threads_starts_its_workers_without_fork(tmp_path: Path) -> None:
+    """Where fork is the default, a process already running another thread (DuckDB's pool, a host
+    application's) starts its workers from a fork server, whose workers' OS parent is the server
+    and not this process, also once a pool has fixed the start method to fork; a single-threaded
+    one forks. No 'multi-threaded, use of fork()' warning is given."""
+    import multiprocessing
+
+    if multiprocessing.get_all_start_methods()[0] != "fork":
+        pytest.skip(f"this Python's default start method is {multiprocessing.get_all_start_methods()[0]}")
+    script = tmp_path / "threaded.py"
+    script.write_text(_THREADED)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    said = {}
+    for case in ("alone", "threaded"):
+        done = subprocess.run([sys.executable, str(script), case], capture_output=True, text=True, env=env, timeout=120)
+        assert done.returncode == 0, done.stderr
+        said[case] = done.stdout.strip()
+    assert said == {"alone": "[True, True] []", "threaded": "[False, False] []"}

@@ -151,6 +151,35 @@ def in_order(
     return window.results()
 
 
+def worker_context(fn: Callable[..., object]) -> multiprocessing.context.BaseContext:
+    """How worker processes start: by the program's start method (the platform's default unless
+    it chose one), except that fork from a process already running other threads becomes
+    forkserver.
+
+    A forked child inherits every lock as it was, held by threads it does not have (DuckDB's
+    pool, a host application's threads, the test runner's), so it can deadlock, and Python 3.12+
+    warns of it. A single-threaded process still forks, the cheapest start; the results are the
+    same under every start method. The fork server preloads `fn`'s module, so its workers start
+    with the reader already imported.
+    """
+    methods = multiprocessing.get_all_start_methods()  # the platform's default first
+    method = multiprocessing.get_start_method(allow_none=True) or methods[0]
+    if method == "fork" and "forkserver" in methods and threads() > 1:
+        server = multiprocessing.get_context("forkserver")
+        server.set_forkserver_preload([fn.__module__])
+        return server
+    return multiprocessing.get_context(method)
+
+
+def threads() -> int:
+    """Threads in this process, native ones included (Linux lists them in /proc), else the
+    threads Python's threading module knows."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return threading.active_count()
+
+
 def _exit_with_parent() -> None:
     """Worker initializer: end this worker once the process that started the pool is gone.
 
@@ -184,12 +213,13 @@ def in_processes(
     """`fn` over `tasks` in `jobs` processes: gives the results in order (see `in_order` for
     `budget` and `size`); progress is reported per finished task, by its size.
 
-    The processes are started (by the default start method) and the first tasks submitted on
-    entering, so the caller may then start threads of its own (a process forked beside a running
-    thread can inherit a lock that thread holds) and do other work while the first results are computed. On leaving, the
-    processes are stopped; on an error, tasks not yet started are dropped.
+    The processes are started (see `worker_context`) and the first tasks submitted on entering,
+    so the caller may then start threads of its own (a process forked beside a running thread
+    can inherit a lock that thread holds) and do other work while the first results are
+    computed. On leaving, the processes are stopped; on an error, tasks not yet started are
+    dropped.
     """
-    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_exit_with_parent)
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=worker_context(fn), initializer=_exit_with_parent)
     try:
         yield _reported(in_order(pool, fn, tasks, jobs, budget, size), progress, size)
     except BaseException:
