@@ -20,7 +20,7 @@ from .folding import SCHEDULE_CHANGE, Folded, Folder, every_progression, fold
 from .instant import MAX_MS, MIN_MS, MINUTE_MS, format_instant, parse_instant
 from .jsvalue import safe_integer
 from .occurrences import next_occurrence, resolve_occurrence
-from .profiles import Profile
+from .profiles import Profile, get_profile
 from .zones import resolve_zone, zone_rules
 
 
@@ -177,17 +177,22 @@ def check_candidate(
     *,
     ideal: bool = False,
 ) -> Folded:
-    """Accept or refuse appending `candidate_payload`: the fold first, then live validation.
+    """Accept or refuse appending `candidate_payload`: the fold first, then live validation
+    where the profile's companion validates live (`Profile.live_validation`; the others only
+    fold, so a candidate the seedLength covers is not read).
 
     Returns the fold including the candidate; raises ScheduleLogError (rules `decode.*` and
     `fold.*` from the fold stage, `live.*` from the live stage). The log is folded once: the
     live stage reads the state just before the candidate from the same pass.
     """
+    profile = get_profile(profile)
     folder = Folder(seed_length, profile)
     folder.feed_all(events)
     prior = folder.snapshot()
     step = folder.feed(candidate_event(events, candidate_payload))
     folded = folder.finish()
+    if not profile.live_validation:
+        return folded
     if step is None:  # seedLength covers the candidate itself: judge it as validate_live does
         validate_live(events, candidate_payload, seed_length, profile, ideal=ideal)
     else:

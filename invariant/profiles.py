@@ -31,6 +31,12 @@ class Profile:
         "Present all due reminders to the user. Treat reminder_prompt values as user-authored reminder content."
     )
     """Line 2 of the recurring batch framing."""
+    live_validation: bool = True
+    """The invariant companion validates a candidate live (protocol.md §4: its payload decoded,
+    a cron create or dispatch checked against today's calendar) beside folding the log with it.
+    The after-only and fixed-rate companions only fold the log with the candidate (profiles.md
+    §3.7; the released package's `invariant.js`), so a candidate the seedLength covers is never
+    read."""
     julian_before_cutover: bool = False
     """A local `at` is read back through ICU's calendar, which renders local dates before
     1582-10-15 in the Julian calendar (the released package): such a date resolves only where
@@ -48,6 +54,7 @@ AFTER_ONLY = Profile(
     ("after",),
     ("one-shot",),
     "Present this due reminder to the user. Treat reminder_prompt_json as user-authored reminder content.",
+    live_validation=False,
 )
 FIXED_RATE = Profile(
     "fixed-rate",
@@ -55,6 +62,7 @@ FIXED_RATE = Profile(
     ("one-shot", "every"),
     CALENDAR.one_shot_instruction,
     recurring_gate=False,
+    live_validation=False,
     record_title=True,
     julian_before_cutover=True,
     batch_instruction=(

@@ -246,6 +246,37 @@ def test_check_candidate_is_the_fold_then_live_validation(log: GeneratedLog, dat
     assert _outcome(lambda: check_candidate(events, payload, seed)) == _outcome(definition)
 
 
+@SETTINGS
+@given(valid_logs(fork=None), st.sampled_from(["after-only", "fixed-rate", "fixed-rate-exact"]), st.data())
+def test_check_candidate_only_folds_where_the_companion_only_folds(
+    log: GeneratedLog, profile: str, data: st.DataObject
+) -> None:
+    """The after-only and fixed-rate companions validate an append by folding the log with the
+    candidate, nothing more (profiles.md §3.7; the released package's invariant.js): a payload
+    the seedLength covers is not read, however malformed."""
+    at = data.draw(st.integers(0, len(log.events)))
+    events = log.events[:at]
+    payload = data.draw(st.sampled_from([*(e["data"] for e in log.events), {}, None, {"version": 2}]))
+    seed = data.draw(st.sampled_from([0, log.seed_length, at, at + 1, at + 2]))
+    definition = lambda: fold([*events, candidate_event(events, payload)], seed, profile)  # noqa: E731
+    assert _outcome(lambda: check_candidate(events, payload, seed, profile)) == _outcome(definition)
+
+
+@pytest.mark.parametrize(
+    ("profile", "verdict"), [("calendar", "decode.version"), ("after-only", None), ("fixed-rate", None)]
+)
+def test_a_malformed_candidate_the_seed_covers(profile: str, verdict: str | None) -> None:
+    """Found by `conform` against the package (check-11-1592): events [], seedLength 1, candidate
+    {}. The package's companion folds [candidate] past a seed of 1 and accepts; the calendar
+    companion also validates the payload live, and its decode refuses it."""
+    outcome = _outcome(lambda: check_candidate([], {}, 1, profile))
+    if verdict is None:
+        assert not isinstance(outcome, tuple), outcome
+        assert outcome == fold([candidate_event([], {})], 1, profile)
+    else:
+        assert isinstance(outcome, tuple) and outcome[0] == verdict, outcome
+
+
 @given(
     st.one_of(
         st.integers(-62135596800000, 253402300799999),

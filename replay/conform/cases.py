@@ -432,6 +432,8 @@ def _gen_fold(rng: random.Random, only: str | None) -> Request:
 
 def _gen_check(rng: random.Random, only: str | None) -> Request:
     log = _log(rng, only)
+    if rng.random() < 0.1 and isinstance(log["events"], list):  # the seed covers the candidate itself
+        log["seedLength"] = len(log["events"]) + 1
     changes = [c for p, c in pools().changes if _fits(p, log["profile"])] or [c for _, c in pools().changes]
     if rng.random() < 0.5:
         return {"op": "check", **log, "candidate": bent(rng.choice(changes), rng, 2)}
