@@ -140,6 +140,24 @@ def test_malformed_rows_are_refused_as_the_session_package_refuses_them() -> Non
     _compare([json.dumps(r) for r in broken])
 
 
+def test_row_bounds_are_the_session_packages_to_the_last_double() -> None:
+    """Found by fuzzing rows against the package. A gap must itself be a safe integer, even where
+    every running time stays safe (dt [-2^53] from time0 10 was taken); and the last member's
+    seq is `seq0 + members - 1` summed in doubles, as the package sums it: 2^53 - 1 with two
+    members passes (2^53 + 1 rounds to 2^53), with three it does not."""
+    top = 2**53 - 1
+    rows = []
+    for seq0 in (top, top - 1, top - 2):
+        for n in (1, 2, 3, 4):
+            data = {"turn": 1, "step": 1, "index": 0, "dt": [0] * (n - 1), "texts": ["a"] * n}
+            rows.append({"type": "text-chunks", "seq0": seq0, "time0": 0, "data": data})
+    for time0, gap in ((10, -(2**53)), (-10, 2**53), (0, 2**60), (top, 0), (top, 1), (-top, -1)):
+        data = {"turn": 1, "step": 1, "index": 0, "dt": [gap], "texts": ["a", "b"]}
+        rows.append({"type": "reasoning-chunks", "seq0": 0, "time0": time0, "data": data})
+    _compare([json.dumps(r) for r in rows])
+    assert [_ours(json.dumps(r)).keys() for r in rows[:3]] == [{"events"}, {"events"}, {"error"}]
+
+
 def test_the_adapter_is_shipped_with_its_pinned_packages() -> None:
     folder = ROOT / "docs" / "reference-adapter"
     package = json.loads((folder / "package.json").read_text())
