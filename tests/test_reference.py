@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import Phase, given, settings
+from hypothesis import strategies as st
 
 from invariant.conformance import OPERATIONS, agree
 from replay.cli import main
@@ -106,6 +108,20 @@ def _ours(line: str) -> dict[str, Any]:
         return {"error": str(err)}
 
 
+def _as_javascript(value: object) -> object:
+    """A parsed value with its numbers as JavaScript holds them, doubles (2^60 + 1 is 2^60, and
+    JSON.stringify writes it 1152921504606847000), an integral one as the integer (-0 is 0 once
+    written): so only what differs in value differs."""
+    if type(value) in (int, float):
+        number = float(value)  # type: ignore[arg-type]
+        return int(number) if number.is_integer() and abs(number) < 1e21 else number
+    if isinstance(value, list):
+        return [_as_javascript(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _as_javascript(item) for key, item in value.items()}
+    return value
+
+
 def _compare(rows: list[str]) -> None:
     theirs = [json.loads(line) for line in node(EXPAND, "\n".join(rows) + "\n").splitlines()]
     assert len(theirs) == len(rows)
@@ -114,7 +130,8 @@ def _compare(rows: list[str]) -> None:
         if "error" in answer:
             assert "error" in ours, (line[:200], answer)
         else:  # the same events, keys in the same order
-            assert json.dumps(ours, ensure_ascii=False) == json.dumps(answer, ensure_ascii=False), line[:200]
+            mine, other = json.dumps(_as_javascript(ours)), json.dumps(_as_javascript(answer))
+            assert mine == other, line[:200]
 
 
 @requires_real_logs
@@ -156,6 +173,33 @@ def test_row_bounds_are_the_session_packages_to_the_last_double() -> None:
         rows.append({"type": "reasoning-chunks", "seq0": 0, "time0": time0, "data": data})
     _compare([json.dumps(r) for r in rows])
     assert [_ours(json.dumps(r)).keys() for r in rows[:3]] == [{"events"}, {"events"}, {"error"}]
+
+
+TOP = 2**53 - 1
+BOUNDARY = st.sampled_from([0, 1, -1, 5, TOP, TOP - 1, -TOP, TOP + 1, -TOP - 1, 2**60, 1.0, 1.5, -0.0, 2.0**53, 1e300])
+"""Numbers where the bounds are: safe or not by one, integral doubles, a fraction, -0."""
+
+
+@st.composite
+def bent_rows(draw: st.DrawFn) -> str:
+    """A row with its numbers drawn at the bounds, at times a key or a member list bent."""
+    tag = draw(st.sampled_from(sorted(ROW_TAGS)))
+    n = draw(st.integers(1, 4))
+    dt = [draw(st.one_of(BOUNDARY, st.integers(-(2**31), 2**31))) for _ in range(n - 1)]
+    data: dict[str, Any] = {"turn": draw(BOUNDARY), "step": 1, "index": 0, "dt": dt}
+    members = draw(st.sampled_from([["a"] * n, [], ["a", 1][:n], [""] * n]))
+    data |= {"id": "c", "args": members} if tag == "tool-call-chunks" else {"texts": members}
+    row: dict[str, Any] = {"type": tag, "seq0": draw(BOUNDARY), "time0": draw(BOUNDARY), "data": data}
+    if draw(st.integers(0, 9)) == 0:
+        row[draw(st.sampled_from(["extra", "seq0", "data"]))] = draw(st.sampled_from([None, "1", [], {}]))
+    return json.dumps(row)
+
+
+# each example is one node run over its whole batch; a failure names its row, so no shrinking
+@settings(max_examples=6, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate])
+@given(st.lists(bent_rows(), min_size=200, max_size=400))
+def test_rows_at_the_bounds_are_read_as_the_session_package_reads_them(rows: list[str]) -> None:
+    _compare(rows)
 
 
 def test_the_adapter_is_shipped_with_its_pinned_packages() -> None:
