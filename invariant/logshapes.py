@@ -8,6 +8,7 @@ are listed in each schema's description.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from .jsvalue import MAX_SAFE_INTEGER, NegativeZero, safe_integer, shown
 from .shapes import (
@@ -131,9 +132,11 @@ def header_problems(header: dict[str, object]) -> tuple[list[tuple[str, str]], l
     return shape, retired, None
 
 
-SURFACE_TYPES = frozenset({"user/message", "assistant/message", "tool/result"})
+ASSISTANT_MESSAGE = "assistant/message"
+SURFACE_TYPES = frozenset({"user/message", ASSISTANT_MESSAGE, "tool/result"})
 """The event types that carry surface metadata (`sourceEventSeqs`, `surfaceOp`; session-log.md
-§4.3): every other type is log-only and does not."""
+§5.1): every other type is log-only and does not."""
+_SURFACE_NAMES = ", ".join(sorted(SURFACE_TYPES))
 REPLACE_OP = ObjectShape(
     "ReplaceOp",
     "surface replace",
@@ -212,19 +215,30 @@ def cited_seqs(value: object) -> list[int] | None:
     return seqs
 
 
-def citation_problems(event: dict[str, object], seq: int) -> list[str]:
-    """A v2+ event's `sourceEventSeqs`: every member names an earlier seq, none twice (formats.md §4)."""
+def surface_problems(event: Mapping[str, object], seq: int) -> list[tuple[str, str]]:
+    """The surface metadata rules beyond the envelope's shape, each with its JSON pointer
+    (session-log.md §5.1, every version; the session package's `surfaceOpOf` and
+    `assertProvenance`): a log-only event carries neither `surfaceOp` nor `sourceEventSeqs`;
+    `sourceEventSeqs` is empty only on an `assistant/message`, and names earlier seqs, none twice
+    (a v2+ `[start, end]` pair names the run)."""
+    tag = event.get("type")
+    if tag not in SURFACE_TYPES:
+        keys = [key for key in ("sourceEventSeqs", "surfaceOp") if key in event]
+        return [(f"/{key}", f"{key} on a log-only event ({tag!r}): only {_SURFACE_NAMES} carry it") for key in keys]
     if "sourceEventSeqs" not in event:
         return []
-    seqs = cited_seqs(event["sourceEventSeqs"])
+    raw = event["sourceEventSeqs"]
+    seqs = cited_seqs(raw)
     if seqs is None:
         return []  # the shape check reports it
     problems = []
+    if not seqs and tag != ASSISTANT_MESSAGE:
+        problems.append("sourceEventSeqs is empty (only an assistant/message may cite nothing)")
     if any(n >= seq for n in seqs):
         problems.append("sourceEventSeqs names a seq that is not earlier than the event's own")
     if len(set(seqs)) != len(seqs):
         problems.append("sourceEventSeqs names a seq twice")
-    return problems
+    return [("/sourceEventSeqs", problem) for problem in problems]
 
 
 ROW_TAGS = ("text-chunks", "reasoning-chunks", "tool-call-chunks")

@@ -105,7 +105,7 @@ FORMAT = (
     Rule(("format.version.newer",), "a format version newer than schedlog knows: the log cannot be judged"),
     Rule(("format.is-seeded",), "the header's isSeeded contradicts the log's inherited session/end-seed marker"),
     Rule(("format.blank-line", "format.unparsable"), "a line is blank, or not one JSON value"),
-    Rule(("format.envelope",), "an event's envelope (type, seq, time, data) breaks its shape"),
+    Rule(("format.envelope",), "an event's envelope (type, seq, time, data, surface metadata) breaks its shape"),
     Rule(("format.malformed-row",), "a packed chunk row breaks its shape"),
     Rule(("format.seq-gap",), "event seqs are not contiguous from 0"),
     Rule(

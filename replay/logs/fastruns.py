@@ -9,7 +9,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Callable
 from itertools import accumulate, compress, repeat
-from operator import attrgetter
+from operator import attrgetter, is_not, lt
 from typing import Any, NamedTuple, cast
 
 import msgspec
@@ -17,7 +17,7 @@ from msgspec import UNSET, Raw
 
 from invariant import SCHEDULE_CHANGE
 from invariant.jsvalue import MAX_SAFE_INTEGER
-from invariant.logshapes import END_SEED, EVENT_SHAPES
+from invariant.logshapes import ASSISTANT_MESSAGE, END_SEED, EVENT_SHAPES
 from invariant.sessionload import CHECKED_TYPES
 from invariant.shapes import Reject, Spec
 from replay.logs.envelope import (
@@ -41,6 +41,7 @@ DECODED_TOGETHER = 256
 """Lines decoded in one pass: a refused line costs its part a second pass, line by line."""
 _SEQ = attrgetter("seq")
 _SURFACE_OP = attrgetter("surfaceOp")
+_CITED = attrgetter("sourceEventSeqs")
 _TIME = attrgetter("time")
 _DATA = attrgetter("data")
 _MEMBERS = attrgetter("members")
@@ -134,7 +135,7 @@ def in_line(
         stop = min(stop, rows[0])
     surface = [i for i in marked if flags[i] & SURFACE]
     if surface:
-        stop = _surface_in_line(records, surface, stop, not rows_allowed, version)
+        stop = _surface_in_line(records, surface, stop, version)
     checked = [i for i in marked if flags[i] & CHECKED]
     wanted = [i for i in marked if flags[i] & WANTED]
     if stop < len(records):
@@ -169,13 +170,13 @@ _SURFACE_SPECS: dict[int, Spec] = {
 keeps raw (every other field it types as the shape has it, or refuses the line)."""
 
 
-def _surface_in_line(records: list[Record], surface: list[int], stop: int, cites: bool, version: int | None) -> int:
+def _surface_in_line(records: list[Record], surface: list[int], stop: int, version: int | None) -> int:
     """The first of `records[:stop]` whose surface metadata the exact path would judge (a
-    replace spelt for another format version, a v2+ citation of a later or repeated seq),
-    else `stop`. A plain `append` and v0/v1 citations (typed by the decoder) need no more.
-    Only the events of surface types carry metadata (a log-only event that does is refused by
-    the decoder): those at `surface` are looked at, and of their replace ops, only the
-    spellings not met before are decoded."""
+    replace spelt for another format version; citations of a later or repeated seq, or none
+    on another type than assistant/message: logshapes.surface_problems), else `stop`. A plain
+    `append` needs no more. Only the events of surface types carry metadata (a log-only event
+    that does is refused by the decoder): those at `surface` are looked at, and of their
+    replace ops, only the spellings not met before are decoded."""
     at = surface[: bisect_left(surface, stop)]
     found = cast("list[SurfaceEvent]", list(map(records.__getitem__, at)))
     ops = list(map(_SURFACE_OP, found))
@@ -184,13 +185,20 @@ def _surface_in_line(records: list[Record], surface: list[int], stop: int, cites
         (i for i, op in zip(at, ops, strict=True) if op is not UNSET and op != APPEND and not _conforms(spelt, op)),
         stop,
     )
-    if cites:
-        for i, record in zip(at, found, strict=True):
-            if i >= first:
-                break
-            seqs = record.sourceEventSeqs
-            if seqs and (max(seqs) >= record.seq or len(set(seqs)) < len(seqs)):
-                return i
+    cited = list(map(_CITED, found))
+    present = list(compress(range(len(cited)), map(is_not, cited, repeat(UNSET))))
+    lists = list(map(cited.__getitem__, present))
+    if all(lists):  # the usual run, checked at once: each non-empty list names earlier seqs, once each
+        own = list(map(_SEQ, map(found.__getitem__, present)))
+        if all(map(lt, map(max, lists), own)) and list(map(len, map(set, lists))) == list(map(len, lists)):
+            return first
+    assistant = REGISTRY.classes.get(ASSISTANT_MESSAGE)
+    for k in present:
+        record, seqs = found[k], cited[k]
+        if at[k] >= first:
+            break
+        if (max(seqs) >= record.seq or len(set(seqs)) < len(seqs)) if seqs else type(record) is not assistant:
+            return at[k]
     return first
 
 

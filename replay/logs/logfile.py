@@ -36,10 +36,11 @@ from invariant.logshapes import (
     END_SEED,
     EVENT_SHAPES,
     MARKER_CUT_FROM,
-    citation_problems,
+    SURFACE_TYPES,
     file_version,
     format_version,
     header_problems,
+    surface_problems,
 )
 from invariant.sessionload import CHECKED_TYPES, LoadChecks
 from invariant.shapes import located_problems, pointer_to
@@ -150,7 +151,8 @@ def _ends_turn(line: bytes, deep: Deep) -> bool:
 
 def plain_envelope(event: dict[str, object]) -> bool:
     """Whether an event's envelope is the plain one every version takes (type, a safe integer
-    seq and time, data, perhaps `surfaceOp: "append"`): it then needs no shape check."""
+    seq and time, data, and on a surface type perhaps `surfaceOp: "append"`): it then needs no
+    shape check."""
     time = event.get("time")
     return (
         type(event.get("seq")) is int
@@ -158,7 +160,10 @@ def plain_envelope(event: dict[str, object]) -> bool:
         and -MAX_SAFE_INTEGER <= time <= MAX_SAFE_INTEGER
         and type(event.get("type")) is str
         and "data" in event
-        and (event.keys() <= _PLAIN_KEYS or (event.get("surfaceOp") == "append" and event.keys() <= _APPEND_KEYS))
+        and (
+            event.keys() <= _PLAIN_KEYS
+            or (event.get("surfaceOp") == "append" and event.keys() <= _APPEND_KEYS and event["type"] in SURFACE_TYPES)
+        )
     )
 
 
@@ -688,9 +693,7 @@ class SessionLog:
 
     def _check_envelope(self, event: dict[str, object], index: int, line_no: int) -> None:
         """The envelope of the log's version (formats.md §4; a headerless log reads as v0)."""
-        located = located_problems(event, EVENT_SHAPES[self.version or 0])
-        if self.marks_cut and not located:
-            located = [("/sourceEventSeqs", problem) for problem in citation_problems(event, index)]
+        located = located_problems(event, EVENT_SHAPES[self.version or 0]) or surface_problems(event, index)
         if located:
             message = f"event envelope at line {line_no}: {'; '.join(m for _, m in located)}"
             self._strict_problem("format.envelope", message, line_no, located[0][0], index)

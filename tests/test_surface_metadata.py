@@ -1,0 +1,139 @@
+"""Surface metadata beyond the envelope's shape (session-log.md §5.1, every format version): a
+log-only event carries neither `surfaceOp` nor `sourceEventSeqs`; `sourceEventSeqs` is empty only
+on an `assistant/message` and names earlier seqs, none twice. The harness refuses a log that
+breaks them (§11.2, "surface metadata errors"), on the fast path and the exact one alike, and the
+rules agree with the session package's surface fold."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from invariant.logshapes import surface_problems
+from replay.audit.verify import verify_log
+from replay.logs.logfile import SessionLog
+from replay.reading import Mode, Reading
+
+from .sessionfiles import header, write_session
+
+USER = {"id": "m", "role": "user", "content": [{"type": "text", "text": "hi"}], "source": {"kind": "user"}}
+ASSISTANT = {"turn": 1, "step": 1, "message": {"id": "a", "role": "assistant", "content": [],
+             "source": {"kind": "model", "provider": "deepseek", "model": "v4"}}}  # fmt: skip
+
+
+def _event(seq: int, tag: str = "user/message", **meta: object) -> dict[str, object]:
+    data: object = {"turn": 1} if tag == "turn/start" else ASSISTANT if tag == "assistant/message" else USER
+    if tag == "user/message":
+        data = {**USER, "id": f"m{seq}"}
+    return {"type": tag, "seq": seq, "time": seq, "data": data, **meta}
+
+
+BROKEN = {
+    "surfaceOp on a log-only event": (_event(1, "turn/start", surfaceOp="append"), "/surfaceOp"),
+    "citations on a log-only event": (_event(1, "turn/start", sourceEventSeqs=[0]), "/sourceEventSeqs"),
+    "no citation on a user/message": (_event(1, sourceEventSeqs=[], surfaceOp="append"), "/sourceEventSeqs"),
+    "a later seq cited": (_event(1, sourceEventSeqs=[1], surfaceOp="append"), "/sourceEventSeqs"),
+    "a seq cited twice": (_event(2, sourceEventSeqs=[0, 0], surfaceOp="append"), "/sourceEventSeqs"),
+}
+
+
+def _head(version: int) -> dict[str, Any]:
+    if version < 2:
+        return header(version=version)
+    return header(version=version, isSeeded=False, cwd="/srv")
+
+
+def _file(directory: Path, version: int) -> Path:
+    """The name a log of `version` has (a name says its version: formats.md §2)."""
+    return directory / ("session.jsonl" if version == 0 else f"session.v{version}.jsonl")
+
+
+def _report(path: Path, fast: bool, mode: Mode = Mode.STRICT) -> Any:
+    return verify_log(SessionLog(str(path), Reading(mode=mode), fast=fast))
+
+
+@pytest.mark.parametrize("version", [0, 1, 2, 4])
+@pytest.mark.parametrize("case", sorted(BROKEN))
+def test_broken_surface_metadata_refuses_the_log(case: str, version: int, tmp_path: Path) -> None:
+    event, pointer = BROKEN[case]
+    records = [_event(0, surfaceOp="append"), _event(1, surfaceOp="append"), {**event, "seq": 2}]
+    if event["seq"] == 1:  # the broken event right after the first
+        records = [_event(0, surfaceOp="append"), event]
+    path = write_session(_file(tmp_path, version), records, _head(version))
+    for fast in (True, False):
+        report = _report(path, fast)
+        assert report.verdict == "corrupt", (fast, report.findings)
+        refusal = next(f for f in report.findings if f.code == "format.envelope")
+        assert refusal.pointer == pointer and refusal.line == len(records) + 1, refusal
+        lenient = _report(path, fast, Mode.LENIENT)
+        assert lenient.verdict == "ok" and any(f.code == "format.envelope" for f in lenient.findings)
+
+
+@pytest.mark.parametrize("version", [0, 2, 4])
+def test_the_metadata_the_harness_writes_passes(version: int, tmp_path: Path) -> None:
+    """Appends citing earlier seqs, and an assistant/message citing nothing (it may)."""
+    records = [
+        _event(0, surfaceOp="append"),
+        _event(1, "turn/start"),
+        _event(2, "assistant/message", sourceEventSeqs=[], surfaceOp="append"),
+        _event(3, sourceEventSeqs=[0, 2], surfaceOp="append"),
+    ]
+    path = write_session(_file(tmp_path, version), records, _head(version))
+    for fast in (True, False):
+        report = _report(path, fast)
+        assert report.verdict == "ok" and not report.findings, (fast, report.findings)
+
+
+FOLD = """
+import { createInterface } from 'node:readline'
+import { foldSurface } from 'dsh-session-chunks'
+for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
+  try { foldSurface(JSON.parse(line)); console.log('ok') } catch (error) { console.log('refused') }
+}
+"""
+TAGS = st.sampled_from(["user/message", "assistant/message", "tool/result", "turn/start", "schedule/change"])
+CITED = st.one_of(st.integers(0, 6), st.sampled_from([-1, 1.5, "1", 2**53]))
+
+
+@st.composite
+def surface_logs(draw: st.DrawFn) -> list[dict[str, object]]:
+    """A few events, each surface event an append (the package's replace rules are not these),
+    with metadata drawn around the rules: citations of any seq, at times none, on any type."""
+    events = []
+    for seq in range(draw(st.integers(1, 5))):
+        tag = draw(TAGS)
+        event: dict[str, object] = {"type": tag, "seq": seq, "time": 0, "data": {}}
+        surface = tag in ("user/message", "assistant/message", "tool/result")
+        if surface or draw(st.integers(0, 4)) == 0:
+            event["surfaceOp"] = "append"
+        if draw(st.booleans()):
+            event["sourceEventSeqs"] = draw(st.lists(CITED, max_size=3))
+        events.append(event)
+    return events
+
+
+def _ours(events: list[dict[str, object]]) -> str:
+    """Refused where an event's citations are no array of non-negative safe integers (the
+    envelope's shape) or break the surface rules."""
+    for event in events:
+        cited = event.get("sourceEventSeqs", [])
+        if not isinstance(cited, list) or not all(type(n) is int and 0 <= n < 2**53 for n in cited):
+            return "refused"
+        if surface_problems(event, event["seq"]):  # type: ignore[arg-type]
+            return "refused"
+    return "ok"
+
+
+@settings(max_examples=6, deadline=None)  # each example is one node run over its whole batch
+@given(st.lists(surface_logs(), min_size=200, max_size=400))
+def test_the_rules_are_the_session_packages(logs: list[list[dict[str, object]]]) -> None:
+    from .reference import node
+
+    theirs = node(FOLD, "\n".join(json.dumps(log) for log in logs) + "\n").split()
+    ours = [_ours(log) for log in logs]
+    assert ours == theirs, [log for log, a, b in zip(logs, ours, theirs, strict=True) if a != b][:2]
