@@ -3,11 +3,11 @@
 A synthetic generator makes only the shapes it was written for (one once hid a 31% slow path);
 this corpus is made of the lines the harness wrote. Each session is a header and the bodies of
 one to eight real logs, concatenated and renumbered (`seq`, a chunk row's `seq0`, the cited
-`sourceEventSeqs`, shifted by the events before them); about one session in ten is a fork child
-(its parent's first events as the inherited prefix, under `seedLength`); and about 2% of the
-lines are spliced-in `schedule/change` events (after creates dispatched later, fixed-rate
-creates, deletes). Every other line keeps its bytes (escapes, key order and all): only the
-numbers that must move are rewritten, in place. Deterministic from a seed.
+`sourceEventSeqs` and a replacement's nodes, moved with the events they name); about one session
+in ten is a fork child (its parent's first events as the inherited prefix, under `seedLength`);
+and about 2% of the lines are spliced-in `schedule/change` events (after creates dispatched
+later, fixed-rate creates, deletes). Every other line keeps its bytes (escapes, key order and
+all): only the numbers that must move are rewritten, in place. Deterministic from a seed.
 """
 
 from __future__ import annotations
@@ -20,10 +20,11 @@ from pathlib import Path
 
 REAL_LOGS = Path(__file__).resolve().parent.parent.parent / "shared" / "real-logs"
 T0 = 1_785_931_200_000
-CORPUS_VERSION = 2
+CORPUS_VERSION = 3
 """Bumped when the builder changes, so that a kept corpus is rebuilt."""
 SEQ = re.compile(rb'^(\{"type":"[^"]*","seq0?":)(\d+)')
 CITED = re.compile(rb'"sourceEventSeqs":\[([0-9,]*)\]')
+REPLACED = re.compile(rb'("surfaceOp":\{"op":"replace","start":)(\d+)(,"end":)(\d+)')
 
 
 def bodies(folder: Path = REAL_LOGS) -> list[list[bytes]]:
@@ -51,17 +52,25 @@ def _width(line: bytes) -> int:
     return len(decode_row(value, value["type"]))
 
 
-def shifted(line: bytes, by: int) -> bytes:
-    """`line` with its own seq (or seq0) and every cited seq moved by `by`."""
-    if by == 0:
+def shifted(line: bytes, by: int, new_of: list[int] | None = None) -> bytes:
+    """`line` with its own seq (or seq0) moved by `by`, and every seq it cites (its
+    `sourceEventSeqs`, the nodes a replacement names) moved to where that event now stands:
+    `new_of[old]` for the events before it in its body, else by `by` too."""
+    if by == 0 and not new_of:
         return line
     line = SEQ.sub(lambda m: m.group(1) + str(int(m.group(2)) + by).encode(), line, count=1)
 
-    def cite(m: re.Match[bytes]) -> bytes:
-        seqs = [str(int(s) + by).encode() for s in m.group(1).split(b",") if s]
-        return b'"sourceEventSeqs":[' + b",".join(seqs) + b"]"
+    def moved(old: bytes) -> bytes:
+        n = int(old)
+        return str(new_of[n] if new_of is not None and n < len(new_of) else n + by).encode()
 
-    return CITED.sub(cite, line)
+    def cite(m: re.Match[bytes]) -> bytes:
+        return b'"sourceEventSeqs":[' + b",".join(moved(s) for s in m.group(1).split(b",") if s) + b"]"
+
+    def replaced(m: re.Match[bytes]) -> bytes:
+        return m[1] + moved(m[2]) + m[3] + moved(m[4])
+
+    return REPLACED.sub(replaced, CITED.sub(cite, line))
 
 
 def _schedule(seq: int, time: int, data: dict[str, object]) -> bytes:
@@ -86,10 +95,12 @@ def session(rng: random.Random, parts: list[list[bytes]], schedule_share: float)
     made = 0
     last_batch = 0
     for part in parts:
-        base = seq
+        new_of: list[int] = []  # where each of the part's events now stands, by its seq in the part
         for line in part:
-            out.append(shifted(line, base))
-            seq += _width(line)
+            width = _width(line)
+            out.append(shifted(line, seq - len(new_of), new_of))
+            new_of.extend(range(seq, seq + width))
+            seq += width
             if rng.random() < schedule_share:
                 time += 1_000
                 if pending and rng.random() < 0.5:
@@ -116,7 +127,6 @@ def session(rng: random.Random, parts: list[list[bytes]], schedule_share: float)
                     pending.append((sched_id, kind))
                 out.append(_schedule(seq, time, data))
                 seq += 1
-                base += 1
     return out, seq
 
 

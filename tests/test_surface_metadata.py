@@ -1,8 +1,9 @@
 """Surface metadata beyond the envelope's shape (session-log.md §5.1, every format version): a
 log-only event carries neither `surfaceOp` nor `sourceEventSeqs`; `sourceEventSeqs` is empty only
-on an `assistant/message` and names earlier seqs, none twice. The harness refuses a log that
-breaks them (§11.2, "surface metadata errors"), on the fast path and the exact one alike, and the
-rules agree with the session package's surface fold."""
+on an `assistant/message` and names earlier seqs, none twice; a replacement takes the place of
+current surface nodes, in order, each cited (a `tool/result` one: of one current `tool/result`).
+The harness refuses a log that breaks them (§11.2, "surface metadata errors"), on the fast path
+and the exact one alike, and the rules agree with the session package's surface fold."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from invariant.logshapes import surface_problems
+from invariant.logshapes import REPLACE_BOUNDS, surface_problems
+from invariant.surface import Surface
 from replay.audit.verify import verify_log
 from replay.logs.logfile import SessionLog
 from replay.reading import Mode, Reading
@@ -57,6 +59,19 @@ def _report(path: Path, fast: bool, mode: Mode = Mode.STRICT) -> Any:
     return verify_log(SessionLog(str(path), Reading(mode=mode), fast=fast))
 
 
+def _refused_at_last(records: list[dict], version: int, code: str, pointer: str | None, tmp_path: Path) -> None:
+    """The log of `records` is refused for its last record (`code`, at `pointer`), on both
+    paths; in lenient mode that is a warning."""
+    path = write_session(_file(tmp_path, version), records, _head(version))
+    for fast in (True, False):
+        report = _report(path, fast)
+        assert report.verdict == "corrupt", (fast, report.findings)
+        refusal = next(f for f in report.findings if f.code == code)
+        assert refusal.pointer == pointer and refusal.line == len(records) + 1, refusal
+        lenient = _report(path, fast, Mode.LENIENT)
+        assert lenient.verdict == "ok" and any(f.code == code for f in lenient.findings)
+
+
 @pytest.mark.parametrize("version", [0, 1, 2, 4])
 @pytest.mark.parametrize("case", sorted(BROKEN))
 def test_broken_surface_metadata_refuses_the_log(case: str, version: int, tmp_path: Path) -> None:
@@ -64,14 +79,65 @@ def test_broken_surface_metadata_refuses_the_log(case: str, version: int, tmp_pa
     records = [_event(0, surfaceOp="append"), _event(1, surfaceOp="append"), {**event, "seq": 2}]
     if event["seq"] == 1:  # the broken event right after the first
         records = [_event(0, surfaceOp="append"), event]
+    _refused_at_last(records, version, "format.envelope", pointer, tmp_path)
+
+
+RESULT_BLOCK = {"type": "tool-result", "toolCallId": "c1", "content": [{"type": "text", "text": "ok"}]}
+TOOL = {"turn": 1, "step": 1, "message": {"id": "t", "role": "user", "source": {"kind": "tool", "callId": "c1"},
+        "content": [RESULT_BLOCK]}}  # fmt: skip
+
+
+def _replacing(version: int, seq: int, start: int, end: int, cites: list[int], tag: str = "user/message") -> dict:
+    first, last = REPLACE_BOUNDS[version]
+    event = _event(seq, tag, sourceEventSeqs=cites, surfaceOp={"op": "replace", first: start, last: end})
+    if tag == "tool/result":
+        event["data"] = TOOL
+    return event
+
+
+REPLACEMENTS = {  # after user messages 0 and 1 and a tool result 2: (start, end, cited, tag, pointer)
+    "a start that is no current node": (5, 1, [0, 1], "user/message", "/surfaceOp/{first}"),
+    "an end that is no current node": (0, 7, [0, 1], "user/message", "/surfaceOp/{last}"),
+    "a start after the end": (1, 0, [0, 1], "user/message", "/surfaceOp"),
+    "a shadowed node not cited": (0, 1, [0], "user/message", "/sourceEventSeqs"),
+    "a tool result over two nodes": (1, 2, [1, 2], "tool/result", "/surfaceOp"),
+    "a tool result over a user message": (1, 1, [1], "tool/result", "/surfaceOp"),
+    "a node replaced twice": (0, 0, [0], "user/message", "/surfaceOp/{first}"),  # the second time
+}
+
+
+def _surface_log(version: int, case: str) -> tuple[list[dict], str | None]:
+    records = [_event(0, surfaceOp="append"), _event(1, surfaceOp="append")]
+    records.append({**_event(2, "tool/result", surfaceOp="append"), "data": TOOL})
+    first, last = REPLACE_BOUNDS[version]
+    if case == "a node replaced twice":
+        records.append(_replacing(version, 3, 0, 0, [0]))
+        records.append(_replacing(version, 4, 0, 0, [0]))
+        return records, f"/surfaceOp/{first}"
+    if case == "sound":
+        records.append(_replacing(version, 3, 0, 1, [0, 1]))
+        records.append(_replacing(version, 4, 2, 2, [2], "tool/result"))
+        records.append(_replacing(version, 5, 3, 4, [0, 3, 4]))
+        return records, None
+    start, end, cites, tag, pointer = REPLACEMENTS[case]
+    records.append(_replacing(version, 3, start, end, cites, tag))
+    return records, pointer.format(first=first, last=last)
+
+
+@pytest.mark.parametrize("version", [0, 2, 4])
+@pytest.mark.parametrize("case", sorted(REPLACEMENTS))
+def test_a_replacement_out_of_the_surface_refuses_the_log(case: str, version: int, tmp_path: Path) -> None:
+    records, pointer = _surface_log(version, case)
+    _refused_at_last(records, version, "format.surface", pointer, tmp_path)
+
+
+@pytest.mark.parametrize("version", [0, 2, 4])
+def test_replacements_of_current_cited_nodes_pass(version: int, tmp_path: Path) -> None:
+    records, _ = _surface_log(version, "sound")
     path = write_session(_file(tmp_path, version), records, _head(version))
     for fast in (True, False):
         report = _report(path, fast)
-        assert report.verdict == "corrupt", (fast, report.findings)
-        refusal = next(f for f in report.findings if f.code == "format.envelope")
-        assert refusal.pointer == pointer and refusal.line == len(records) + 1, refusal
-        lenient = _report(path, fast, Mode.LENIENT)
-        assert lenient.verdict == "ok" and any(f.code == "format.envelope" for f in lenient.findings)
+        assert report.verdict == "ok" and not report.findings, (fast, report.findings)
 
 
 @pytest.mark.parametrize("version", [0, 2, 4])
@@ -100,18 +166,27 @@ TAGS = st.sampled_from(["user/message", "assistant/message", "tool/result", "tur
 CITED = st.one_of(st.integers(0, 6), st.sampled_from([-1, 1.5, "1", 2**53]))
 
 
+RESULT = {"message": {"content": [{"type": "tool-result", "content": []}]}}
+"""The data of every tool result drawn: alike but for content, which a replacement may change."""
+
+
 @st.composite
 def surface_logs(draw: st.DrawFn) -> list[dict[str, object]]:
-    """A few events, each surface event an append (the package's replace rules are not these),
-    with metadata drawn around the rules: citations of any seq, at times none, on any type."""
+    """A few events with metadata drawn around the rules: citations of any seq, at times none,
+    on any type; appends, and replacements of any seqs (v0 spelling, as the package reads)."""
     events = []
-    for seq in range(draw(st.integers(1, 5))):
+    for seq in range(draw(st.integers(1, 6))):
         tag = draw(TAGS)
-        event: dict[str, object] = {"type": tag, "seq": seq, "time": 0, "data": {}}
+        event: dict[str, object] = {"type": tag, "seq": seq, "time": 0, "data": RESULT if tag == "tool/result" else {}}
         surface = tag in ("user/message", "assistant/message", "tool/result")
-        if surface or draw(st.integers(0, 4)) == 0:
+        if surface and seq and draw(st.integers(0, 2)) == 0:
+            start, end = draw(st.integers(0, seq)), draw(st.integers(0, seq))
+            event["surfaceOp"] = {"op": "replace", "start": start, "end": end}
+            whole = list(range(start, end + 1))
+            event["sourceEventSeqs"] = draw(st.sampled_from([whole, whole, whole, [start], [end], []]))
+        elif surface or draw(st.integers(0, 4)) == 0:
             event["surfaceOp"] = "append"
-        if draw(st.booleans()):
+        if "sourceEventSeqs" not in event and draw(st.integers(0, 3)) == 0:
             event["sourceEventSeqs"] = draw(st.lists(CITED, max_size=3))
         events.append(event)
     return events
@@ -119,12 +194,13 @@ def surface_logs(draw: st.DrawFn) -> list[dict[str, object]]:
 
 def _ours(events: list[dict[str, object]]) -> str:
     """Refused where an event's citations are no array of non-negative safe integers (the
-    envelope's shape) or break the surface rules."""
+    envelope's shape), break the rules of one event, or its step of the surface."""
+    surface = Surface()
     for event in events:
         cited = event.get("sourceEventSeqs", [])
         if not isinstance(cited, list) or not all(type(n) is int and 0 <= n < 2**53 for n in cited):
             return "refused"
-        if surface_problems(event, event["seq"]):  # type: ignore[arg-type]
+        if surface_problems(event, event["seq"]) or surface.step(event, event["seq"], 0):  # type: ignore[arg-type]
             return "refused"
     return "ok"
 

@@ -106,6 +106,11 @@ FORMAT = (
     Rule(("format.is-seeded",), "the header's isSeeded contradicts the log's inherited session/end-seed marker"),
     Rule(("format.blank-line", "format.unparsable"), "a line is blank, or not one JSON value"),
     Rule(("format.envelope",), "an event's envelope (type, seq, time, data, surface metadata) breaks its shape"),
+    Rule(
+        ("format.surface",),
+        "a replacement of surface nodes that are not current, in order and cited (a tool/result replacement: "
+        "of one current tool/result)",
+    ),
     Rule(("format.malformed-row",), "a packed chunk row breaks its shape"),
     Rule(("format.seq-gap",), "event seqs are not contiguous from 0"),
     Rule(

@@ -13,13 +13,12 @@ from operator import attrgetter, is_not, lt
 from typing import Any, NamedTuple, cast
 
 import msgspec
-from msgspec import UNSET, Raw
+from msgspec import UNSET
 
 from invariant import SCHEDULE_CHANGE
 from invariant.jsvalue import MAX_SAFE_INTEGER
-from invariant.logshapes import ASSISTANT_MESSAGE, END_SEED, EVENT_SHAPES
+from invariant.logshapes import ASSISTANT_MESSAGE, END_SEED
 from invariant.sessionload import CHECKED_TYPES
-from invariant.shapes import Reject, Spec
 from replay.logs.envelope import (
     APPEND,
     GAP_BOUND,
@@ -99,21 +98,20 @@ record to look at beside them (a schedule change, a selected type, from v2 on a 
 class Run(NamedTuple):
     """Decoded records found in line: their classes, the event index each starts at (and the
     count after the last), how many of them are in line (the next is read exactly), and of
-    those, where the load checks' types and the records to look at stand."""
+    those, where the load checks' types, the records to look at and the surface appends stand."""
 
     kinds: list[type]
     starts: list[int]
     stop: int
     checked: list[int]
     wanted: list[int]
+    surface: list[int]
 
 
-def in_line(
-    records: list[Record], event_count: int, rows_allowed: bool, version: int | None, roles: dict[type, int]
-) -> Run:
+def in_line(records: list[Record], event_count: int, rows_allowed: bool, roles: dict[type, int]) -> Run:
     """How far `records` (none refused) commit in line from `event_count` on: seq contiguity
     and row sizes checked for all at once; a row where rows are not allowed, or surface
-    metadata the log's version would judge, stops the run. Each record's role (`roles`, by
+    metadata the exact path must judge, stops the run. Each record's role (`roles`, by
     class) is read in one pass, and only the records that have one are looked at again."""
     kinds = list(map(type, records))
     flags = list(map(roles.__getitem__, kinds))
@@ -135,12 +133,13 @@ def in_line(
         stop = min(stop, rows[0])
     surface = [i for i in marked if flags[i] & SURFACE]
     if surface:
-        stop = _surface_in_line(records, surface, stop, version)
+        stop = _surface_in_line(records, surface, stop)
     checked = [i for i in marked if flags[i] & CHECKED]
     wanted = [i for i in marked if flags[i] & WANTED]
     if stop < len(records):
         checked, wanted = checked[: bisect_left(checked, stop)], wanted[: bisect_left(wanted, stop)]
-    return Run(kinds, starts, stop, checked, wanted)
+        surface = surface[: bisect_left(surface, stop)]
+    return Run(kinds, starts, stop, checked, wanted, surface)
 
 
 def _row_sizes(records: list[Record], rows: list[int], sizes: list[int]) -> None:
@@ -163,28 +162,19 @@ def _row_size(row: TextRow | ToolRow) -> int:
     return members if dt == members - 1 and abs(row.time) + members * GAP_BOUND <= MAX_SAFE_INTEGER else -1
 
 
-_SURFACE_SPECS: dict[int, Spec] = {
-    version: next(f.spec for f in shape.fields if f.name == "surfaceOp") for version, shape in EVENT_SHAPES.items()
-}
-"""The spec of `surfaceOp` in each version's event shape: the one envelope field the decoder
-keeps raw (every other field it types as the shape has it, or refuses the line)."""
-
-
-def _surface_in_line(records: list[Record], surface: list[int], stop: int, version: int | None) -> int:
-    """The first of `records[:stop]` whose surface metadata the exact path would judge (a
-    replace spelt for another format version; citations of a later or repeated seq, or none
-    on another type than assistant/message: logshapes.surface_problems), else `stop`. A plain
-    `append` needs no more. Only the events of surface types carry metadata (a log-only event
-    that does is refused by the decoder): those at `surface` are looked at, and of their
-    replace ops, only the spellings not met before are decoded."""
+def _surface_in_line(records: list[Record], surface: list[int], stop: int) -> int:
+    """The first of `records[:stop]` whose surface metadata the exact path must judge (a
+    replace: the surface fold, invariant.surface; citations of a later or
+    repeated seq, or none on another type than assistant/message: logshapes.surface_problems),
+    else `stop`. A plain `append` (or no op) with plain citations needs no more. Only the events of surface
+    types carry metadata (a log-only event that does is refused by the decoder): those at
+    `surface` are looked at."""
     at = surface[: bisect_left(surface, stop)]
     found = cast("list[SurfaceEvent]", list(map(records.__getitem__, at)))
     ops = list(map(_SURFACE_OP, found))
-    spelt = version or 0
-    first = next(
-        (i for i, op in zip(at, ops, strict=True) if op is not UNSET and op != APPEND and not _conforms(spelt, op)),
-        stop,
-    )
+    first = stop
+    if ops.count(APPEND) + ops.count(UNSET) < len(ops):  # a replace
+        first = next(i for i, op in zip(at, ops, strict=True) if op is not UNSET and op != APPEND)
     cited = list(map(_CITED, found))
     present = list(compress(range(len(cited)), map(is_not, cited, repeat(UNSET))))
     lists = list(map(cited.__getitem__, present))
@@ -200,29 +190,6 @@ def _surface_in_line(records: list[Record], surface: list[int], stop: int, versi
         if (max(seqs) >= record.seq or len(set(seqs)) < len(seqs)) if seqs else type(record) is not assistant:
             return at[k]
     return first
-
-
-_CONFORMING: dict[tuple[int, bytes], bool] = {}
-"""What `_conforms` answered, by format version and spelling: a harness spells its replace ops
-alike, so each spelling is decoded and checked once (up to _CONFORMING_MOST of them)."""
-_CONFORMING_MOST = 4096
-
-
-def _conforms(version: int, op: Raw) -> bool:
-    """Whether the JSON value `op` passes the surfaceOp spec of `version` (as the exact path
-    decodes it)."""
-    raw = bytes(op)
-    key = (version, raw)
-    known = _CONFORMING.get(key)
-    if known is None:
-        try:
-            _SURFACE_SPECS[version].check(parse_json_line(raw))
-            known = True
-        except (Reject, JsonLineError):
-            known = False
-        if len(_CONFORMING) < _CONFORMING_MOST:
-            _CONFORMING[key] = known
-    return known
 
 
 def event_of(record: Record, line: bytes, deep: Deep | None = None) -> dict[str, object]:

@@ -23,7 +23,8 @@ import re
 from bisect import bisect_left
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import compress
+from itertools import compress, repeat
+from operator import is_
 from typing import NamedTuple, Protocol
 
 import msgspec
@@ -44,12 +45,13 @@ from invariant.logshapes import (
 )
 from invariant.sessionload import CHECKED_TYPES, LoadChecks
 from invariant.shapes import located_problems, pointer_to
+from invariant.surface import TOOL_RESULT, Surface
 from replay.logs import bytesource
 from replay.logs.bytesource import Data, FileSource
 from replay.logs.chunks import ChunkRow
 from replay.logs.committed import TURN_END, CommittedScan
 from replay.logs.discover import generations_beside
-from replay.logs.envelope import Record
+from replay.logs.envelope import REGISTRY, Record
 from replay.logs.fastruns import decode_run, event_of, in_line, kinds_for, learn
 from replay.logs.frames import ZSTD_MAGIC, Block, Head, Tail, ZstdProblem, frame_texts, plain_lines, zstd_head
 from replay.logs.jsonline import BeyondBound, Deep, JsonLineError, decode_json, parse_header_line, parse_json_line
@@ -219,6 +221,8 @@ class SessionLog:
     _counts: dict[str, int] = field(default_factory=dict)
     _consumed: int = 0
     _load_checks: LoadChecks = field(default_factory=LoadChecks)
+    _surface: Surface = field(default_factory=Surface)
+    """The conversation surface the committed events build (session-log.md §5.1)."""
     """The session layer's load checks, fed every committed event of CHECKED_TYPES in order."""
     _deep_left: int = 0
 
@@ -595,8 +599,8 @@ class SessionLog:
         index, event, row = taken
         tag = None
         if event is not None:
-            if not plain_envelope(event):
-                self._check_envelope(event, index, line_no)
+            if plain_envelope(event) or self._check_envelope(event, index, line_no):
+                self._fold_surface(event, index, line_no)
             tag = event.get("type")
             if type(tag) is str and tag in CHECKED_TYPES:
                 self._check_load(event, line_no)
@@ -656,9 +660,13 @@ class SessionLog:
         select = self._select
         known = kinds_for(_NOTHING if select is None else select.types)
         roles = known.roles_cut if self.marks_cut else known.roles
-        kinds, starts, stop, checked, wanted = in_line(
-            records, self._scan.event_count, not self.marks_cut, self.version, roles
+        kinds, starts, stop, checked, wanted, surface = in_line(
+            records, self._scan.event_count, not self.marks_cut, roles
         )
+        if surface:  # plain appends: the surface grows by their seqs
+            tool = REGISTRY.classes.get(TOOL_RESULT)
+            tools = compress(surface, map(is_, map(kinds.__getitem__, surface), repeat(tool)))
+            self._surface.appended(map(starts.__getitem__, surface), map(starts.__getitem__, tools))
         tag_of, message_ids = known.tag_of, self._load_checks.message_ids
         verdicts = known.verdicts
         for i in checked:
@@ -691,12 +699,22 @@ class SessionLog:
 
     # --- what a committed record holds --------------------------------------------------------
 
-    def _check_envelope(self, event: dict[str, object], index: int, line_no: int) -> None:
-        """The envelope of the log's version (formats.md §4; a headerless log reads as v0)."""
+    def _check_envelope(self, event: dict[str, object], index: int, line_no: int) -> bool:
+        """The envelope of the log's version (formats.md §4; a headerless log reads as v0);
+        whether it holds."""
         located = located_problems(event, EVENT_SHAPES[self.version or 0]) or surface_problems(event, index)
         if located:
             message = f"event envelope at line {line_no}: {'; '.join(m for _, m in located)}"
             self._strict_problem("format.envelope", message, line_no, located[0][0], index)
+        return not located
+
+    def _fold_surface(self, event: dict[str, object], index: int, line_no: int) -> None:
+        """The event's step of the conversation surface (invariant.surface), its envelope being
+        sound; an event it refuses leaves the surface as it was."""
+        problems = self._surface.step(event, index, self.version or 0)
+        if problems:
+            pointer, message = problems[0]
+            self._strict_problem("format.surface", f"surface at line {line_no}: {message}", line_no, pointer, index)
 
     def _check_load(self, event: dict[str, object], line_no: int) -> None:
         """The session layer's load checks (invariant.sessionload, session-log.md §11.2): the
