@@ -9,16 +9,18 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Callable
 from itertools import accumulate, compress, repeat
-from operator import attrgetter, is_not, lt
+from operator import attrgetter, is_, is_not, lt
 from typing import Any, NamedTuple, cast
 
 import msgspec
-from msgspec import UNSET
+from msgspec import UNSET, Raw
 
 from invariant import SCHEDULE_CHANGE
 from invariant.jsvalue import MAX_SAFE_INTEGER
-from invariant.logshapes import ASSISTANT_MESSAGE, END_SEED
+from invariant.logshapes import ASSISTANT_MESSAGE, END_SEED, EVENT_SHAPES
 from invariant.sessionload import CHECKED_TYPES
+from invariant.shapes import Reject, Spec
+from invariant.surface import TOOL_RESULT, Surface
 from replay.logs.envelope import (
     APPEND,
     GAP_BOUND,
@@ -98,21 +100,23 @@ record to look at beside them (a schedule change, a selected type, from v2 on a 
 class Run(NamedTuple):
     """Decoded records found in line: their classes, the event index each starts at (and the
     count after the last), how many of them are in line (the next is read exactly), and of
-    those, where the load checks' types, the records to look at and the surface appends stand."""
+    those, where the load checks' types and the records to look at stand."""
 
     kinds: list[type]
     starts: list[int]
     stop: int
     checked: list[int]
     wanted: list[int]
-    surface: list[int]
 
 
-def in_line(records: list[Record], event_count: int, rows_allowed: bool, roles: dict[type, int]) -> Run:
+def in_line(
+    records: list[Record], event_count: int, rows_allowed: bool, roles: dict[type, int], surface: Surface, version: int
+) -> Run:
     """How far `records` (none refused) commit in line from `event_count` on: seq contiguity
     and row sizes checked for all at once; a row where rows are not allowed, or surface
-    metadata the exact path must judge, stops the run. Each record's role (`roles`, by
-    class) is read in one pass, and only the records that have one are looked at again."""
+    metadata the exact path must judge, stops the run. The surface steps of the records in
+    line are applied to `surface`. Each record's role (`roles`, by class) is read in one pass,
+    and only the records that have one are looked at again."""
     kinds = list(map(type, records))
     flags = list(map(roles.__getitem__, kinds))
     marked = list(compress(range(len(flags)), flags))
@@ -131,15 +135,14 @@ def in_line(records: list[Record], event_count: int, rows_allowed: bool, roles: 
         stop = next(i for i, (seq, at, n) in enumerate(out_of_line) if seq != at or n < 0)
     if rows and not rows_allowed:
         stop = min(stop, rows[0])
-    surface = [i for i in marked if flags[i] & SURFACE]
-    if surface:
-        stop = _surface_in_line(records, surface, stop)
+    at = [i for i in marked if flags[i] & SURFACE]
+    if at:
+        stop = _surface_in_line(records, at, stop, surface, version)
     checked = [i for i in marked if flags[i] & CHECKED]
     wanted = [i for i in marked if flags[i] & WANTED]
     if stop < len(records):
         checked, wanted = checked[: bisect_left(checked, stop)], wanted[: bisect_left(wanted, stop)]
-        surface = surface[: bisect_left(surface, stop)]
-    return Run(kinds, starts, stop, checked, wanted, surface)
+    return Run(kinds, starts, stop, checked, wanted)
 
 
 def _row_sizes(records: list[Record], rows: list[int], sizes: list[int]) -> None:
@@ -162,34 +165,77 @@ def _row_size(row: TextRow | ToolRow) -> int:
     return members if dt == members - 1 and abs(row.time) + members * GAP_BOUND <= MAX_SAFE_INTEGER else -1
 
 
-def _surface_in_line(records: list[Record], surface: list[int], stop: int) -> int:
-    """The first of `records[:stop]` whose surface metadata the exact path must judge (a
-    replace: the surface fold, invariant.surface; citations of a later or
-    repeated seq, or none on another type than assistant/message: logshapes.surface_problems),
-    else `stop`. A plain `append` (or no op) with plain citations needs no more. Only the events of surface
-    types carry metadata (a log-only event that does is refused by the decoder): those at
-    `surface` are looked at."""
-    at = surface[: bisect_left(surface, stop)]
+def _surface_in_line(records: list[Record], at: list[int], stop: int, surface: Surface, version: int) -> int:
+    """The first of `records[:stop]` whose surface metadata the exact path must judge, else
+    `stop`; the surface steps of the records before it applied to `surface`. Only the events of
+    surface types carry metadata (a log-only event that does is refused by the decoder): those
+    at `at` are looked at. The exact path judges citations of a later or repeated seq, or none
+    on another type than assistant/message (logshapes.surface_problems), a replace spelt for
+    another version, and a step the surface fold refuses (invariant.surface)."""
+    at = at[: bisect_left(at, stop)]
     found = cast("list[SurfaceEvent]", list(map(records.__getitem__, at)))
+    stop = _cited_in_line(at, found, stop)
+    found = found[: bisect_left(at, stop)]
     ops = list(map(_SURFACE_OP, found))
-    first = stop
-    if ops.count(APPEND) + ops.count(UNSET) < len(ops):  # a replace
-        first = next(i for i, op in zip(at, ops, strict=True) if op is not UNSET and op != APPEND)
+    tool = REGISTRY.classes.get(TOOL_RESULT)
+    done = 0  # the records of `found` whose steps are applied
+    if ops.count(APPEND) + ops.count(UNSET) < len(ops):  # replacements, each a step of its own
+        for k, op in enumerate(ops):
+            if op is UNSET or op == APPEND:
+                continue
+            _append(surface, found[done:k], tool)
+            done = k
+            if _replace_refused(surface, found[k], op, version):
+                return at[k]
+            done = k + 1
+    _append(surface, found[done:], tool)
+    return stop
+
+
+def _cited_in_line(at: list[int], found: list[SurfaceEvent], stop: int) -> int:
+    """The first record (of those at `at`) whose citations the exact path must judge, else
+    `stop`: the usual run is checked at once (each non-empty list names earlier seqs, once each)."""
     cited = list(map(_CITED, found))
     present = list(compress(range(len(cited)), map(is_not, cited, repeat(UNSET))))
     lists = list(map(cited.__getitem__, present))
-    if all(lists):  # the usual run, checked at once: each non-empty list names earlier seqs, once each
+    if all(lists):
         own = list(map(_SEQ, map(found.__getitem__, present)))
         if all(map(lt, map(max, lists), own)) and list(map(len, map(set, lists))) == list(map(len, lists)):
-            return first
+            return stop
     assistant = REGISTRY.classes.get(ASSISTANT_MESSAGE)
     for k in present:
         record, seqs = found[k], cited[k]
-        if at[k] >= first:
-            break
         if (max(seqs) >= record.seq or len(set(seqs)) < len(seqs)) if seqs else type(record) is not assistant:
-            return at[k]
-    return first
+            return min(stop, at[k])
+    return stop
+
+
+def _append(surface: Surface, found: list[SurfaceEvent], tool: type | None) -> None:
+    """Append steps (or no op, read as one), in order."""
+    if found:
+        tools = compress(found, map(is_, map(type, found), repeat(tool)))
+        surface.appended(map(_SEQ, found), map(_SEQ, tools))
+
+
+def _replace_refused(surface: Surface, record: SurfaceEvent, op: Raw, version: int) -> bool:
+    """Apply the replace step of `record`; True, with nothing applied, when its op is spelt for
+    another version or the fold refuses it (the exact path then says why)."""
+    try:
+        value = parse_json_line(bytes(op))
+        _SURFACE_SPECS[version].check(value)
+    except (Reject, JsonLineError):
+        return True
+    step = {"type": record.__struct_config__.tag, "surfaceOp": value}
+    if record.sourceEventSeqs is not UNSET:
+        step["sourceEventSeqs"] = list(record.sourceEventSeqs)
+    return bool(surface.step(step, record.seq, version))
+
+
+_SURFACE_SPECS: dict[int, Spec] = {
+    version: next(f.spec for f in shape.fields if f.name == "surfaceOp") for version, shape in EVENT_SHAPES.items()
+}
+"""The spec of `surfaceOp` in each version's event shape: the one envelope field the decoder
+keeps raw (every other field it types as the shape has it, or refuses the line)."""
 
 
 def event_of(record: Record, line: bytes, deep: Deep | None = None) -> dict[str, object]:

@@ -23,8 +23,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import compress, repeat
-from operator import is_
+from itertools import compress
 from typing import NamedTuple, Protocol
 
 import msgspec
@@ -45,13 +44,13 @@ from invariant.logshapes import (
 )
 from invariant.sessionload import CHECKED_TYPES, LoadChecks
 from invariant.shapes import located_problems, pointer_to
-from invariant.surface import TOOL_RESULT, Surface
+from invariant.surface import Surface
 from replay.logs import bytesource
 from replay.logs.bytesource import Data, FileSource
 from replay.logs.chunks import ChunkRow
 from replay.logs.committed import TURN_END, CommittedScan
 from replay.logs.discover import generations_beside
-from replay.logs.envelope import REGISTRY, Record
+from replay.logs.envelope import Record
 from replay.logs.fastruns import decode_run, event_of, in_line, kinds_for, learn
 from replay.logs.frames import ZSTD_MAGIC, Block, Head, Tail, ZstdProblem, frame_texts, plain_lines, zstd_head
 from replay.logs.jsonline import BeyondBound, Deep, JsonLineError, decode_json, parse_header_line, parse_json_line
@@ -660,13 +659,8 @@ class SessionLog:
         select = self._select
         known = kinds_for(_NOTHING if select is None else select.types)
         roles = known.roles_cut if self.marks_cut else known.roles
-        kinds, starts, stop, checked, wanted, surface = in_line(
-            records, self._scan.event_count, not self.marks_cut, roles
-        )
-        if surface:  # plain appends: the surface grows by their seqs
-            tool = REGISTRY.classes.get(TOOL_RESULT)
-            tools = compress(surface, map(is_, map(kinds.__getitem__, surface), repeat(tool)))
-            self._surface.appended(map(starts.__getitem__, surface), map(starts.__getitem__, tools))
+        count, surface, version = self._scan.event_count, self._surface, self.version or 0
+        kinds, starts, stop, checked, wanted = in_line(records, count, not self.marks_cut, roles, surface, version)
         tag_of, message_ids = known.tag_of, self._load_checks.message_ids
         verdicts = known.verdicts
         for i in checked:
