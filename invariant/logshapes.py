@@ -194,12 +194,12 @@ EVENT_SHAPE_V3 = _event_shape(
     REPLACE_OP_V3, True,
 )  # fmt: skip
 EVENT_SHAPES = {0: EVENT_SHAPE, 1: EVENT_SHAPE, 2: EVENT_SHAPE_V2, 3: EVENT_SHAPE_V3, 4: EVENT_SHAPE_V3}
-REPLACE_BOUNDS = {version: (("start", "end") if version < 3 else ("startSeq", "endSeq")) for version in EVENT_SHAPES}
-"""The keys a surface replacement names its first and last shadowed node by, in each version."""
-assert all(
-    {f.name for f in (REPLACE_OP if v < 3 else REPLACE_OP_V3).fields} == {"op", *keys}
-    for v, keys in REPLACE_BOUNDS.items()
-)
+REPLACE_BOUNDS = {
+    version: tuple(f.name for f in (REPLACE_OP if version < 3 else REPLACE_OP_V3).fields if f.name != "op")
+    for version in EVENT_SHAPES
+}
+"""The keys a surface replacement names its first and last shadowed node by, in each version
+(from the version's replace shape: v0-v2 `start`/`end`, v3+ `startSeq`/`endSeq`)."""
 
 
 def cited_seqs(value: object) -> list[int] | None:

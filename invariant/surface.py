@@ -43,15 +43,13 @@ class Surface:
             return []
         op = event.get("surfaceOp", "append")
         if not isinstance(op, Mapping):  # "append" (the shape allows nothing else), or none
-            self.nodes.append(seq)
-            if tag == TOOL_RESULT:
-                self.tool_results.add(seq)
+            self.appended([seq], [seq] if tag == TOOL_RESULT else ())
             return []
         keys = REPLACE_BOUNDS[version]
         bounds = [safe_integer(op[key]) for key in keys]
         places = []
         for key, bound in zip(keys, bounds, strict=True):
-            if bound not in self.nodes:
+            if bound not in self.nodes:  # a replacement is rare: two scans of the nodes are cheap
                 return [(f"/surfaceOp/{key}", f"surface replace: {key} {bound} is not a current surface node")]
             places.append(self.nodes.index(bound))
         first, last = places

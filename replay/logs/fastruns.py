@@ -184,7 +184,6 @@ def _surface_in_line(records: list[Record], at: list[int], stop: int, surface: S
             if op is UNSET or op == APPEND:
                 continue
             _append(surface, found[done:k], tool)
-            done = k
             if _replace_refused(surface, found[k], op, version):
                 return at[k]
             done = k + 1
@@ -206,7 +205,7 @@ def _cited_in_line(at: list[int], found: list[SurfaceEvent], stop: int) -> int:
     for k in present:
         record, seqs = found[k], cited[k]
         if (max(seqs) >= record.seq or len(set(seqs)) < len(seqs)) if seqs else type(record) is not assistant:
-            return min(stop, at[k])
+            return at[k]
     return stop
 
 

@@ -220,9 +220,9 @@ class SessionLog:
     _counts: dict[str, int] = field(default_factory=dict)
     _consumed: int = 0
     _load_checks: LoadChecks = field(default_factory=LoadChecks)
+    """The session layer's load checks, fed every committed event of CHECKED_TYPES in order."""
     _surface: Surface = field(default_factory=Surface)
     """The conversation surface the committed events build (session-log.md §5.1)."""
-    """The session layer's load checks, fed every committed event of CHECKED_TYPES in order."""
     _deep_left: int = 0
 
     # --- findings -------------------------------------------------------------------------
