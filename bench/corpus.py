@@ -18,6 +18,8 @@ import math
 import random
 from pathlib import Path
 
+from invariant.logshapes import appended
+
 T0 = 1_785_931_200_000
 WORDS = [
     *("the", "of", "plan", "reminder", "agent", "session", "tool"),
@@ -52,7 +54,7 @@ def session_lines(rng: random.Random, sid: str, target_bytes: int, schedule_shar
     def emit(type_: str, data: object) -> None:
         nonlocal seq, time, size
         time += rng.randint(1, 2000)
-        line = json.dumps({"type": type_, "seq": seq, "time": time, "data": data}, separators=(",", ":"))
+        line = json.dumps(appended(type_, seq, time, data), separators=(",", ":"))
         lines.append(line)
         seq += 1
         size += len(line) + 1
@@ -202,7 +204,7 @@ class _Writer:
 
     def emit(self, type_: str, data: object) -> None:
         self.time += self.rng.randint(1, 900)
-        self._put({"type": type_, "seq": self.seq, "time": self.time, "data": data})
+        self._put(appended(type_, self.seq, self.time, data))
         self.seq += 1
 
     def row(self, tag: str, step: int, index: int, n: int, extra: dict[str, object] | None = None) -> None:

@@ -120,6 +120,29 @@ def echoed(value: object) -> object:
     return value
 
 
+def json_equal(a: object, b: object) -> bool:
+    """The session package's `isDeepEqualJson` over parsed JSON values: numbers by value (`1.0`
+    is `1`), a boolean only equal to itself (not to 1), objects by their keys whatever the order.
+    Without recursion (a value may nest past Python's stack)."""
+    pending = [(a, b)]
+    while pending:
+        x, y = pending.pop()
+        if isinstance(x, dict):
+            if not isinstance(y, dict) or x.keys() != y.keys():
+                return False
+            pending += [(value, y[key]) for key, value in x.items()]
+        elif isinstance(x, list):
+            if not isinstance(y, list) or len(x) != len(y):
+                return False
+            pending += zip(x, y, strict=True)
+        elif is_number(x):
+            if not is_number(y) or x != y:
+                return False
+        elif type(x) is not type(y) or x != y:  # str, bool, None
+            return False
+    return True
+
+
 def js_length(text: str) -> int:
     """JavaScript's `.length` of a string: UTF-16 code units (a character beyond U+FFFF is two)."""
     return len(text) + sum(1 for c in text if ord(c) > 0xFFFF) if not text.isascii() else len(text)

@@ -137,6 +137,17 @@ SURFACE_TYPES = frozenset({"user/message", ASSISTANT_MESSAGE, "tool/result"})
 """The event types that carry surface metadata (`sourceEventSeqs`, `surfaceOp`; session-log.md
 §5.1): every other type is log-only and does not."""
 _SURFACE_NAMES = ", ".join(sorted(SURFACE_TYPES))
+
+
+def appended(tag: str, seq: int, time: int, data: object) -> dict[str, object]:
+    """An event as the harness appends it: `{type, seq, time, data}`, and on a surface type the
+    `surfaceOp: "append"` it must carry (the session package refuses one without)."""
+    event: dict[str, object] = {"type": tag, "seq": seq, "time": time, "data": data}
+    if tag in SURFACE_TYPES:
+        event["surfaceOp"] = "append"
+    return event
+
+
 REPLACE_OP = ObjectShape(
     "ReplaceOp",
     "surface replace",
@@ -224,13 +235,16 @@ def cited_seqs(value: object) -> list[int] | None:
 def surface_problems(event: Mapping[str, object], seq: int) -> list[tuple[str, str]]:
     """The surface metadata rules beyond the envelope's shape, each with its JSON pointer
     (session-log.md §5.1, every version; the session package's `surfaceOpOf` and
-    `assertProvenance`): a log-only event carries neither `surfaceOp` nor `sourceEventSeqs`;
-    `sourceEventSeqs` is empty only on an `assistant/message`, and names earlier seqs, none twice
-    (a v2+ `[start, end]` pair names the run)."""
+    `assertProvenance`): a log-only event carries neither `surfaceOp` nor `sourceEventSeqs`, a
+    surface event always carries `surfaceOp` (the package refuses one without: it says how the
+    event enters the surface); `sourceEventSeqs` is empty only on an `assistant/message`, and
+    names earlier seqs, none twice (a v2+ `[start, end]` pair names the run)."""
     tag = event.get("type")
     if tag not in SURFACE_TYPES:
         keys = [key for key in ("sourceEventSeqs", "surfaceOp") if key in event]
         return [(f"/{key}", f"{key} on a log-only event ({tag!r}): only {_SURFACE_NAMES} carry it") for key in keys]
+    if "surfaceOp" not in event:
+        return [("/surfaceOp", f"lacks surfaceOp (a {tag} event says how it enters the surface)")]
     if "sourceEventSeqs" not in event:
         return []
     raw = event["sourceEventSeqs"]

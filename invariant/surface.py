@@ -2,38 +2,73 @@
 `foldSurface`): the seqs of its current nodes, in order. An append adds the event's seq; a
 replace puts its own seq in place of the current nodes start..end, which must be current and in
 order and each cited by the replacement, and a `tool/result` replacement takes the place of
-exactly one current `tool/result`.
+exactly one current `tool/result` and changes only its result's content (`assertToolResultRewrite`).
 
-Not held here (noted in the closing note of the change): that every surface event carries a
-`surfaceOp` (one without is read as an append: the fixtures and generators of this toolkit write
-surface events without one, and every real log has one); that a `tool/result` replacement
-changes only the result's content (the package compares the two events' data, which a reader
-would have to keep for every result). The citation rules of each event alone are
-`logshapes.surface_problems`.
+To compare a result with its replacement, the surface keeps, for each current result, a way to
+get its data back (`RestOf`): readers hand it the data without the result's content, or the bytes
+to parse it from, so a log's results are never all held. The citation rules of each event alone
+are `logshapes.surface_problems`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from .jsvalue import safe_integer
+from .jsvalue import json_equal, safe_integer
 from .logshapes import REPLACE_BOUNDS, SURFACE_TYPES, cited_seqs
 
 TOOL_RESULT = "tool/result"
 
 
+RestOf = Callable[[], object]
+"""How the surface gets a current tool result's data back when a replacement names it: the
+data itself, or with its result's content left out (the comparison leaves it out)."""
+
+
+def result_rest(data: object, legacy_id: object) -> object:
+    """What a `tool/result` replacement must leave as it was (the package's
+    `assertToolResultRewrite`): the event's data as the load upgrades it (a legacy flat result,
+    session-log.md §12, gets a message of id `legacy_id`), with its result block's content null.
+    None for data the load checks refuse (they say why)."""
+    if not isinstance(data, dict):
+        return None
+    if "message" not in data and {"callId", "content", "isError"} <= data.keys():
+        rest = {k: v for k, v in data.items() if k not in ("callId", "content", "isError")}
+        block = {"type": "tool-result", "toolCallId": data["callId"], "content": None, "isError": data["isError"]}
+        source = {"kind": "tool", "callId": data["callId"]}
+        return {**rest, "message": {"id": legacy_id, "role": "user", "content": [block], "source": source}}
+    message = data.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if not isinstance(content, list) or len(content) != 1 or not isinstance(content[0], dict):
+        return None
+    return {**data, "message": {**message, "content": [{**content[0], "content": None}]}}  # type: ignore[dict-item]
+
+
+def _message_id(rest: object) -> object:
+    message = rest.get("message") if isinstance(rest, dict) else None
+    return message.get("id") if isinstance(message, dict) else None
+
+
 @dataclass
 class Surface:
-    """The current surface nodes, by seq, and which of them are tool results."""
+    """The current surface nodes, by seq, and for those that are tool results how to get their
+    data back. `session_id` names the legacy message ids the load gives pre-identity results."""
 
     nodes: list[int] = field(default_factory=list)
-    tool_results: set[int] = field(default_factory=set)
+    tool_results: dict[int, RestOf] = field(default_factory=dict)
+    session_id: str = ""
 
-    def appended(self, seqs: Iterable[int], tool_results: Iterable[int] = ()) -> None:
-        """Appends known to be well formed (the fast path's), in order."""
+    def appended(self, seqs: Iterable[int], tool_results: Iterable[tuple[int, RestOf]] = ()) -> None:
+        """Appends known to be well formed (the fast path's), in order, with each tool result's
+        seq and data getter."""
         self.nodes.extend(seqs)
         self.tool_results.update(tool_results)
+
+    def _rest(self, seq: int) -> object:
+        """The rest of the current tool result at `seq` (upgraded as the load does: a getter
+        that hands back the whole data of a legacy result upgrades it with its seq's id)."""
+        return result_rest(self.tool_results[seq](), f"legacy-message:{self.session_id}:{seq}")
 
     def step(self, event: Mapping[str, object], seq: int, version: int) -> list[tuple[str, str]]:
         """Apply one event whose envelope has its shape (each problem with its JSON pointer; an
@@ -41,9 +76,11 @@ class Surface:
         tag = event.get("type")
         if tag not in SURFACE_TYPES:
             return []
-        op = event.get("surfaceOp", "append")
-        if not isinstance(op, Mapping):  # "append" (the shape allows nothing else), or none
-            self.appended([seq], [seq] if tag == TOOL_RESULT else ())
+        op = event.get("surfaceOp")
+        if op is None:  # logshapes.surface_problems says so first, in the reader
+            return [("/surfaceOp", f"lacks surfaceOp (a {tag} event says how it enters the surface)")]
+        if not isinstance(op, Mapping):  # "append" (the shape allows nothing else)
+            self.appended([seq], self._kept(event, seq, tag, f"legacy-message:{self.session_id}:{seq}"))
             return []
         keys = REPLACE_BOUNDS[version]
         bounds = [safe_integer(op[key]) for key in keys]
@@ -63,10 +100,26 @@ class Surface:
             return [
                 ("/sourceEventSeqs", f"surface replace: sourceEventSeqs must cite every shadowed node; missing {named}")
             ]
-        if tag == TOOL_RESULT and (len(shadowed) != 1 or shadowed[0] not in self.tool_results):
-            return [("/surfaceOp", "a tool/result replacement must take the place of exactly one current tool/result")]
-        self.nodes[first : last + 1] = [seq]
-        self.tool_results.difference_update(shadowed)
+        legacy_id: object = None
         if tag == TOOL_RESULT:
-            self.tool_results.add(seq)
+            if len(shadowed) != 1 or shadowed[0] not in self.tool_results:
+                message = "a tool/result replacement must take the place of exactly one current tool/result"
+                return [("/surfaceOp", message)]
+            original = self._rest(shadowed[0])
+            legacy_id = _message_id(original)  # a legacy replacement inherits the id it replaces
+            rest = result_rest(event.get("data"), legacy_id)
+            if original is not None and rest is not None and not json_equal(original, rest):
+                return [("/data", "a tool/result replacement may change only its result's content")]
+        self.nodes[first : last + 1] = [seq]
+        for node in shadowed:
+            self.tool_results.pop(node, None)
+        self.tool_results.update(self._kept(event, seq, tag, legacy_id))
         return []
+
+    @staticmethod
+    def _kept(event: Mapping[str, object], seq: int, tag: object, legacy_id: object) -> list[tuple[int, RestOf]]:
+        """A tool result's seq and data getter (its rest, computed now: the event is at hand)."""
+        if tag != TOOL_RESULT:
+            return []
+        rest = result_rest(event.get("data"), legacy_id)
+        return [(seq, lambda: rest)]

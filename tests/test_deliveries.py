@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from invariant import BatchItem, record_from_json, render_batch_framing, render_framing
 from invariant.findings import Finding, Severity, Violation
 from invariant.instant import format_instant
+from invariant.logshapes import appended
 from replay.audit.verify import verify_path
 from replay.reading import Reading
 
@@ -52,7 +53,7 @@ class Log:
         self.events: list[dict[str, Any]] = []
 
     def add(self, type_: str, data: object, time: int) -> None:
-        self.events.append({"type": type_, "seq": len(self.events), "time": time, "data": data})
+        self.events.append(appended(type_, len(self.events), time, data))
 
     def create(self, record: dict[str, Any], time: int = T0) -> None:
         self.add("schedule/change", {"version": 1, "operation": "create", "schedule": record}, time)

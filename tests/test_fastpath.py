@@ -18,6 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from invariant.logshapes import appended
 from replay.audit.telling import TellingEvents
 from replay.audit.verify import verify_log
 from replay.logs import envelope
@@ -223,7 +224,7 @@ def _line(event: dict[str, Any], twist: str, rng: random.Random) -> tuple[list[b
         block = {"type": "tool-result", "toolCallId": call_id, "content": body}
         message = {"id": "r", "role": "user", "source": {"kind": "tool", "callId": call_id}, "content": [block]}
         data = rng.choice([{"turn": 1, "step": 1, "message": message}, {"callId": call_id, "content": body}])
-        value = {"type": "tool/result", "seq": seq, "time": event["time"], "data": data}
+        value = appended("tool/result", seq, event["time"], data)
     line = (text if text is not None else json.dumps(value, ensure_ascii=rng.random() < 0.5)).encode(
         "utf-8", "surrogatepass"
     )
@@ -349,9 +350,7 @@ def test_schedule_calls_and_their_results_are_read_alike(call_id: str) -> None:
     spelling), and a result of another tool's call is not."""
 
     def event(seq: int, tag: str, data: dict[str, Any]) -> bytes:
-        return json.dumps(
-            {"type": tag, "seq": seq, "time": 100 + seq, "data": data}, ensure_ascii=seq % 2 == 0
-        ).encode()
+        return json.dumps(appended(tag, seq, 100 + seq, data), ensure_ascii=seq % 2 == 0).encode()
 
     def result(call: str, text: str) -> dict[str, Any]:
         block = {"type": "tool-result", "toolCallId": call, "content": [{"type": "text", "text": text}]}

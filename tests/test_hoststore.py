@@ -17,6 +17,7 @@ from fixtures.host.stores import files as store_files
 from invariant.hostcron import HostCronError, canonical, parse_host_cron
 from invariant.hoststore import ignored_parts, store_findings
 from invariant.instant import MAX_MS, MIN_MS, format_instant, parse_instant
+from invariant.logshapes import appended
 from replay.logs.discover import STORE_NAME
 
 from .conftest import ROOT
@@ -278,7 +279,7 @@ def test_a_json_file_that_is_no_store_is_read_as_a_log(tmp_path: Path) -> None:
 def reminder(seq: int, message_id: str) -> dict[str, Any]:
     content = [{"type": "text", "text": "[SCHEDULE REMINDER]\njoin the call"}]  # the prompt of task()
     data = {"id": message_id, "role": "user", "content": content, "source": {"kind": "schedule"}}
-    return {"type": "user/message", "seq": seq, "time": 0, "data": data}
+    return appended("user/message", seq, 0, data)
 
 
 def host_root(tmp_path: Path, messages: dict[str, list[str]], tasks: list[dict[str, Any]]) -> Path:

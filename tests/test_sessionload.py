@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from invariant.logshapes import appended
 from invariant.sessionload import LoadChecks
 from replay.audit.verify import verify_log
 from replay.logs.logfile import SessionLog
@@ -41,7 +42,7 @@ def events() -> list[dict[str, Any]]:
         ("tool/result", TOOL_RESULT),
         ("turn/end", {"turn": 1, "reason": {"kind": "completed"}}),
     ]
-    return [{"type": t, "seq": n, "time": n, "data": copy.deepcopy(d)} for n, (t, d) in enumerate(kinds)]
+    return [appended(t, n, n, copy.deepcopy(d)) for n, (t, d) in enumerate(kinds)]
 
 
 def at(seq: int, *path: str) -> Any:

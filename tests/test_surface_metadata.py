@@ -1,5 +1,6 @@
 """Surface metadata beyond the envelope's shape (session-log.md §5.1, every format version): a
-log-only event carries neither `surfaceOp` nor `sourceEventSeqs`; `sourceEventSeqs` is empty only
+log-only event carries neither `surfaceOp` nor `sourceEventSeqs`, a surface event always carries
+`surfaceOp`; `sourceEventSeqs` is empty only
 on an `assistant/message` and names earlier seqs, none twice; a replacement takes the place of
 current surface nodes, in order, each cited (a `tool/result` one: of one current `tool/result`).
 The harness refuses a log that breaks them (§11.2, "surface metadata errors"), on the fast path
@@ -12,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from invariant.logshapes import REPLACE_BOUNDS, surface_problems
@@ -41,6 +42,8 @@ BROKEN = {
     "no citation on a user/message": (_event(1, sourceEventSeqs=[], surfaceOp="append"), "/sourceEventSeqs"),
     "a later seq cited": (_event(1, sourceEventSeqs=[1], surfaceOp="append"), "/sourceEventSeqs"),
     "a seq cited twice": (_event(2, sourceEventSeqs=[0, 0], surfaceOp="append"), "/sourceEventSeqs"),
+    "a user/message without surfaceOp": (_event(1), "/surfaceOp"),
+    "a cited assistant/message without surfaceOp": (_event(1, "assistant/message", sourceEventSeqs=[0]), "/surfaceOp"),
 }
 
 
@@ -140,6 +143,93 @@ def test_replacements_of_current_cited_nodes_pass(version: int, tmp_path: Path) 
         assert report.verdict == "ok" and not report.findings, (fast, report.findings)
 
 
+def _rewritten(**change: Any) -> dict[str, Any]:
+    """TOOL with `change` made to its message (`block`: to its result block; `data`: beside it)."""
+    block = {**RESULT_BLOCK, **change.pop("block", {})}
+    data = {**TOOL, **change.pop("data", {})}
+    return {**data, "message": {**TOOL["message"], "content": [block], **change}}  # type: ignore[dict-item]
+
+
+REWRITES = {  # a tool/result replacing the tool result at 2: (its data, whether the harness loads it)
+    "the content alone": (_rewritten(block={"content": [{"type": "text", "text": "pruned"}]}), True),
+    "the same data, its keys in another order": ({**dict(reversed(TOOL.items()))}, True),
+    "a turn of 1.0 for 1": (_rewritten(data={"turn": 1.0}), True),
+    "an isError added": (_rewritten(block={"isError": False}), False),
+    "another message id": (_rewritten(id="t2"), False),
+    "a meta added": (_rewritten(data={"meta": {"pruned": True}}), False),
+    "a step of true for 1": (_rewritten(data={"step": True}), False),
+}
+
+
+@pytest.mark.parametrize("version", [0, 2, 4])
+@pytest.mark.parametrize("case", sorted(REWRITES))
+def test_a_tool_result_replacement_changes_only_the_content(case: str, version: int, tmp_path: Path) -> None:
+    """The package's assertToolResultRewrite: the replaced result's data and its replacement's,
+    each with the result's content null, are equal as JSON values; the original is read back
+    from its line on the fast path, where it was read with its content cut out."""
+    records, _ = _surface_log(version, "sound")
+    data, loads = REWRITES[case]
+    records = [*records[:3], {**_replacing(version, 3, 2, 2, [2], "tool/result"), "data": data}]
+    if loads:
+        path = write_session(_file(tmp_path, version), records, _head(version))
+        for fast in (True, False):
+            report = _report(path, fast)
+            assert report.verdict == "ok" and not report.findings, (fast, report.findings)
+    else:
+        _refused_at_last(records, version, "format.surface", "/data", tmp_path)
+
+
+LEGACY_RESULT = {"turn": 1, "step": 1, "callId": "c1", "content": [{"type": "text", "text": "ok"}], "isError": False}
+"""A tool result as builds before message ids wrote it (session-log.md §12): the load upgrades
+it to a message of id `legacy-message:<session id>:<seq>`."""
+
+
+@pytest.mark.parametrize(
+    ("message_id", "loads"), [("legacy-message:test-session:2", True), ("legacy-message:other:2", False)]
+)
+def test_a_legacy_result_is_compared_as_the_load_upgrades_it(message_id: str, loads: bool, tmp_path: Path) -> None:
+    records, _ = _surface_log(0, "sound")
+    records[2] = {**records[2], "data": LEGACY_RESULT}
+    block = {"type": "tool-result", "toolCallId": "c1", "content": [], "isError": False}
+    source = {"kind": "tool", "callId": "c1"}
+    data = {"turn": 1, "step": 1, "message": {"id": message_id, "role": "user", "source": source, "content": [block]}}
+    records = [*records[:3], {**_replacing(0, 3, 2, 2, [2], "tool/result"), "data": data}]
+    if loads:
+        path = write_session(_file(tmp_path, 0), records, _head(0))
+        for fast in (True, False):
+            report = _report(path, fast)
+            assert report.verdict == "ok" and not report.findings, (fast, report.findings)
+    else:
+        _refused_at_last(records, 0, "format.surface", "/data", tmp_path)
+
+
+LONG = [{"type": "text", "text": "a long tool output " * 40}]
+"""A result content long enough for the fast path to hold its line with the content cut out."""
+
+
+@pytest.mark.parametrize("copied", [False, True])
+@pytest.mark.parametrize("same", [True, False])
+def test_a_long_result_is_compared_from_its_cut_line(copied: bool, same: bool, tmp_path: Path) -> None:
+    """On the fast path, a long result's line is held with its content cut out, unless those
+    bytes are found twice in it (here first in `meta`, written before the message: cutting
+    there would change `meta`); a replacement pruning the content loads, one that also
+    changes `turn` does not."""
+    meta = {"meta": {"copy": LONG}} if copied else {}
+    original = {**meta, **_rewritten(block={"content": LONG})}
+    records, _ = _surface_log(0, "sound")
+    records[2] = {**records[2], "data": original}
+    pruned = {**meta, **_rewritten(block={"content": []}, data={} if same else {"turn": 2})}
+    records = [*records[:3], {**_replacing(0, 3, 2, 2, [2], "tool/result"), "data": pruned}]
+    if not same:
+        _refused_at_last(records, 0, "format.surface", "/data", tmp_path)
+        return
+    path = write_session(_file(tmp_path, 0), records, _head(0))
+    assert (b'{"meta":{"copy":[{"type":"text"' in path.read_bytes()) is copied
+    for fast in (True, False):
+        report = _report(path, fast)
+        assert report.verdict == "ok" and not report.findings, (fast, report.findings)
+
+
 @pytest.mark.parametrize("version", [0, 2, 4])
 def test_the_metadata_the_harness_writes_passes(version: int, tmp_path: Path) -> None:
     """Appends citing earlier seqs, and an assistant/message citing nothing (it may)."""
@@ -166,8 +256,19 @@ TAGS = st.sampled_from(["user/message", "assistant/message", "tool/result", "tur
 CITED = st.one_of(st.integers(0, 6), st.sampled_from([-1, 1.5, "1", 2**53]))
 
 
-RESULT = {"message": {"content": [{"type": "tool-result", "content": []}]}}
-"""The data of every tool result drawn: alike but for content, which a replacement may change."""
+_BLOCK = {"type": "tool-result", "content": []}
+RESULTS = st.sampled_from([
+    {"message": {"content": [_BLOCK]}},
+    {"message": {"content": [{**_BLOCK, "content": [{"type": "text", "text": "x"}]}]}},  # content alone differs
+    {"message": {"content": [{**_BLOCK, "isError": True}]}},
+    {"message": {"content": [{**_BLOCK, "isError": 1}]}},  # not true
+    {"message": {"id": "r", "content": [_BLOCK]}},
+    {"turn": 1, "message": {"content": [_BLOCK]}},
+    {"turn": 1.0, "message": {"content": [_BLOCK]}},  # 1 to JSON.parse
+    {"message": {"content": [_BLOCK]}, "meta": {"a": [1, {"b": None}]}},
+    {"message": {"content": [_BLOCK]}, "meta": {"a": [1, {"b": False}]}},
+])  # fmt: skip
+"""The data of the tool results drawn: a replacement may change only the result's content."""
 
 
 @st.composite
@@ -177,15 +278,16 @@ def surface_logs(draw: st.DrawFn) -> list[dict[str, object]]:
     events = []
     for seq in range(draw(st.integers(1, 6))):
         tag = draw(TAGS)
-        event: dict[str, object] = {"type": tag, "seq": seq, "time": 0, "data": RESULT if tag == "tool/result" else {}}
+        data = draw(RESULTS) if tag == "tool/result" else {}
+        event: dict[str, object] = {"type": tag, "seq": seq, "time": 0, "data": data}
         surface = tag in ("user/message", "assistant/message", "tool/result")
         if surface and seq and draw(st.integers(0, 2)) == 0:
             start, end = draw(st.integers(0, seq)), draw(st.integers(0, seq))
             event["surfaceOp"] = {"op": "replace", "start": start, "end": end}
             whole = list(range(start, end + 1))
             event["sourceEventSeqs"] = draw(st.sampled_from([whole, whole, whole, [start], [end], []]))
-        elif surface or draw(st.integers(0, 4)) == 0:
-            event["surfaceOp"] = "append"
+        elif (surface and draw(st.integers(0, 9))) or draw(st.integers(0, 4)) == 0:
+            event["surfaceOp"] = "append"  # a surface event without one is refused
         if "sourceEventSeqs" not in event and draw(st.integers(0, 3)) == 0:
             event["sourceEventSeqs"] = draw(st.lists(CITED, max_size=3))
         events.append(event)
@@ -205,7 +307,9 @@ def _ours(events: list[dict[str, object]]) -> str:
     return "ok"
 
 
-@settings(max_examples=6, deadline=None)  # each example is one node run over its whole batch
+@settings(  # each example is one node run over its whole batch: a large draw
+    max_examples=6, deadline=None, suppress_health_check=[HealthCheck.data_too_large, HealthCheck.too_slow]
+)
 @given(st.lists(surface_logs(), min_size=200, max_size=400))
 def test_the_rules_are_the_session_packages(logs: list[list[dict[str, object]]]) -> None:
     from .reference import node

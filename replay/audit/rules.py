@@ -109,7 +109,7 @@ FORMAT = (
     Rule(
         ("format.surface",),
         "a replacement of surface nodes that are not current, in order and cited (a tool/result replacement: "
-        "of one current tool/result)",
+        "of one current tool/result, changing only its result's content)",
     ),
     Rule(("format.malformed-row",), "a packed chunk row breaks its shape"),
     Rule(("format.seq-gap",), "event seqs are not contiguous from 0"),

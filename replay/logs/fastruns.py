@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Callable
+from functools import partial
 from itertools import accumulate, compress, repeat
-from operator import attrgetter, is_, is_not, lt
+from operator import attrgetter, is_not, lt
 from typing import Any, NamedTuple, cast
 
 import msgspec
@@ -20,7 +21,7 @@ from invariant.jsvalue import MAX_SAFE_INTEGER
 from invariant.logshapes import ASSISTANT_MESSAGE, END_SEED, EVENT_SHAPES
 from invariant.sessionload import CHECKED_TYPES
 from invariant.shapes import Reject, Spec
-from invariant.surface import TOOL_RESULT, Surface
+from invariant.surface import TOOL_RESULT, RestOf, Surface
 from replay.logs.envelope import (
     APPEND,
     GAP_BOUND,
@@ -36,7 +37,7 @@ from replay.logs.envelope import (
     raw_record,
 )
 from replay.logs.jsonline import BeyondBound, Deep, JsonLineError, parse_json_line
-from replay.logs.loadfast import VERDICTS, Verdict
+from replay.logs.loadfast import NULL, VERDICTS, Verdict
 
 DECODED_TOGETHER = 256
 """Lines decoded in one pass: a refused line costs its part a second pass, line by line."""
@@ -110,9 +111,16 @@ class Run(NamedTuple):
 
 
 def in_line(
-    records: list[Record], event_count: int, rows_allowed: bool, roles: dict[type, int], surface: Surface, version: int
+    records: list[Record],
+    lines: list[bytes],
+    event_count: int,
+    rows_allowed: bool,
+    roles: dict[type, int],
+    surface: Surface,
+    version: int,
 ) -> Run:
-    """How far `records` (none refused) commit in line from `event_count` on: seq contiguity
+    """How far `records` (none refused; decoded from `lines`) commit in line from `event_count`
+    on: seq contiguity
     and row sizes checked for all at once; a row where rows are not allowed, or surface
     metadata the exact path must judge, stops the run. The surface steps of the records in
     line are applied to `surface`. Each record's role (`roles`, by class) is read in one pass,
@@ -137,7 +145,7 @@ def in_line(
         stop = min(stop, rows[0])
     at = [i for i in marked if flags[i] & SURFACE]
     if at:
-        stop = _surface_in_line(records, at, stop, surface, version)
+        stop = _surface_in_line(records, lines, at, stop, surface, version)
     checked = [i for i in marked if flags[i] & CHECKED]
     wanted = [i for i in marked if flags[i] & WANTED]
     if stop < len(records):
@@ -165,29 +173,35 @@ def _row_size(row: TextRow | ToolRow) -> int:
     return members if dt == members - 1 and abs(row.time) + members * GAP_BOUND <= MAX_SAFE_INTEGER else -1
 
 
-def _surface_in_line(records: list[Record], at: list[int], stop: int, surface: Surface, version: int) -> int:
+def _surface_in_line(
+    records: list[Record], lines: list[bytes], at: list[int], stop: int, surface: Surface, version: int
+) -> int:
     """The first of `records[:stop]` whose surface metadata the exact path must judge, else
     `stop`; the surface steps of the records before it applied to `surface`. Only the events of
     surface types carry metadata (a log-only event that does is refused by the decoder): those
     at `at` are looked at. The exact path judges citations of a later or repeated seq, or none
-    on another type than assistant/message (logshapes.surface_problems), a replace spelt for
-    another version, and a step the surface fold refuses (invariant.surface)."""
+    on another type than assistant/message, no surfaceOp (logshapes.surface_problems), a replace
+    spelt for another version, a step the surface fold refuses (invariant.surface), and every
+    tool/result replacement (the exact path compares its data with the result's it replaces)."""
     at = at[: bisect_left(at, stop)]
     found = cast("list[SurfaceEvent]", list(map(records.__getitem__, at)))
     stop = _cited_in_line(at, found, stop)
     found = found[: bisect_left(at, stop)]
     ops = list(map(_SURFACE_OP, found))
+    if UNSET in ops:
+        k = ops.index(UNSET)
+        found, ops, stop = found[:k], ops[:k], at[k]
     tool = REGISTRY.classes.get(TOOL_RESULT)
     done = 0  # the records of `found` whose steps are applied
-    if ops.count(APPEND) + ops.count(UNSET) < len(ops):  # replacements, each a step of its own
+    if ops.count(APPEND) < len(ops):  # replacements, each a step of its own
         for k, op in enumerate(ops):
-            if op is UNSET or op == APPEND:
+            if op == APPEND:
                 continue
-            _append(surface, found[done:k], tool)
-            if _replace_refused(surface, found[k], op, version):
+            _append(surface, found[done:k], lines, at[done:k], tool)
+            if type(found[k]) is tool or _replace_refused(surface, found[k], op, version):
                 return at[k]
             done = k + 1
-    _append(surface, found[done:], tool)
+    _append(surface, found[done:], lines, at[done:], tool)
     return stop
 
 
@@ -209,11 +223,37 @@ def _cited_in_line(at: list[int], found: list[SurfaceEvent], stop: int) -> int:
     return stop
 
 
-def _append(surface: Surface, found: list[SurfaceEvent], tool: type | None) -> None:
-    """Append steps (or no op, read as one), in order."""
+def _append(surface: Surface, found: list[SurfaceEvent], lines: list[bytes], at: list[int], tool: type | None) -> None:
+    """Append steps, in order (`found` are the records at `at` of `lines`); each tool result
+    with the bytes its data is read back from if a replacement names it (`_kept_result`)."""
     if found:
-        tools = compress(found, map(is_, map(type, found), repeat(tool)))
-        surface.appended(map(_SEQ, found), map(_SEQ, tools))
+        results = [k for k, kind in enumerate(map(type, found)) if kind is tool]
+        kept = [(found[k].seq, _kept_result(found[k], lines[at[k]])) for k in results]
+        surface.appended(map(_SEQ, found), kept)
+
+
+_CUT_FROM = 256
+"""The content length past which a kept result's line is held with its content cut out (a
+shorter one is held whole: cutting it would cost more than it saves)."""
+
+
+def _kept_result(record: SurfaceEvent, line: bytes) -> RestOf:
+    """How the surface gets a tool result's data back: parsed from its line with the result's
+    content (the one part a replacement may change, and the large one) cut out to `null`, so a
+    log's results are not all held; the whole line where the content is short, or not found
+    once in it."""
+    content = record.data.message.content  # type: ignore[attr-defined]
+    kept = line
+    if len(content) == 1 and len(raw := content[0].content) > _CUT_FROM and raw is not NULL:
+        start = line.find(raw)  # the result's own content when found once (the last is the first)
+        if line.rfind(raw) == start:
+            kept = b"null".join((line[:start], line[start + len(raw) :]))
+    return partial(_data_of, kept)
+
+
+def _data_of(line: bytes) -> object:
+    value = parse_json_line(line)
+    return value.get("data") if isinstance(value, dict) else None
 
 
 def _replace_refused(surface: Surface, record: SurfaceEvent, op: Raw, version: int) -> bool:

@@ -24,7 +24,7 @@ from msgspec import UNSET, Meta, Raw, UnsetType, field
 
 from invariant.jsvalue import MAX_SAFE_INTEGER
 
-_NULL = Raw(b"null")
+NULL = Raw(b"null")
 """An absent JSON value, as the shapes read it: no array."""
 
 
@@ -38,14 +38,14 @@ class _Source(msgspec.Struct, gc=False):
 class _Block(msgspec.Struct, gc=False):
     type: str = ""
     toolCallId: object = UNSET
-    content: Raw = _NULL
+    content: Raw = NULL
 
 
 class _Message(msgspec.Struct, gc=False):
     id: str = ""
     role: str = ""
     source: _Source = field(default_factory=_Source)
-    content: Raw = _NULL
+    content: Raw = NULL
 
 
 class _ToolMessage(_Message):

@@ -152,8 +152,8 @@ def _ends_turn(line: bytes, deep: Deep) -> bool:
 
 def plain_envelope(event: dict[str, object]) -> bool:
     """Whether an event's envelope is the plain one every version takes (type, a safe integer
-    seq and time, data, and on a surface type perhaps `surfaceOp: "append"`): it then needs no
-    shape check."""
+    seq and time, data, and on a surface type `surfaceOp: "append"`, which it must carry): it
+    then needs no shape check."""
     time = event.get("time")
     return (
         type(event.get("seq")) is int
@@ -162,7 +162,7 @@ def plain_envelope(event: dict[str, object]) -> bool:
         and type(event.get("type")) is str
         and "data" in event
         and (
-            event.keys() <= _PLAIN_KEYS
+            (event.keys() <= _PLAIN_KEYS and event["type"] not in SURFACE_TYPES)
             or (event.get("surfaceOp") == "append" and event.keys() <= _APPEND_KEYS and event["type"] in SURFACE_TYPES)
         )
     )
@@ -452,6 +452,8 @@ class SessionLog:
             return None
         if isinstance(value, dict) and value.get("type") == "session":
             self.header = value
+            named = value.get("id")
+            self._surface.session_id = named if type(named) is str else ""  # names legacy tool results' ids
             self._check_header(value)
             self._scan = CommittedScan(rows_allowed=not self.marks_cut, version=self.version)
             return None
@@ -660,7 +662,9 @@ class SessionLog:
         known = kinds_for(_NOTHING if select is None else select.types)
         roles = known.roles_cut if self.marks_cut else known.roles
         count, surface, version = self._scan.event_count, self._surface, self.version or 0
-        kinds, starts, stop, checked, wanted = in_line(records, count, not self.marks_cut, roles, surface, version)
+        kinds, starts, stop, checked, wanted = in_line(
+            records, lines, count, not self.marks_cut, roles, surface, version
+        )
         tag_of, message_ids = known.tag_of, self._load_checks.message_ids
         verdicts = known.verdicts
         for i in checked:

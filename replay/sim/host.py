@@ -14,6 +14,7 @@ from typing import Any
 
 from invariant import SCHEDULE_CHANGE, Change, Folded, Folder, ScheduleLogError, format_instant
 from invariant.delivery import Agenda
+from invariant.logshapes import appended
 from invariant.profiles import Profile
 
 TIMER_LIMIT_MS = 2_147_483_647
@@ -104,7 +105,7 @@ class Host:
     def log_event(self, type_: str, data: object) -> None:
         """Pre-existing history: appended durably, observed by nobody."""
         durable = self.durable == len(self.events)
-        self.events.append({"type": type_, "seq": len(self.events), "time": self.clock.wall, "data": data})
+        self.events.append(appended(type_, len(self.events), self.clock.wall, data))
         self.schedule_events += type_ == SCHEDULE_CHANGE
         if durable:
             self.durable = len(self.events)
