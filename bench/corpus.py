@@ -161,7 +161,7 @@ def build_uniform(
     and a delete): 0.15 gives schedule events on about 4% of lines, 0.5 on about 14%.
     """
     directory.mkdir(parents=True, exist_ok=True)
-    stamp = directory / f".corpus-{total_mb}-{sessions}-{seed}-{schedule_share}"
+    stamp = directory / f".corpus-{SHAPE}-{total_mb}-{sessions}-{seed}-{schedule_share}"
     paths = [directory / f"s{i:03d}.session.jsonl" for i in range(sessions)]
     if stamp.exists() and all(p.exists() for p in paths):
         return paths
@@ -175,8 +175,9 @@ def build_uniform(
     return paths
 
 
-SHAPE = 3
-"""The real-shaped generator's revision, in the stamp of a built corpus: a change rebuilds it."""
+SHAPE = 4
+"""The generators' revision, in the stamp of a built corpus: a change rebuilds it (4: surface
+events carry surfaceOp, as the harness writes them)."""
 LONE_SURROGATE = "\ud83d"
 """Half of a surrogate pair: `JSON.parse` keeps it, msgspec refuses it (the exact path reads it)."""
 
