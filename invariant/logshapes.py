@@ -232,6 +232,11 @@ def cited_seqs(value: object) -> list[int] | None:
     return seqs
 
 
+def missing_surface_op(tag: object) -> tuple[str, str]:
+    """The problem of a surface event without `surfaceOp`, with its pointer."""
+    return ("/surfaceOp", f"lacks surfaceOp (a {tag} event says how it enters the surface)")
+
+
 def surface_problems(event: Mapping[str, object], seq: int) -> list[tuple[str, str]]:
     """The surface metadata rules beyond the envelope's shape, each with its JSON pointer
     (session-log.md §5.1, every version; the session package's `surfaceOpOf` and
@@ -244,7 +249,7 @@ def surface_problems(event: Mapping[str, object], seq: int) -> list[tuple[str, s
         keys = [key for key in ("sourceEventSeqs", "surfaceOp") if key in event]
         return [(f"/{key}", f"{key} on a log-only event ({tag!r}): only {_SURFACE_NAMES} carry it") for key in keys]
     if "surfaceOp" not in event:
-        return [("/surfaceOp", f"lacks surfaceOp (a {tag} event says how it enters the surface)")]
+        return [missing_surface_op(tag)]
     if "sourceEventSeqs" not in event:
         return []
     raw = event["sourceEventSeqs"]

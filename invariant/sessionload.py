@@ -218,22 +218,27 @@ class LoadChecks:
                 "content": data["content"],
                 "source": {**provenance, "kind": "model"},
             }
-        if "callId" not in data or "content" not in data or "isError" not in data:
+        if not data.keys() >= LEGACY_RESULT_KEYS:
             return None
         op = _record(event.get("surfaceOp"))
         start = op.get("start") if op is not None and op.get("op") == "replace" else None
         message_id: str | None = "legacy"
         if isinstance(start, int | float) and not isinstance(start, bool):  # the replaced message's id
             message_id = self.message_ids.get(int(start)) if float(start).is_integer() else None
-        block = {
-            "type": "tool-result",
-            "toolCallId": data["callId"],
-            "content": data["content"],
-            "isError": data["isError"],
-        }
-        return {
-            "id": message_id,
-            "role": "user",
-            "content": [block],
-            "source": {"kind": "tool", "callId": data["callId"]},
-        }
+        return legacy_result_message(data, message_id)
+
+
+LEGACY_RESULT_KEYS = frozenset({"callId", "content", "isError"})
+"""The keys of a tool/result's data as builds before message ids wrote it (with no `message`)."""
+
+
+def legacy_result_message(data: Mapping[str, object], message_id: object) -> dict[str, object]:
+    """The message the load makes of a legacy tool/result's data (session-log.md §12): one
+    tool-result block of its call, content and isError, from a tool source."""
+    block = {
+        "type": "tool-result",
+        "toolCallId": data["callId"],
+        "content": data["content"],
+        "isError": data["isError"],
+    }
+    return {"id": message_id, "role": "user", "content": [block], "source": {"kind": "tool", "callId": data["callId"]}}

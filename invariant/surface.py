@@ -16,7 +16,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from .jsvalue import json_equal, safe_integer
-from .logshapes import REPLACE_BOUNDS, SURFACE_TYPES, cited_seqs
+from .logshapes import REPLACE_BOUNDS, SURFACE_TYPES, cited_seqs, missing_surface_op
+from .sessionload import LEGACY_RESULT_KEYS, legacy_result_message
 
 TOOL_RESULT = "tool/result"
 
@@ -33,11 +34,9 @@ def result_rest(data: object, legacy_id: object) -> object:
     None for data the load checks refuse (they say why)."""
     if not isinstance(data, dict):
         return None
-    if "message" not in data and {"callId", "content", "isError"} <= data.keys():
-        rest = {k: v for k, v in data.items() if k not in ("callId", "content", "isError")}
-        block = {"type": "tool-result", "toolCallId": data["callId"], "content": None, "isError": data["isError"]}
-        source = {"kind": "tool", "callId": data["callId"]}
-        return {**rest, "message": {"id": legacy_id, "role": "user", "content": [block], "source": source}}
+    if "message" not in data and data.keys() >= LEGACY_RESULT_KEYS:
+        kept = {k: v for k, v in data.items() if k not in LEGACY_RESULT_KEYS}
+        data = {**kept, "message": legacy_result_message(data, legacy_id)}
     message = data.get("message")
     content = message.get("content") if isinstance(message, dict) else None
     if not isinstance(content, list) or len(content) != 1 or not isinstance(content[0], dict):
@@ -65,10 +64,14 @@ class Surface:
         self.nodes.extend(seqs)
         self.tool_results.update(tool_results)
 
+    def _legacy_id(self, seq: int) -> str:
+        """The id the load gives the message of a legacy event at `seq` (session-log.md §12)."""
+        return f"legacy-message:{self.session_id}:{seq}"
+
     def _rest(self, seq: int) -> object:
         """The rest of the current tool result at `seq` (upgraded as the load does: a getter
         that hands back the whole data of a legacy result upgrades it with its seq's id)."""
-        return result_rest(self.tool_results[seq](), f"legacy-message:{self.session_id}:{seq}")
+        return result_rest(self.tool_results[seq](), self._legacy_id(seq))
 
     def step(self, event: Mapping[str, object], seq: int, version: int) -> list[tuple[str, str]]:
         """Apply one event whose envelope has its shape (each problem with its JSON pointer; an
@@ -78,9 +81,9 @@ class Surface:
             return []
         op = event.get("surfaceOp")
         if op is None:  # logshapes.surface_problems says so first, in the reader
-            return [("/surfaceOp", f"lacks surfaceOp (a {tag} event says how it enters the surface)")]
+            return [missing_surface_op(tag)]
         if not isinstance(op, Mapping):  # "append" (the shape allows nothing else)
-            self.appended([seq], self._kept(event, seq, tag, f"legacy-message:{self.session_id}:{seq}"))
+            self.appended([seq], self._kept(event, seq, tag, self._legacy_id(seq)))
             return []
         keys = REPLACE_BOUNDS[version]
         bounds = [safe_integer(op[key]) for key in keys]

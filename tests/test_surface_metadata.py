@@ -75,6 +75,15 @@ def _refused_at_last(records: list[dict], version: int, code: str, pointer: str 
         assert lenient.verdict == "ok" and any(f.code == code for f in lenient.findings)
 
 
+def _loads(records: list[dict], version: int, tmp_path: Path) -> Path:
+    """The log of `records` loads with no finding, on both paths; its path."""
+    path = write_session(_file(tmp_path, version), records, _head(version))
+    for fast in (True, False):
+        report = _report(path, fast)
+        assert report.verdict == "ok" and not report.findings, (fast, report.findings)
+    return path
+
+
 @pytest.mark.parametrize("version", [0, 1, 2, 4])
 @pytest.mark.parametrize("case", sorted(BROKEN))
 def test_broken_surface_metadata_refuses_the_log(case: str, version: int, tmp_path: Path) -> None:
@@ -137,10 +146,7 @@ def test_a_replacement_out_of_the_surface_refuses_the_log(case: str, version: in
 @pytest.mark.parametrize("version", [0, 2, 4])
 def test_replacements_of_current_cited_nodes_pass(version: int, tmp_path: Path) -> None:
     records, _ = _surface_log(version, "sound")
-    path = write_session(_file(tmp_path, version), records, _head(version))
-    for fast in (True, False):
-        report = _report(path, fast)
-        assert report.verdict == "ok" and not report.findings, (fast, report.findings)
+    _loads(records, version, tmp_path)
 
 
 def _rewritten(**change: Any) -> dict[str, Any]:
@@ -171,10 +177,7 @@ def test_a_tool_result_replacement_changes_only_the_content(case: str, version: 
     data, loads = REWRITES[case]
     records = [*records[:3], {**_replacing(version, 3, 2, 2, [2], "tool/result"), "data": data}]
     if loads:
-        path = write_session(_file(tmp_path, version), records, _head(version))
-        for fast in (True, False):
-            report = _report(path, fast)
-            assert report.verdict == "ok" and not report.findings, (fast, report.findings)
+        _loads(records, version, tmp_path)
     else:
         _refused_at_last(records, version, "format.surface", "/data", tmp_path)
 
@@ -195,10 +198,7 @@ def test_a_legacy_result_is_compared_as_the_load_upgrades_it(message_id: str, lo
     data = {"turn": 1, "step": 1, "message": {"id": message_id, "role": "user", "source": source, "content": [block]}}
     records = [*records[:3], {**_replacing(0, 3, 2, 2, [2], "tool/result"), "data": data}]
     if loads:
-        path = write_session(_file(tmp_path, 0), records, _head(0))
-        for fast in (True, False):
-            report = _report(path, fast)
-            assert report.verdict == "ok" and not report.findings, (fast, report.findings)
+        _loads(records, 0, tmp_path)
     else:
         _refused_at_last(records, 0, "format.surface", "/data", tmp_path)
 
@@ -223,11 +223,8 @@ def test_a_long_result_is_compared_from_its_cut_line(copied: bool, same: bool, t
     if not same:
         _refused_at_last(records, 0, "format.surface", "/data", tmp_path)
         return
-    path = write_session(_file(tmp_path, 0), records, _head(0))
+    path = _loads(records, 0, tmp_path)
     assert (b'{"meta":{"copy":[{"type":"text"' in path.read_bytes()) is copied
-    for fast in (True, False):
-        report = _report(path, fast)
-        assert report.verdict == "ok" and not report.findings, (fast, report.findings)
 
 
 @pytest.mark.parametrize("version", [0, 2, 4])
@@ -239,10 +236,7 @@ def test_the_metadata_the_harness_writes_passes(version: int, tmp_path: Path) ->
         _event(2, "assistant/message", sourceEventSeqs=[], surfaceOp="append"),
         _event(3, sourceEventSeqs=[0, 2], surfaceOp="append"),
     ]
-    path = write_session(_file(tmp_path, version), records, _head(version))
-    for fast in (True, False):
-        report = _report(path, fast)
-        assert report.verdict == "ok" and not report.findings, (fast, report.findings)
+    _loads(records, version, tmp_path)
 
 
 FOLD = """

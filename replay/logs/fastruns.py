@@ -120,11 +120,10 @@ def in_line(
     version: int,
 ) -> Run:
     """How far `records` (none refused; decoded from `lines`) commit in line from `event_count`
-    on: seq contiguity
-    and row sizes checked for all at once; a row where rows are not allowed, or surface
-    metadata the exact path must judge, stops the run. The surface steps of the records in
-    line are applied to `surface`. Each record's role (`roles`, by class) is read in one pass,
-    and only the records that have one are looked at again."""
+    on: seq contiguity and row sizes checked for all at once; a row where rows are not allowed,
+    or surface metadata the exact path must judge, stops the run. The surface steps of the
+    records in line are applied to `surface`. Each record's role (`roles`, by class) is read in
+    one pass, and only the records that have one are looked at again."""
     kinds = list(map(type, records))
     flags = list(map(roles.__getitem__, kinds))
     marked = list(compress(range(len(flags)), flags))

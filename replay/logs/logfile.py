@@ -162,8 +162,9 @@ def plain_envelope(event: dict[str, object]) -> bool:
         and type(event.get("type")) is str
         and "data" in event
         and (
-            (event.keys() <= _PLAIN_KEYS and event["type"] not in SURFACE_TYPES)
-            or (event.get("surfaceOp") == "append" and event.keys() <= _APPEND_KEYS and event["type"] in SURFACE_TYPES)
+            event.keys() <= _PLAIN_KEYS
+            if event["type"] not in SURFACE_TYPES
+            else event.get("surfaceOp") == "append" and event.keys() <= _APPEND_KEYS
         )
     )
 
