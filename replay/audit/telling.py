@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from itertools import compress, repeat
+from operator import contains, eq, or_
 
 from invariant.detect import CLUE_TYPES, NEEDLES, REQUEST_HEADER
-from invariant.tools.judge import TOOL_CALL, TOOL_TYPES, result_call_id, schedule_call
+from invariant.tools.judge import TOOL_CALL, TOOL_RESULT, TOOL_TYPES, result_call_id, schedule_call
 
 # `by_bytes` scans for `schedule`/`SCHEDULE` before the needles themselves, in lines that need
 # not be UTF-8 (an ASCII needle is in a line's bytes exactly when it is in its text)
@@ -49,6 +51,31 @@ class TellingEvents:
         # each needle holds `schedule` or `SCHEDULE`, which most messages lack: two scans, not four
         return (b"schedule" in line or b"SCHEDULE" in line) and any(needle in line for needle in NEEDLES)
 
+    def screen(self, tags: list[str], lines: list[bytes]) -> list[bool]:
+        """`by_bytes`'s bound for a run, found in C: of the request headers only the log's first
+        can tell (the others, large, are not scanned); another line holding neither `schedule`
+        nor `SCHEDULE` holds no needle and no `schedule_` call (the run's lines are scanned
+        joined, and one by one only if they hold one); a result may answer a call only if one
+        is open or a call of the run may open one. It changes nothing: `by_bytes` decides on
+        the lines it keeps."""
+        heads = _where(tags, REQUEST_HEADER) if REQUEST_HEADER in tags else []
+        if heads:
+            lines = list(lines)
+            for k in heads:
+                lines[k] = b""
+        joined = b"\n".join(lines)
+        if b"schedule" in joined or b"SCHEDULE" in joined:
+            told = list(map(or_, map(contains, lines, repeat(b"schedule")), map(contains, lines, repeat(b"SCHEDULE"))))
+        else:
+            told = [False] * len(tags)
+        may_open = TOOL_CALL in tags and any(told)
+        if heads and not self._tools_read:
+            told[heads[0]] = True
+        if self._open_calls or may_open:
+            for k in _where(tags, TOOL_RESULT):
+                told[k] = True
+        return told
+
     def by_event(self, tag: str, event: dict[str, object]) -> bool:
         """A `schedule_*` call (now open), or the result of an open one (now answered); every
         clue-bearing event whose bytes told."""
@@ -63,3 +90,8 @@ class TellingEvents:
             answered = result_call_id(event)
             return answered is not None and self._open_calls.pop(answered, None) is not None
         return True
+
+
+def _where(tags: list[str], tag: str) -> list[int]:
+    """The positions of `tag` in `tags`."""
+    return list(compress(range(len(tags)), map(eq, tags, repeat(tag))))

@@ -92,22 +92,24 @@ def learn(line: bytes) -> None:
         REGISTRY.event_class(tag)
 
 
-ROW, SURFACE, CHECKED, WANTED = 1, 2, 4, 8
+ROW, SURFACE, CHECKED, WANTED, SELECTED = 1, 2, 4, 8, 16
 """What the reader does with a record of a class (`Kinds.roles`), as bits: a packed row (its
-size counts), a surface event (its metadata is judged), a type the load checks read, and a
-record to look at beside them (a schedule change, a selected type, from v2 on a fork marker)."""
+size counts), a surface event (its metadata is judged), a type the load checks read, a record
+to look at beside them (a schedule change, from v2 on a fork marker), and one of a type the
+selector asks about (its bytes screened first, for a whole run at once)."""
 
 
 class Run(NamedTuple):
     """Decoded records found in line: their classes, the event index each starts at (and the
     count after the last), how many of them are in line (the next is read exactly), and of
-    those, where the load checks' types and the records to look at stand."""
+    those, where the load checks' types, the records to look at and those of selected types stand."""
 
     kinds: list[type]
     starts: list[int]
     stop: int
     checked: list[int]
     wanted: list[int]
+    selected: list[int]
 
 
 def in_line(
@@ -147,9 +149,10 @@ def in_line(
         stop = _surface_in_line(records, lines, at, stop, surface, version)
     checked = [i for i in marked if flags[i] & CHECKED]
     wanted = [i for i in marked if flags[i] & WANTED]
+    selected = [i for i in marked if flags[i] & SELECTED]
     if stop < len(records):
-        checked, wanted = checked[: bisect_left(checked, stop)], wanted[: bisect_left(wanted, stop)]
-    return Run(kinds, starts, stop, checked, wanted)
+        checked, wanted, selected = (found[: bisect_left(found, stop)] for found in (checked, wanted, selected))
+    return Run(kinds, starts, stop, checked, wanted, selected)
 
 
 def _row_sizes(records: list[Record], rows: list[int], sizes: list[int]) -> None:
@@ -303,8 +306,8 @@ class Kinds(NamedTuple):
     verdicts: dict[type, Callable[[Any], Verdict]]
     """The load checks' verdict on the typed data of each class that has it (loadfast.VERDICTS)."""
     roles: dict[type, int]
-    """The role of each class (ROW, SURFACE, CHECKED, WANTED: schedule changes and the selected
-    types)..."""
+    """The role of each class (ROW, SURFACE, CHECKED, WANTED: schedule changes, SELECTED: the
+    selected types)..."""
     roles_cut: dict[type, int]
     """...and, from v2 on, when the fork markers are WANTED too."""
 
@@ -327,9 +330,9 @@ def kinds_for(selected: frozenset[str]) -> Kinds:
         roles[kind] = (
             (SURFACE if kind in REGISTRY.surface else 0)
             | (CHECKED if tag in CHECKED_TYPES else 0)
-            | (WANTED if tag in selected or tag == SCHEDULE_CHANGE else 0)
+            | (WANTED if tag == SCHEDULE_CHANGE else SELECTED if tag in selected else 0)
         )
-    roles_cut: dict[type, int] = roles if marker is None else {**roles, marker: roles[marker] | WANTED}
+    roles_cut: dict[type, int] = roles if marker is None else {**roles, marker: roles[marker] & ~SELECTED | WANTED}
     made = Kinds(len(classes), selected, tag_of, change, marker, verdicts, roles, roles_cut)
     _KINDS[selected] = made
     return made

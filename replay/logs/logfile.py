@@ -129,6 +129,12 @@ class Selector(Protocol):
         """Whether the event (its bytes may be wanted) is wanted."""
         ...
 
+    def screen(self, tags: list[str], lines: list[bytes]) -> list[bool]:
+        """For events of `types` in log order (their tags and lines), False where `by_bytes`
+        would say False, and change nothing, whatever is asked between: the fast path asks
+        `by_bytes` only about the others, so a run's lines are screened at once."""
+        ...
+
 
 def _utf8(line: bytes) -> bytes | None:
     """`line` when it is valid UTF-8 (an Entry's `raw`), else None."""
@@ -658,12 +664,13 @@ class SessionLog:
         """The entries of decoded `records` (line `before + 1` on) up to the first the fast
         decoder cannot vouch for (`fastruns.in_line`); returns how many were taken. Of those,
         the load checks read the checked types (fast where `loadfast` is sure), and the
-        schedule changes, cutting markers and selected events are yielded."""
+        schedule changes, cutting markers and selected events are yielded (the selector screens
+        the lines of its types for the whole window first, and is asked about those it keeps)."""
         select = self._select
         known = kinds_for(_NOTHING if select is None else select.types)
         roles = known.roles_cut if self.marks_cut else known.roles
         count, surface, version = self._scan.event_count, self._surface, self.version or 0
-        kinds, starts, stop, checked, wanted = in_line(
+        kinds, starts, stop, checked, wanted, selected = in_line(
             records, lines, count, not self.marks_cut, roles, surface, version
         )
         tag_of, message_ids = known.tag_of, self._load_checks.message_ids
@@ -676,6 +683,12 @@ class SessionLog:
                 self._check_load(event_of(record, lines[i], self.charge_deep), before + i + 1)
             elif surely[1] is not None:
                 message_ids[record.seq] = surely[1]
+        if selected:
+            assert select is not None
+            tags = list(map(tag_of.__getitem__, map(kinds.__getitem__, selected)))
+            selected = list(compress(selected, select.screen(tags, list(map(lines.__getitem__, selected)))))
+            if selected:
+                wanted = sorted(wanted + selected)
         for i in wanted:
             kind = kinds[i]
             if kind is known.change:
