@@ -182,7 +182,11 @@ def _field(obj: Mapping[str, object], f: Field, pointer: str) -> object:
     try:
         return f.spec.check(obj[f.name])
     except Reject as err:
-        raise ScheduleLogError(err.rule or f.rule, f"{f.name} {err.message}", pointer=f"{pointer}/{f.name}") from None
+        raise _rejected(err, f, pointer) from None
+
+
+def _rejected(err: Reject, f: Field, pointer: str) -> ScheduleLogError:
+    return ScheduleLogError(err.rule or f.rule, f"{f.name} {err.message}", pointer=f"{pointer}/{f.name}")
 
 
 def _exact_keys(obj: Mapping[str, object], shape: ObjectShape, rule: str, pointer: str) -> None:
@@ -202,11 +206,31 @@ def _exact_keys(obj: Mapping[str, object], shape: ObjectShape, rule: str, pointe
 
 
 def _fields(obj: Mapping[str, object], shape: ObjectShape, pointer: str) -> dict[str, object]:
-    return {
-        f.attr: _field(obj, f, pointer)
-        for f in shape.fields
-        if f.name not in ("kind", "operation", "version") and (not f.optional or f.name in obj)
-    }
+    """The checked values of the shape's fields present in `obj`, by attribute (kind, operation
+    and version are the caller's)."""
+    out: dict[str, object] = {}
+    for f in _decoded(shape):
+        if f.optional and f.name not in obj:
+            continue
+        try:
+            out[f.attr] = f.spec.check(obj[f.name])
+        except Reject as err:
+            raise _rejected(err, f, pointer) from None
+    return out
+
+
+_DECODED: dict[int, tuple[ObjectShape, tuple[Field, ...]]] = {}
+"""The fields `_fields` decodes of each shape met, by the shape's identity (a change is decoded
+field by field, a log holds thousands, and a shape's own hash walks all its fields)."""
+
+
+def _decoded(shape: ObjectShape) -> tuple[Field, ...]:
+    known = _DECODED.get(id(shape))
+    if known is not None and known[0] is shape:
+        return known[1]
+    fields = tuple(f for f in shape.fields if f.name not in ("kind", "operation", "version"))
+    _DECODED[id(shape)] = (shape, fields)
+    return fields
 
 
 def decode_record(value: object, profile: str | Profile = "calendar", pointer: str = "") -> Record:

@@ -53,26 +53,35 @@ class Clue:
     version: what a release wrote, unless the log's own vocabulary says otherwise)."""
 
 
+CRON_CLUE = Clue("a cron record", frozenset({CALENDAR.name}))
+AT_CLUE = Clue("an at record", ALL - {AFTER_ONLY.name})
+EVERY_CLUE = Clue("an every record", ALL - {AFTER_ONLY.name})
+TITLE_CLUE = Clue("a record title", frozenset({FIXED_RATE.name}))
+OCCURRENCE_CLUE = Clue("a dispatch with occurrenceAt", frozenset({CALENDAR.name}))
+RECURRING_CLUE = Clue("a recurring dispatch", ALL - {AFTER_ONLY.name})
+_KIND_CLUES = {"cron": CRON_CLUE, "at": AT_CLUE, "every": EVERY_CLUE}
+
+
 def change_clues(payload: object) -> list[Clue]:
-    """Clues of one `schedule/change` payload."""
-    if not isinstance(payload, Mapping):
+    """Clues of one `schedule/change` payload (made once: a log holds thousands of changes)."""
+    if type(payload) is not dict and not isinstance(payload, Mapping):
         return []
-    clues = []
-    record = payload.get("schedule")
-    if payload.get("operation") == "create" and isinstance(record, Mapping):
+    operation = payload.get("operation")
+    if operation == "create":
+        record = payload.get("schedule")
+        if type(record) is not dict and not isinstance(record, Mapping):
+            return []
         kind = record.get("kind")
-        if kind == "cron":
-            clues.append(Clue("a cron record", frozenset({CALENDAR.name})))
-        elif kind in ("at", "every"):
-            clues.append(Clue(f"an {kind} record" if kind == "at" else "an every record", ALL - {AFTER_ONLY.name}))
+        clues = [_KIND_CLUES[kind]] if type(kind) is str and kind in _KIND_CLUES else []
         if "title" in record:
-            clues.append(Clue("a record title", frozenset({FIXED_RATE.name})))
-    if payload.get("operation") == "dispatch":
+            clues.append(TITLE_CLUE)
+        return clues
+    if operation == "dispatch":
         if "occurrenceAt" in payload or "nextScheduledAt" in payload:
-            clues.append(Clue("a dispatch with occurrenceAt", frozenset({CALENDAR.name})))
-        elif "acceptedAt" in payload:
-            clues.append(Clue("a recurring dispatch", ALL - {AFTER_ONLY.name}))
-    return clues
+            return [OCCURRENCE_CLUE]
+        if "acceptedAt" in payload:
+            return [RECURRING_CLUE]
+    return []
 
 
 def batch_clues(accepted_at: Iterable[str]) -> list[Clue]:
@@ -185,7 +194,7 @@ def event_clues(event: Mapping[str, object]) -> list[Clue]:
 
 def accepted_at(payload: object) -> str | None:
     """A dispatch's acceptedAt (the batch it belongs to), when it has one."""
-    value = payload.get("acceptedAt") if isinstance(payload, Mapping) else None
+    value = payload.get("acceptedAt") if type(payload) is dict or isinstance(payload, Mapping) else None
     return value if isinstance(value, str) else None
 
 

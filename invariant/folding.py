@@ -100,6 +100,8 @@ def check_seed_bound(seed_length: int, event_count: int) -> None:
 
 
 def event_type(event: object) -> object:
+    if type(event) is dict:  # a decoded event: no abstract-class check
+        return event.get("type")
     return event.get("type") if isinstance(event, Mapping) else None
 
 
@@ -131,7 +133,7 @@ class Folder:
         self.count += 1
         if index < self.seed_length or event_type(event) != SCHEDULE_CHANGE:
             return None
-        assert isinstance(event, Mapping)
+        assert type(event) is dict or isinstance(event, Mapping)
         try:
             change = decode_change(event.get("data"), self.profile)
             return self._apply(index, change)

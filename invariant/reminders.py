@@ -166,16 +166,15 @@ def _group_findings(
     ids = ", ".join(repr(r.id) for r in records)
     batch = first.change.accepted_at is not None  # type: ignore[union-attr]
     found: list[Finding] = []
-    if batch:
-        expected = render_batch_framing([(s.before, s.occurrence_at or "") for s in group if s.before], profile)
-        decided = parse_instant(first.change.accepted_at)  # type: ignore[union-attr]
-    else:
-        expected = render_framing(records[0], profile)
-        decided = target_of(records[0])
+    decided = parse_instant(first.change.accepted_at) if batch else target_of(records[0])  # type: ignore[union-attr]
     if message is None:
         text = f"dispatch of {ids} with no reminder message queued before it: the reminder never reached the session"
         found.append(delivery_finding("delivery.unqueued", first.index, text))
     else:
+        if batch:
+            expected = render_batch_framing([(s.before, s.occurrence_at or "") for s in group if s.before], profile)
+        else:
+            expected = render_framing(records[0], profile)
         if message.text != expected:
             text = f"the reminder queued at event {message.index} is not the framing of {ids}: "
             found.append(
