@@ -91,18 +91,7 @@ _PLAIN_ENDS = frozenset({b'"completed"', b'"blocked"', b'"max-tokens"', b'"inter
 """The turn/end reason kinds that load with no key beside `kind`, as their plain spelling."""
 _ABORTED, _ERROR = b'"aborted"', b'"error"'
 _LIST = ord("[")
-
-
-def _starts_list(raw: Raw) -> bool:
-    """Whether raw JSON bytes are an array (the first byte: msgspec keeps a value unpadded, and
-    never empty)."""
-    return memoryview(raw)[0] == _LIST
-
-
-def _message_id(message: _Message, role: str) -> str | None:
-    """The id of a message of `role` in the current shape with an array content, else None."""
-    good = message.source.kind and message.role == role and message.id and _starts_list(message.content)
-    return message.id if good else None
+"""The first byte of an array's raw bytes (msgspec keeps a value unpadded, and never empty)."""
 
 
 def _header_loads(header: _Header | UnsetType) -> bool:
@@ -121,32 +110,35 @@ def _header_loads(header: _Header | UnsetType) -> bool:
     return all(present.get(key) is True and value is True for key, value in defaults.items())
 
 
-Verdict = tuple[bool, str | None] | None
-"""(True, message id or None) when the event surely loads, None when only the exact checks tell."""
+Verdict = str | None
+"""The message id to remember (empty for an event without one) when the event surely loads, None
+when only the exact checks tell. A verdict is asked of most events of a log: each is one flat
+function, its checks inlined."""
 
 
 def _user(user: _Message) -> Verdict:
-    found = _message_id(user, "user")
-    return None if found is None else (True, found)
+    """A user message in the current shape: a source, its role, an id and an array content."""
+    good = user.source.kind and user.role == "user" and user.id and memoryview(user.content)[0] == _LIST
+    return user.id if good else None
 
 
 def _assistant(wrapped: _Wrapped) -> Verdict:
-    assistant = wrapped.message
-    source = assistant.source
-    if source.kind != "model" or not source.provider or not source.model:
-        return None
-    found = _message_id(assistant, "assistant")
-    return None if found is None else (True, found)
+    """An assistant message in the current shape, from a model of a provider."""
+    message = wrapped.message
+    source = message.source
+    good = source.kind == "model" and source.provider and source.model and message.role == "assistant"
+    return message.id if good and message.id and memoryview(message.content)[0] == _LIST else None
 
 
 def _tool_result(wrapped: _WrappedTool) -> Verdict:
+    """A tool result in the current shape: one tool-result block of the call its source names."""
     tool = wrapped.message
     call = tool.source.callId
     if not tool.id or tool.role != "user" or tool.source.kind != "tool" or not call or len(tool.content) != 1:
         return None
     block = tool.content[0]
-    good = block.type == "tool-result" and _starts_list(block.content) and block.toolCallId == call
-    return (True, tool.id) if good else None
+    good = block.type == "tool-result" and memoryview(block.content)[0] == _LIST and block.toolCallId == call
+    return tool.id if good else None
 
 
 def _turn_end(end: _TurnEnd) -> Verdict:
@@ -158,18 +150,18 @@ def _turn_end(end: _TurnEnd) -> Verdict:
         return None
     spelt = bytes(kind)
     if spelt in _PLAIN_ENDS and len(reason) == 1:
-        return True, None
+        return ""
     if (spelt == _ABORTED and "reason" in reason) or (spelt == _ERROR and "error" in reason):
-        return True, None
+        return ""
     return None
 
 
 def _turn_start(start: _TurnStart) -> Verdict:
-    return (True, None) if start.trigger is UNSET else None
+    return "" if start.trigger is UNSET else None
 
 
 def _request_header(request: _RequestHeader) -> Verdict:
-    return (True, None) if request.reason != "fallback" and _header_loads(request.header) else None
+    return "" if request.reason != "fallback" and _header_loads(request.header) else None
 
 
 DATA_SHAPES: dict[str, type] = {
@@ -189,6 +181,6 @@ VERDICTS: dict[str, Callable[[Any], Verdict]] = {
     "turn/start": _turn_start,
     "request/header": _request_header,
 }
-"""For each data shape, (True, message id or None) when a value of it surely passes the load
-checks; None when only the exact checks can tell."""
+"""For each data shape, its Verdict: the message id to remember (empty for none) when a value of it
+surely passes the load checks; None when only the exact checks can tell."""
 assert VERDICTS.keys() == DATA_SHAPES.keys()

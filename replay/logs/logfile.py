@@ -678,11 +678,11 @@ class SessionLog:
         for i in checked:
             record = records[i]
             verdict = verdicts.get(kinds[i])
-            surely = None if verdict is None else verdict(record.data)  # type: ignore[attr-defined]
-            if surely is None:
+            found = None if verdict is None else verdict(record.data)  # type: ignore[attr-defined]
+            if found is None:
                 self._check_load(event_of(record, lines[i], self.charge_deep), before + i + 1)
-            elif surely[1] is not None:
-                message_ids[record.seq] = surely[1]
+            elif found:
+                message_ids[record.seq] = found
         if selected:
             assert select is not None
             tags = list(map(tag_of.__getitem__, map(kinds.__getitem__, selected)))
