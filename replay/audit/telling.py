@@ -13,9 +13,11 @@ from operator import contains, eq, or_
 from invariant.detect import CLUE_TYPES, NEEDLES, REQUEST_HEADER
 from invariant.tools.judge import TOOL_CALL, TOOL_RESULT, TOOL_TYPES, result_call_id, schedule_call
 
-# `by_bytes` scans for `schedule`/`SCHEDULE` before the needles themselves, in lines that need
-# not be UTF-8 (an ASCII needle is in a line's bytes exactly when it is in its text)
-assert all(b"schedule" in needle or b"SCHEDULE" in needle for needle in NEEDLES)
+# `by_bytes` and `screen` scan for `schedule`/`SCHEDULE REMINDER` before the needles themselves,
+# in lines that need not be UTF-8 (an ASCII needle is in a line's bytes exactly when it is in its text)
+_LOWER, _UPPER = b"schedule", b"SCHEDULE REMINDER"
+"""Every needle holds one of them (the longer, the faster a scan for it)."""
+assert all(_LOWER in needle or _UPPER in needle for needle in NEEDLES)
 assert all(needle.isascii() for needle in NEEDLES)
 _PLAIN_ID = re.compile(r"[A-Za-z0-9_.:-]+")
 """A call id every JSON writer spells as itself."""
@@ -48,14 +50,14 @@ class TellingEvents:
             if self._tools_read:
                 return False
             self._tools_read = True
-        # each needle holds `schedule` or `SCHEDULE`, which most messages lack: two scans, not four
-        return (b"schedule" in line or b"SCHEDULE" in line) and any(needle in line for needle in NEEDLES)
+        # each needle holds `schedule` or `SCHEDULE REMINDER`, which most messages lack: two scans, not four
+        return (_LOWER in line or _UPPER in line) and any(needle in line for needle in NEEDLES)
 
     def screen(self, tags: list[str], lines: list[bytes]) -> list[bool]:
         """`by_bytes`'s bound for a run, found in C: of the request headers only the log's first
         can tell (the others, large, are not scanned); another line holding neither `schedule`
-        nor `SCHEDULE` holds no needle and no `schedule_` call (the run's lines are scanned
-        joined, and one by one only if they hold one); a result may answer a call only if one
+        nor `SCHEDULE REMINDER` holds no needle and no `schedule_` call (the run's lines are
+        scanned joined, and one by one only if they hold one); a result may answer a call only if one
         is open or a call of the run may open one. It changes nothing: `by_bytes` decides on
         the lines it keeps."""
         heads = _where(tags, REQUEST_HEADER) if REQUEST_HEADER in tags else []
@@ -64,8 +66,8 @@ class TellingEvents:
             for k in heads:
                 lines[k] = b""
         joined = b"\n".join(lines)
-        if b"schedule" in joined or b"SCHEDULE" in joined:
-            told = list(map(or_, map(contains, lines, repeat(b"schedule")), map(contains, lines, repeat(b"SCHEDULE"))))
+        if _LOWER in joined or _UPPER in joined:
+            told = list(map(or_, map(contains, lines, repeat(_LOWER)), map(contains, lines, repeat(_UPPER))))
         else:
             told = [False] * len(tags)
         may_open = TOOL_CALL in tags and any(told)
