@@ -283,8 +283,8 @@ def decode_change(value: object, profile: str | Profile = "calendar") -> Change:
     if op == "delete":
         _exact_keys(value, DELETE_SHAPE, "decode.delete.keys", "")
         return DeleteChange(**_fields(value, DELETE_SHAPE, ""))  # type: ignore[arg-type]
-    nulls = sorted(k for k in ("occurrenceAt", "acceptedAt", "nextScheduledAt") if k in value and value[k] is None)
-    if nulls:
+    if None in (value.get("occurrenceAt", 0), value.get("acceptedAt", 0), value.get("nextScheduledAt", 0)):
+        nulls = sorted(k for k in ("occurrenceAt", "acceptedAt", "nextScheduledAt") if k in value and value[k] is None)
         raise ScheduleLogError(
             "decode.dispatch.shape",
             f"dispatch key(s) {', '.join(nulls)} are null; an optional key must be absent, not null",

@@ -214,6 +214,8 @@ def folds_may_differ(accepted: Iterable[str]) -> bool:
     only the recurring gate sets them apart then (batches closer than 300 s or out of order, or
     the gate's exhaustion near the end of year 9999); every other difference is a decisive clue."""
     batches = list(accepted)
+    if not batches:
+        return False
     return bool(batch_clues(batches)) or any(
         ms is not None and ms > MAX_MS - GATE_MS for ms in map(parse_instant, batches)
     )

@@ -81,6 +81,8 @@ class Transcript:
         """The findings on the uses the session owns (a fork child's inherited calls were its
         parent's, and are judged there), against `surface` (None: the one the calls point to;
         a log with schedule/change events points to the session-local tools)."""
+        if not self._uses:  # most sessions call no schedule tool
+            return []
         owned_from = safe_integer(seed) or 0
         uses = [use for index, use in self._uses if index >= owned_from]
         return judge_uses(uses, None if surface is None else [surface], evidence=[LOCAL] if logged_changes else [])

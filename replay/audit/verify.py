@@ -307,6 +307,8 @@ def _judged(
 def _deliveries(judgement: Judgement, seed: object, profile: Profile, messages: list[ReminderMessage]) -> list[Finding]:
     """Whether each owned dispatch's reminder reached the conversation (invariant.reminders):
     warnings, located at the dispatch's line."""
+    if not judgement.steps:  # most sessions hold no schedule change
+        return []
     owned = owned_from(seed) or 0
     applied = [(e, row.step) for (e, _), row in zip(judgement.steps, judgement.ledger, strict=True) if row.step]
     if not any(isinstance(s.change, DispatchChange) for _, s in applied):
