@@ -147,9 +147,15 @@ def in_line(
     at = [i for i in marked if flags[i] & SURFACE]
     if at:
         stop = _surface_in_line(records, lines, at, stop, surface, version)
-    checked = [i for i in marked if flags[i] & CHECKED]
-    wanted = [i for i in marked if flags[i] & WANTED]
-    selected = [i for i in marked if flags[i] & SELECTED]
+    checked, wanted, selected = [], [], []
+    for i in marked:  # one pass for the three lists
+        flag = flags[i]
+        if flag & CHECKED:
+            checked.append(i)
+        if flag & WANTED:
+            wanted.append(i)
+        elif flag & SELECTED:
+            selected.append(i)
     if stop < len(records):
         checked, wanted, selected = (found[: bisect_left(found, stop)] for found in (checked, wanted, selected))
     return Run(kinds, starts, stop, checked, wanted, selected)
