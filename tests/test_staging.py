@@ -372,3 +372,22 @@ def test_packed_rows_of_every_shape_expand_as_the_reader_expands_them(
     assert [(i, t, ms, json.loads(d)) for i, t, ms, d in rows] == [
         (e["seq"], e["type"], e["time"], e["data"]) for e in expected
     ]
+
+
+def test_a_session_s_longest_line_is_its_longest_row_not_the_sum_of_its_rows(tmp_path: Path) -> None:
+    """DuckDB sizes its line buffers by the longest line (build._line_options): the bound given
+    for the gathered small rows is the longest row. The sum of a session's rows (a 1 GB log's
+    chunk events summed to 750 MB) asked DuckDB for a 1.5 GiB buffer, past its memory limit."""
+    rows = [text_row(n, ["some text"] * 8) for n in range(0, 8 * 200, 8)]
+    log = write_session(tmp_path / "session.jsonl", rows)
+    stage = tmp_path / "stage"
+    stage.mkdir()
+    staged = stage_session(str(log), 1, stage)
+    chunk_rows = staged.small["chunk_events"].splitlines(keepends=True)
+    assert len(chunk_rows) == 200
+    longest_line = max(len(line) for line in log.read_bytes().splitlines(keepends=True))
+    assert max(map(len, chunk_rows)) <= staged.longest <= max(longest_line, *map(len, chunk_rows)) + 64
+    gathered = duck._Gathered(stage)
+    gathered.add(staged)
+    gathered.close()
+    assert gathered.longest == staged.longest < len(staged.small["chunk_events"]) / 10

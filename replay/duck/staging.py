@@ -89,7 +89,8 @@ class StagedSession(NamedTuple):
     records: bytes | None = None
     """The session's records staged inline (as a `records` file holds them), else None."""
     longest: int = 0
-    """The longest line DuckDB reads for the session (a staged line, or a line of the log)."""
+    """The longest line DuckDB reads for the session (a staged line, a small table's row, or a
+    line of the log)."""
 
 
 INLINE_BYTES = 1 << 20
@@ -181,7 +182,8 @@ class SessionStager:
         """`lines` (direct: one description per line) or `records` (copied or inline: descriptions
         and records)."""
         self.longest = 0
-        """The longest line staged or read directly so far (bytes, description fields included)."""
+        """The longest line staged or read directly so far (bytes, description fields included),
+        a small table's row included."""
         self.small: dict[str, list[bytes]] = {}
         self.head = b"%d\x1f" % key
         """The fields every description starts with (the session)."""
@@ -197,20 +199,24 @@ class SessionStager:
         return self.stack.enter_context(open(path, "wb", buffering=buffering))
 
     def _write(self, table: str, data: bytes) -> None:
-        """Append to one of the small tables' rows."""
+        """Append a row (one line) to one of the small tables' rows."""
         rows = self.small.get(table)
         if rows is None:
             rows = self.small[table] = []
         rows.append(data)
+        self.longest = max(self.longest, len(data))
 
     def small_rows(self) -> dict[str, bytes]:
+        """Each small table's rows, joined (the longest of them counted in `longest`)."""
         rows = {table: b"".join(rows) for table, rows in self.small.items()}
         if self.changes:  # each with its ledger row's owned and status (invariant.ledger)
             head = b"%d\x1f" % self.key
-            rows["changes"] = b"".join(
+            lines = [
                 b"%s%s%s\x1f%s\n" % (head, _ledger_fields(row), fields, raw)
                 for (fields, raw), row in zip(self.changes, self.ledger, strict=True)
-            )
+            ]
+            self.longest = max(self.longest, *map(len, lines))
+            rows["changes"] = b"".join(lines)
         return rows
 
     def schedule_change(self, entry: Entry) -> None:
@@ -419,5 +425,6 @@ def _stage(
         stager.abort()
         raise
     records = None if stager.inline is None else stager.inline.getvalue()
+    small = stager.small_rows()
     longest = max(stager.longest, log.header_size if source is not None else 0)
-    return StagedSession(report, source, stager.owned_from, stager.small_rows(), records, longest)
+    return StagedSession(report, source, stager.owned_from, small, records, longest)
