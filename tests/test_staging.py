@@ -391,3 +391,21 @@ def test_a_session_s_longest_line_is_its_longest_row_not_the_sum_of_its_rows(tmp
     gathered.add(staged)
     gathered.close()
     assert gathered.longest == staged.longest < len(staged.small["chunk_events"]) / 10
+
+
+def test_the_derived_tables_wait_for_a_large_batch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The derived tables are built while the last batches load, unless one of them is large (a
+    1 GB log's records and its chunk events at once outgrew DuckDB's memory limit): then they
+    wait, and the database is the same."""
+    assert duck.overlaps([1 << 20, 16 << 20]) and duck.overlaps([])
+    assert not duck.overlaps([1 << 20, 1 << 30]) and duck.overlaps([1 << 30, 1 << 20, 1 << 20])
+    rows = [text_row(n, ["some text"] * 8) for n in range(0, 8 * 200, 8)]
+    log = write_session(tmp_path / "session.jsonl", rows)
+    replay([str(log)], tmp_path / "overlapped.duckdb")
+    waited: list[bool] = []
+    real = duck.overlaps
+    monkeypatch.setattr(duck, "BATCH_BYTES", 1024)
+    monkeypatch.setattr(duck, "overlaps", lambda batches: waited.append(not real(batches)) or real(batches))
+    replay([str(log)], tmp_path / "waited.duckdb")
+    assert waited == [True]
+    assert _contents(tmp_path / "waited.duckdb") == _contents(tmp_path / "overlapped.duckdb")

@@ -358,9 +358,19 @@ of the tail after the last session; at 2048, 15 ms)."""
 BATCH_BYTES = 16 << 20
 """Staged input ingested per INSERT: large enough for bulk loading, small enough to bound disk."""
 LOADERS = 2
-"""Batches loading at once, each on its own connection and core (see `loading.py`)."""
+"""Batches loading at once, each on its own connection and core (see `loading.py`). The derived
+tables are built while the last batches load, unless one of them is larger than BATCH_BYTES (a
+session is never split: one log of a gigabyte is one batch): two large inserts at once outgrew
+DuckDB's MEMORY_LIMIT (a 1 GB log's records beside its chunk events), so they take turns."""
 FIRST_BATCH_BYTES = 1 << 20
 LAST_BATCH_BYTES = 1 << 20
+
+
+def overlaps(batches: Sequence[int]) -> bool:
+    """Whether the derived tables may be built while the last batches (their input bytes, in
+    submission order) load: not when one of the LOADERS that may still be loading is larger
+    than BATCH_BYTES (see LOADERS)."""
+    return max(batches[-LOADERS:], default=0) <= BATCH_BYTES
 
 
 def batch_limit(first: bool, remaining: int) -> int:
@@ -619,6 +629,7 @@ def _load(
             try:
                 batch: list[tuple[int, StagedSession]] = []
                 pending = 0
+                loading: list[int] = []  # the input bytes of the batches submitted, the last LOADERS may be loading
                 for key, size, session in staged:
                     reports.append(session.report)
                     gathered.add(session)
@@ -627,11 +638,15 @@ def _load(
                     remaining -= size
                     if pending >= batch_limit(len(reports) == len(batch), remaining):
                         loader.submit(partial(_ingest, stage=stage, batch=batch))
+                        loading.append(pending)
                         batch, pending = [], 0
                 if batch:
                     loader.submit(partial(_ingest, stage=stage, batch=batch))
+                    loading.append(pending)
                 committed = loader.finish()
                 gathered.close()
+                if not overlaps(loading):
+                    committed.result()
                 # the derived tables need no records: built while the last batches load and commit
                 for statement in _finish(stage, gathered.longest):
                     con.execute(statement)
