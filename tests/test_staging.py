@@ -232,9 +232,14 @@ def test_a_number_beyond_doubles_is_stored_as_null(tmp_path: Path) -> None:
         assert con.execute("SELECT data FROM events WHERE idx = 0").fetchall() == [('{"turn":1,"big":null}',)]
 
 
-def test_a_staged_session_writes_one_file_and_returns_its_small_rows(tmp_path: Path) -> None:
+def test_a_staged_session_writes_its_lines_and_chunk_events_and_returns_its_small_rows(tmp_path: Path) -> None:
+    """A session staged in files (not inline) writes its lines' descriptions (read directly) and,
+    holding packed rows, their events (as large as the rows: not held in memory); the other
+    small tables' rows are returned."""
     staged = stage_session(str(REMINDERS), 7, tmp_path)
-    assert [p.name for p in tmp_path.iterdir()] == [staging.staged_name("lines", 7)]  # read directly
+    chunks = staging.staged_name("chunk_events", 7)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [chunks, staging.staged_name("lines", 7)]
+    assert staged.chunk_events == str(tmp_path / chunks) and "chunk_events" not in staged.small
     assert set(staged.small) <= set(staging.SMALL_TABLES)
     sessions = [json.loads(row) for row in staged.small["sessions"].splitlines()]
     assert [(s["session_key"], s["verdict"]) for s in sessions] == [(7, "ok")]
@@ -383,14 +388,16 @@ def test_a_session_s_longest_line_is_its_longest_row_not_the_sum_of_its_rows(tmp
     stage = tmp_path / "stage"
     stage.mkdir()
     staged = stage_session(str(log), 1, stage)
-    chunk_rows = staged.small["chunk_events"].splitlines(keepends=True)
+    assert staged.chunk_events is not None
+    chunk_bytes = Path(staged.chunk_events).read_bytes()
+    chunk_rows = chunk_bytes.splitlines(keepends=True)
     assert len(chunk_rows) == 200
     longest_line = max(len(line) for line in log.read_bytes().splitlines(keepends=True))
     assert max(map(len, chunk_rows)) <= staged.longest <= max(longest_line, *map(len, chunk_rows)) + 64
     gathered = duck._Gathered(stage)
     gathered.add(staged)
     gathered.close()
-    assert gathered.longest == staged.longest < len(staged.small["chunk_events"]) / 10
+    assert gathered.longest == staged.longest < len(chunk_bytes) / 10
 
 
 def test_the_derived_tables_wait_for_a_large_batch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

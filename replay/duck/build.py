@@ -251,11 +251,12 @@ _CHANGE_PATHS = (
 """The fields `schedule_changes` decodes, in the order its query indexes them (f[1] is time)."""
 
 
-def _finish(stage: Path, longest: int) -> Iterator[str]:
-    """The tables derived from the small tables' rows gathered in `stage` (none longer than
-    `longest` bytes), and the views."""
+def _finish(stage: Path, longest: int, chunk_files: Sequence[Path] = ()) -> Iterator[str]:
+    """The tables derived from the small tables' rows gathered in `stage` and the chunk events
+    of `chunk_files` (none longer than `longest` bytes), and the views."""
     yield f"CREATE TABLE sessions AS SELECT * FROM {_small(stage, 'sessions', longest)} ORDER BY session_key"
-    chunks = _fields([stage / staged_name("chunk_events", GATHERED)], _CHUNK_EVENT_COLUMNS, longest=longest)
+    gathered = stage / staged_name("chunk_events", GATHERED)
+    chunks = _fields([gathered, *chunk_files], _CHUNK_EVENT_COLUMNS, longest=longest)
     yield f"""CREATE TABLE chunk_events ({_CHUNK_EVENT_TABLE})"""
     yield f"""INSERT INTO chunk_events
     SELECT s, i + unnest(range(CAST(json_array_length(t) AS BIGINT))) AS idx, l, type,
@@ -422,6 +423,9 @@ class _Gathered:
     def __init__(self, stage: Path) -> None:
         self.stack = ExitStack()
         self.files = {table: self._open(stage / staged_name(table, GATHERED)) for table in SMALL_TABLES}
+        self.chunk_files: list[Path] = []
+        """The chunk events of the sessions staged in files, each in its own (read with the
+        gathered ones')."""
         self.longest = 0
         """The longest line gathered (each session's, `StagedSession.longest`). A bound made of
         the sum of a session's rows asked DuckDB for a 1.5 GiB buffer on a 1 GB log."""
@@ -433,6 +437,8 @@ class _Gathered:
         for table, rows in session.small.items():
             self.files[table].write(rows)
         self.longest = max(self.longest, session.longest)
+        if session.chunk_events is not None:
+            self.chunk_files.append(Path(session.chunk_events))
 
     def close(self) -> None:
         self.stack.close()
@@ -648,7 +654,7 @@ def _load(
                 if not overlaps(loading):
                     committed.result()
                 # the derived tables need no records: built while the last batches load and commit
-                for statement in _finish(stage, gathered.longest):
+                for statement in _finish(stage, gathered.longest, gathered.chunk_files):
                     con.execute(statement)
                 judged = cross_checked([*reports, *stores])
                 host_reports = [r for r in judged if r.store]

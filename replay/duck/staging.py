@@ -91,6 +91,9 @@ class StagedSession(NamedTuple):
     longest: int = 0
     """The longest line DuckDB reads for the session (a staged line, a small table's row, or a
     line of the log)."""
+    chunk_events: str | None = None
+    """The file of its chunk events, when it is staged (not inline) and holds packed rows; else
+    they are among its small rows."""
 
 
 INLINE_BYTES = 1 << 20
@@ -185,6 +188,10 @@ class SessionStager:
         """The longest line staged or read directly so far (bytes, description fields included),
         a small table's row included."""
         self.small: dict[str, list[bytes]] = {}
+        self.chunk_events: Path | None = None
+        """The file of a staged (not inline) session's chunk events, once it has one: they are as
+        large as its packed rows, which a gigabyte log holds most of, so they are not held."""
+        self._chunks: IO[bytes] | None = None
         self.head = b"%d\x1f" % key
         """The fields every description starts with (the session)."""
         self.owned_from: int | None = None
@@ -205,6 +212,17 @@ class SessionStager:
             rows = self.small[table] = []
         rows.append(data)
         self.longest = max(self.longest, len(data))
+
+    def _chunk_events(self, row: bytes) -> None:
+        """A packed row's events: among the small rows of an inline session, else in its file."""
+        if self.inline is not None:
+            self._write("chunk_events", row)
+            return
+        if self._chunks is None:
+            self._chunks = self._open("chunk_events", WRITE_BUFFER)
+            self.chunk_events = self.written[-1]
+        self._chunks.write(row)
+        self.longest = max(self.longest, len(row))
 
     def small_rows(self) -> dict[str, bytes]:
         """Each small table's rows, joined (the longest of them counted in `longest`)."""
@@ -253,9 +271,7 @@ class SessionStager:
             events = list(row.events())
             kind = str(events[0]["type"]).encode()  # (one type for the events of a row)
             times, datas = _encode([e["time"] for e in events]), _dumps([e["data"] for e in events])
-            self._write(
-                "chunk_events", b"%s%d\x1f%d\x1f%s\x1f%s\x1f%s\n" % (self.head, line, index, kind, times, datas)
-            )
+            self._chunk_events(b"%s%d\x1f%d\x1f%s\x1f%s\x1f%s\n" % (self.head, line, index, kind, times, datas))
         if self.source is not None:
             if line != self.next_line:
                 if self.next_line != 1 or line != 2:
@@ -427,4 +443,5 @@ def _stage(
     records = None if stager.inline is None else stager.inline.getvalue()
     small = stager.small_rows()
     longest = max(stager.longest, log.header_size if source is not None else 0)
-    return StagedSession(report, source, stager.owned_from, small, records, longest)
+    chunks = None if stager.chunk_events is None else str(stager.chunk_events)
+    return StagedSession(report, source, stager.owned_from, small, records, longest, chunks)

@@ -74,23 +74,31 @@ class FileSource:
         )
 
 
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+"""How a log is opened: for reading only, not inherited, no newline translation (as `open(path,
+"rb")`, without the file object and its second fstat: most logs are small, and there are many)."""
+
+
 def load(path: str) -> Data | FileSource:
     """The bytes of the file at `path`: a small file read whole (split later without a copy), a
     large one as a FileSource read in pieces, a pipe or device read as a stream
     (`read_stream`). Raises OSError (and IsADirectoryError for a directory)."""
-    f = open(path, "rb", buffering=0)  # noqa: SIM115 (a FileSource keeps it open; closed below otherwise)
-    kept = False
+    fd = os.open(path, _OPEN_FLAGS)
     try:
-        status = os.fstat(f.fileno())
+        status = os.fstat(fd)
+        if stat.S_ISDIR(status.st_mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
         if not stat.S_ISREG(status.st_mode):  # a pipe (`verify <(zstdcat ...)`) has no size to map
-            return read_stream(f)
+            with os.fdopen(fd, "rb", buffering=0, closefd=False) as stream:
+                return read_stream(stream)
         if status.st_size > READ_CHUNK:
-            kept = True
-            return FileSource(f, status.st_size)
-        return f.read(status.st_size)
+            source = FileSource(os.fdopen(fd, "rb", buffering=0), status.st_size)  # it closes the file
+            fd = -1
+            return source
+        return os.read(fd, status.st_size)
     finally:
-        if not kept:
-            f.close()
+        if fd >= 0:
+            os.close(fd)
 
 
 def read_stream(f: BinaryIO) -> Data:
