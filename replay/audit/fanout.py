@@ -216,12 +216,18 @@ def in_processes(
     The processes are started (see `worker_context`) and the first tasks submitted on entering,
     so the caller may then start threads of its own (a process forked beside a running thread
     can inherit a lock that thread holds) and do other work while the first results are
-    computed. On leaving, the processes are stopped; on an error, tasks not yet started are
-    dropped.
+    computed. The processes are stopped once the last result is given (what they hold goes back
+    while the caller works on: a replay builds its tables after), or on leaving; on an error, tasks
+    not yet started are dropped.
     """
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=worker_context(fn), initializer=_exit_with_parent)
+
+    def results(ordered: Iterator[tuple[Task, Result]]) -> Iterator[tuple[Task, Result]]:
+        yield from _reported(ordered, progress, size)
+        pool.shutdown()
+
     try:
-        yield _reported(in_order(pool, fn, tasks, jobs, budget, size), progress, size)
+        yield results(in_order(pool, fn, tasks, jobs, budget, size))  # the first tasks submitted now
     except BaseException:
         pool.shutdown(cancel_futures=True)
         raise
