@@ -122,8 +122,10 @@ class Folder:
         self.last: str | None = None
         self.last_ms = 0
         self.count = 0
-        self.target_at: dict[str, Related] = {}
-        """Where each active record's current target was set: its create, or its last dispatch."""
+        self.target_at: dict[str, tuple[int, str]] = {}
+        """Where each active record's current target was set (event index, pointer): its create,
+        or its last dispatch. A Related is made of it only for a violation (a log holds
+        thousands of changes, and a rare violation)."""
         self.batch_at: int | None = None
         """The first dispatch of the last recurring batch."""
 
@@ -188,7 +190,7 @@ class Folder:
                 )
             self.seen[record.id] = index
             self.active[record.id] = record
-            self.target_at[record.id] = Related("target", index, "/data/schedule/scheduledAt")
+            self.target_at[record.id] = (index, "/data/schedule/scheduledAt")
             return Step(index, change, None, record)
         current = self.active.get(change.id)
         if current is None:
@@ -227,7 +229,7 @@ class Folder:
                 assert isinstance(record, CronRecord)
                 occurrence, next_ms = cron_progression(record, change, accepted_ms)
         except ScheduleLogError as err:
-            raise err.with_related(self.target_at[record.id]) from None
+            raise err.with_related(Related("target", *self.target_at[record.id])) from None
         if self.profile.recurring_gate:
             self._gate(index, accepted, accepted_ms)
         if next_ms is None:
@@ -237,7 +239,7 @@ class Folder:
         moved = with_target(record, format_instant(next_ms))
         self.active[record.id] = moved
         where = "/data/acceptedAt" if isinstance(record, EveryRecord) else "/data/nextScheduledAt"
-        self.target_at[record.id] = Related("target", index, where)
+        self.target_at[record.id] = (index, where)
         return Step(index, change, record, moved, occurrence)
 
     def _gate(self, index: int, accepted: str, accepted_ms: int) -> None:
