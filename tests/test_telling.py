@@ -71,3 +71,14 @@ def test_a_run_without_a_mention_is_screened_out_in_one_scan() -> None:
     lines = [b'{"type":"user/message","data":"hello"}\n', b'{"type":"tool/result","data":"x"}\n']
     assert select.screen(["user/message", "tool/result"], lines) == [False, False]
     assert select.screen(["request/header"], [b'{"tools":["schedule_create"]}\n']) == [False]
+
+
+PIECES = (b"", b"plain", b"schedule", b"SCHEDULE REMINDER", b"SCHEDULE", b"xschedule_x", b"sched", b"ule")
+
+
+@given(st.lists(st.lists(st.sampled_from(PIECES)).map(b"".join), max_size=20))
+def test_a_run_s_mentions_are_found_line_by_line(lines: list[bytes]) -> None:
+    """The joined scan finds exactly the lines holding `schedule` or `SCHEDULE REMINDER`."""
+    from replay.audit.telling import _mentions
+
+    assert _mentions(lines) == [b"schedule" in line or b"SCHEDULE REMINDER" in line for line in lines]

@@ -6,9 +6,10 @@ something else, and their data is never decoded."""
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, field
-from itertools import compress, repeat
-from operator import contains, eq, or_
+from itertools import accumulate, compress, count, repeat
+from operator import add, eq
 
 from invariant.detect import CLUE_TYPES, NEEDLES, REQUEST_HEADER
 from invariant.tools.judge import TOOL_CALL, TOOL_RESULT, TOOL_TYPES, result_call_id, schedule_call
@@ -65,11 +66,7 @@ class TellingEvents:
             lines = list(lines)
             for k in heads:
                 lines[k] = b""
-        joined = b"\n".join(lines)
-        if _LOWER in joined or _UPPER in joined:
-            told = list(map(or_, map(contains, lines, repeat(_LOWER)), map(contains, lines, repeat(_UPPER))))
-        else:
-            told = [False] * len(tags)
+        told = _mentions(lines)
         may_open = TOOL_CALL in tags and any(told)
         if heads and not self._tools_read:
             told[heads[0]] = True
@@ -97,3 +94,20 @@ class TellingEvents:
 def _where(tags: list[str], tag: str) -> list[int]:
     """The positions of `tag` in `tags`."""
     return list(compress(range(len(tags)), map(eq, tags, repeat(tag))))
+
+
+def _mentions(lines: list[bytes]) -> list[bool]:
+    """Which lines hold `_LOWER` or `_UPPER`: the lines joined are scanned once for each, and a
+    hit's line found by bisection on where the lines end (a line once told is skipped)."""
+    told = [False] * len(lines)
+    joined = b"\n".join(lines)
+    ends: list[int] | None = None
+    for needle in (_LOWER, _UPPER):
+        at = joined.find(needle)
+        while at >= 0:
+            if ends is None:  # each line's end in `joined`, its separator included
+                ends = list(map(add, accumulate(map(len, lines)), count(1)))
+            k = bisect_right(ends, at)
+            told[k] = True
+            at = joined.find(needle, ends[k])
+    return told

@@ -253,8 +253,8 @@ def _kept_result(record: SurfaceEvent, line: bytes) -> RestOf:
     content = record.data.message.content  # type: ignore[attr-defined]
     kept = line
     if len(content) == 1 and len(raw := content[0].content) > _CUT_FROM and raw is not NULL:
-        start = line.find(raw)  # the result's own content when found once (the last is the first)
-        if line.rfind(raw) == start:
+        start = line.find(raw)  # the result's own content when found once: none found after it
+        if line.find(raw, start + 1) < 0:  # (at once when the rest is shorter than the content)
             kept = b"null".join((line[:start], line[start + len(raw) :]))
     return partial(_data_of, kept)
 
