@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from itertools import repeat
 from typing import ClassVar
 
 from .errors import ScheduleLogError
@@ -182,11 +183,7 @@ def _field(obj: Mapping[str, object], f: Field, pointer: str) -> object:
     try:
         return f.spec.check(obj[f.name])
     except Reject as err:
-        raise _rejected(err, f, pointer) from None
-
-
-def _rejected(err: Reject, f: Field, pointer: str) -> ScheduleLogError:
-    return ScheduleLogError(err.rule or f.rule, f"{f.name} {err.message}", pointer=f"{pointer}/{f.name}")
+        raise ScheduleLogError(err.rule or f.rule, f"{f.name} {err.message}", pointer=f"{pointer}/{f.name}") from None
 
 
 def _exact_keys(obj: Mapping[str, object], shape: ObjectShape, rule: str, pointer: str) -> None:
@@ -206,31 +203,9 @@ def _exact_keys(obj: Mapping[str, object], shape: ObjectShape, rule: str, pointe
 
 
 def _fields(obj: Mapping[str, object], shape: ObjectShape, pointer: str) -> dict[str, object]:
-    """The checked values of the shape's fields present in `obj`, by attribute (kind, operation
-    and version are the caller's)."""
-    out: dict[str, object] = {}
-    for f in _decoded(shape):
-        if f.optional and f.name not in obj:
-            continue
-        try:
-            out[f.attr] = f.spec.check(obj[f.name])
-        except Reject as err:
-            raise _rejected(err, f, pointer) from None
-    return out
-
-
-_DECODED: dict[int, tuple[ObjectShape, tuple[Field, ...]]] = {}
-"""The fields `_fields` decodes of each shape met, by the shape's identity (a change is decoded
-field by field, a log holds thousands, and a shape's own hash walks all its fields)."""
-
-
-def _decoded(shape: ObjectShape) -> tuple[Field, ...]:
-    known = _DECODED.get(id(shape))
-    if known is not None and known[0] is shape:
-        return known[1]
-    fields = tuple(f for f in shape.fields if f.name not in ("kind", "operation", "version"))
-    _DECODED[id(shape)] = (shape, fields)
-    return fields
+    """The checked values of the shape's fields present in `obj`, by attribute (its tags are the
+    caller's)."""
+    return {f.attr: _field(obj, f, pointer) for f in shape.valued if not f.optional or f.name in obj}
 
 
 def decode_record(value: object, profile: str | Profile = "calendar", pointer: str = "") -> Record:
@@ -260,6 +235,10 @@ def record_from_json(obj: object, profile: str | Profile = "calendar") -> Record
     return decode_record(obj, profile)
 
 
+_DISPATCH_INSTANTS = ("occurrenceAt", "acceptedAt", "nextScheduledAt")
+"""A dispatch's optional instants: absent, never null."""
+
+
 def decode_change(value: object, profile: str | Profile = "calendar") -> Change:
     """Strict v1 decoding of a `schedule/change` payload (protocol.md §2.9).
 
@@ -283,8 +262,8 @@ def decode_change(value: object, profile: str | Profile = "calendar") -> Change:
     if op == "delete":
         _exact_keys(value, DELETE_SHAPE, "decode.delete.keys", "")
         return DeleteChange(**_fields(value, DELETE_SHAPE, ""))  # type: ignore[arg-type]
-    if None in (value.get("occurrenceAt", 0), value.get("acceptedAt", 0), value.get("nextScheduledAt", 0)):
-        nulls = sorted(k for k in ("occurrenceAt", "acceptedAt", "nextScheduledAt") if k in value and value[k] is None)
+    if None in map(value.get, _DISPATCH_INSTANTS, repeat(0)):  # most dispatches: none is null
+        nulls = sorted(k for k in _DISPATCH_INSTANTS if k in value and value[k] is None)
         raise ScheduleLogError(
             "decode.dispatch.shape",
             f"dispatch key(s) {', '.join(nulls)} are null; an optional key must be absent, not null",

@@ -391,6 +391,12 @@ class ObjectShape:
     def required(self) -> tuple[str, ...]:
         return tuple(f.name for f in self.fields if not f.optional)
 
+    @cached_property
+    def valued(self) -> tuple[Field, ...]:
+        """The fields a decoded record holds: all but the tags that say which object it is
+        (`kind`, `operation`, `version`; computed once: a log decodes thousands of objects)."""
+        return tuple(f for f in self.fields if f.name not in ("kind", "operation", "version"))
+
 
 def object_problems(value: object, shape: ObjectShape) -> list[str]:
     """Every way `value` breaks `shape`, in field order (empty when it conforms)."""

@@ -57,10 +57,9 @@ class TellingEvents:
     def screen(self, tags: list[str], lines: list[bytes]) -> list[bool]:
         """`by_bytes`'s bound for a run, found in C: of the request headers only the log's first
         can tell (the others, large, are not scanned); another line holding neither `schedule`
-        nor `SCHEDULE REMINDER` holds no needle and no `schedule_` call (the run's lines are
-        scanned joined, and one by one only if they hold one); a result may answer a call only if one
-        is open or a call of the run may open one. It changes nothing: `by_bytes` decides on
-        the lines it keeps."""
+        nor `SCHEDULE REMINDER` holds no needle and no `schedule_` call (`_mentions`); a result
+        may answer a call only if one is open or a call of the run may open one. It changes
+        nothing: `by_bytes` decides on the lines it keeps."""
         heads = _where(tags, REQUEST_HEADER) if REQUEST_HEADER in tags else []
         if heads:
             lines = list(lines)

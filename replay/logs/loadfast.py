@@ -91,7 +91,18 @@ _PLAIN_ENDS = frozenset({b'"completed"', b'"blocked"', b'"max-tokens"', b'"inter
 """The turn/end reason kinds that load with no key beside `kind`, as their plain spelling."""
 _ABORTED, _ERROR = b'"aborted"', b'"error"'
 _LIST = ord("[")
-"""The first byte of an array's raw bytes (msgspec keeps a value unpadded, and never empty)."""
+
+
+def _is_array(raw: Raw) -> bool:
+    """Whether raw JSON bytes are an array (the first byte: msgspec keeps a value unpadded, and
+    never empty)."""
+    return memoryview(raw)[0] == _LIST
+
+
+def _message_id(message: _Message, role: str) -> str | None:
+    """The id of a message of `role` in the current shape (a source, an id, an array content)."""
+    good = message.source.kind and message.role == role and message.id and _is_array(message.content)
+    return message.id if good else None
 
 
 def _header_loads(header: _Header | UnsetType) -> bool:
@@ -112,22 +123,18 @@ def _header_loads(header: _Header | UnsetType) -> bool:
 
 Verdict = str | None
 """The message id to remember (empty for an event without one) when the event surely loads, None
-when only the exact checks tell. A verdict is asked of most events of a log: each is one flat
-function, its checks inlined."""
+when only the exact checks tell (no tuple: a verdict is asked of most events of a log)."""
 
 
 def _user(user: _Message) -> Verdict:
-    """A user message in the current shape: a source, its role, an id and an array content."""
-    good = user.source.kind and user.role == "user" and user.id and memoryview(user.content)[0] == _LIST
-    return user.id if good else None
+    return _message_id(user, "user")
 
 
 def _assistant(wrapped: _Wrapped) -> Verdict:
     """An assistant message in the current shape, from a model of a provider."""
-    message = wrapped.message
-    source = message.source
-    good = source.kind == "model" and source.provider and source.model and message.role == "assistant"
-    return message.id if good and message.id and memoryview(message.content)[0] == _LIST else None
+    source = wrapped.message.source
+    good = source.kind == "model" and source.provider and source.model
+    return _message_id(wrapped.message, "assistant") if good else None
 
 
 def _tool_result(wrapped: _WrappedTool) -> Verdict:
@@ -137,7 +144,7 @@ def _tool_result(wrapped: _WrappedTool) -> Verdict:
     if not tool.id or tool.role != "user" or tool.source.kind != "tool" or not call or len(tool.content) != 1:
         return None
     block = tool.content[0]
-    good = block.type == "tool-result" and memoryview(block.content)[0] == _LIST and block.toolCallId == call
+    good = block.type == "tool-result" and _is_array(block.content) and block.toolCallId == call
     return tool.id if good else None
 
 
