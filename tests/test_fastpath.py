@@ -515,3 +515,30 @@ def test_surface_metadata_is_typed_on_the_surface_types_only(
     for event in events:  # a type met for the first time is read exactly (fastruns.learn)
         envelope.REGISTRY.event_class(event["type"])
     assert _read_exactly(monkeypatch, data) == [4]
+
+
+def _found_once_by_search(line: bytes, raw: bytes) -> int:
+    """The rule `_found_once` keeps, as two whole searches."""
+    start = line.find(raw)
+    return start if start >= 0 and line.find(raw, start + 1) < 0 else -1
+
+
+PIECES = st.lists(st.sampled_from([b"a", b"ab", b"aab", b'"', b"[", b"]", b"x" * 20]), max_size=40).map(b"".join)
+
+
+@given(PIECES, PIECES, st.integers(0, 3), st.data())
+def test_a_content_is_found_once_exactly_when_two_whole_searches_find_it_once(
+    before: bytes, after: bytes, copies: int, data: st.DataObject
+) -> None:
+    """fastruns._found_once (its head first, then one compare) answers as two whole searches do,
+    on contents made of few letters (heads found often, overlapping and repeated contents),
+    present once or several times, or a slice of the line itself."""
+    from msgspec import Raw
+
+    from replay.logs.fastruns import _HEAD, _found_once
+
+    raw = data.draw(st.binary(min_size=1, max_size=3 * _HEAD) | PIECES.filter(bool))
+    line = before + raw * copies + after + raw
+    cut = data.draw(st.integers(0, len(line)))
+    for content in (raw, line[cut : cut + data.draw(st.integers(1, 3 * _HEAD))] or raw):
+        assert _found_once(line, Raw(content)) == _found_once_by_search(line, content)
