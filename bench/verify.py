@@ -5,20 +5,27 @@
 Three corpora: the one built from the real logs' bodies (bench/realcorpus.py, the default
 case: every key and shape the harness writes), the synthetic real-shaped one (bench/corpus.py:
 many small sessions) and `--sessions` sessions of equal size (4 MB each at the defaults). Each
-reports the lines that left the fast path and their cost, and the reader's floor (`floor`: read,
-split and envelope decode alone) beside verify. For each: CPU seconds, best of
-`--runs` runs alternating baseline and verify; then, on the real-shaped corpus, the wall clock
-of `verify_paths` with one job and with two. Goals: issue 2, verify >= 1.0x the baseline while
-checking every line; issue 17, >= 4.0x on both corpora, and two jobs >= 1.7x one. With
-`--framing v4`, the uniform corpus is rewritten as format v4 logs (fixtures/upgrade.py) and,
-beside them, the same events under a v0 header; the goal (issue 16) is v4 within 10% of v0.
+reports the lines that left the fast path and their cost, the reader's floor (`floor`: read,
+split and envelope decode alone) beside verify, and the reference's own load of the same logs
+(`reference_load`: Node and the released packages, as the reference tier installs them; left
+out, saying why, when they cannot be had). For each: CPU seconds, best of `--runs` runs
+alternating baseline and verify (the reference's, best of as many in one Node process); then,
+on the real-shaped corpus, the wall clock of `verify_paths` with one job and with two.
+
+Goals: issue 2, verify >= 1.0x the baseline while checking every line; issue 17, >= 4.0x on
+both corpora, and two jobs >= 1.7x one; issue 30, verify CPU <= 0.40 of json.loads, that is
+>= 2x the reference's own load, and two jobs' wall <= 0.6 of one's. With `--framing v4`, the
+uniform corpus is rewritten as format v4 logs (fixtures/upgrade.py) and, beside them, the same
+events under a v0 header; the goal (issue 16) is v4 within 10% of v0.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -165,6 +172,33 @@ def left_fast_path(paths: list[Path]) -> tuple[int, float]:
     return count[0], spent[0]
 
 
+def reference_load(paths: list[Path], runs: int) -> tuple[float, float] | str:
+    """(CPU seconds of the reference's own load, of Node's `JSON.parse` of every line), each the
+    best of `runs` (bench/reference_load.mjs, run with the pinned packages the reference tier
+    installs); or why it cannot be measured. The load must read what verify reads: the events
+    after expansion, the schedule changes and the active reminders of every log agree, or this
+    fails."""
+    from tests.reference import installed
+
+    folder = installed()
+    if isinstance(folder, str):
+        return folder
+    with tempfile.NamedTemporaryFile("w", suffix=".txt") as listed:
+        listed.write("\n".join(str(p.resolve()) for p in paths))
+        listed.flush()
+        done = subprocess.run(
+            ["node", "reference_load.mjs", listed.name, str(runs)], cwd=folder, capture_output=True, text=True
+        )
+    if done.returncode != 0:
+        return f"node failed: {done.stderr.strip()[-500:]}"
+    *timed, last = map(json.loads, done.stdout.splitlines())
+    for path, theirs in zip(paths, last["counts"], strict=True):
+        report = verify_path(str(path))
+        ours = [report.events, report.schedule_events, len(report.folded.active) if report.folded else None]
+        assert ours == theirs, (path, ours, theirs)
+    return min(t["load"] for t in timed), min(t["parse"] for t in timed)
+
+
 def measure(name: str, paths: list[Path], runs: int) -> None:
     size = sum(p.stat().st_size for p in paths) / 1e6
     verify(paths)  # once unmeasured: the event classes of the corpus's types are made on first sight
@@ -186,6 +220,18 @@ def measure(name: str, paths: list[Path], runs: int) -> None:
     print(f"  lines that left the fast path: {left} ({left / lines * 100:.2f}%, goal <= 0.1%), {cost:.2f} s of CPU")
     print(f"  reader floor (read, split, envelope decode): {floor_s:.2f} s, {floor_s / base_s:.2f} of json.loads;")
     print(f"  verify above it (the judgement in Python): {(ver_s - floor_s) / base_s:.2f} of json.loads")
+    found = reference_load(paths, runs)
+    if isinstance(found, str):
+        print(f"  the reference's own load: not measured ({found})")
+        return
+    load_s, parse_s = found
+    print(f"  the reference's own load (Node {node_version()}: split, JSON.parse, rows expanded, fold):")
+    print(f"  {load_s:.2f} s, {load_s / base_s:.2f} of json.loads (JSON.parse alone {parse_s:.2f} s)")
+    print(f"  verify CPU / the reference's load: {ver_s / load_s:.2f} (issue 30: <= 0.5, verify >= 2x the reference)")
+
+
+def node_version() -> str:
+    return subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip().lstrip("v")
 
 
 if __name__ == "__main__":

@@ -1,8 +1,8 @@
 """The released reference, installed for the differential tier: the pinned npm packages of
 `docs/reference-adapter/` (`@deepseek-ai/dsh-schedule@0.1.0-rc.8` and its peers, and
 `@deepseek-ai/dsh-session@0.1.1-rc.2` as `dsh-session-chunks`), installed once with `npm ci` into
-a cache outside the checkout, keyed by the lock file's digest, with the adapter and the owner
-driver beside them.
+a cache outside the checkout, keyed by the lock file's digest, with the adapter, the owner
+driver and the benchmark of the reference's own load (bench/reference_load.mjs) beside them.
 
 `reference_dir()` answers the folder, or skips the calling test with the reason when the npm
 registry cannot be reached (or npm is missing); any other install failure fails the test.
@@ -25,9 +25,9 @@ from .conftest import ROOT
 
 ADAPTER = ROOT / "docs" / "reference-adapter"
 FILES = ("package.json", "package-lock.json")
-SCRIPTS = ("adapter.mjs", "owner-driver.mjs")
-"""The scripts placed beside the installed packages (they import them): the conformance adapter
-and the live-owner driver."""
+SCRIPTS = (ADAPTER / "adapter.mjs", ADAPTER / "owner-driver.mjs", ROOT / "bench" / "reference_load.mjs")
+"""The scripts placed beside the installed packages (they import them): the conformance adapter,
+the live-owner driver and the benchmark of the reference's own load."""
 
 
 def _cache_root() -> Path:
@@ -40,8 +40,8 @@ def _npm(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 @cache
-def _installed() -> Path | str:
-    """The installed folder, or why it cannot be had."""
+def installed() -> Path | str:
+    """The installed folder, or why it cannot be had (for a caller outside the test suite)."""
     if shutil.which("npm") is None or shutil.which("node") is None:
         return "node and npm are not installed"
     digest = hashlib.sha256(b"".join((ADAPTER / name).read_bytes() for name in FILES)).hexdigest()[:16]
@@ -68,15 +68,15 @@ def _install(target: Path) -> Path | str:
         shutil.rmtree(target, ignore_errors=True)
         staging.rename(target)
     for script in SCRIPTS:
-        text = (ADAPTER / script).read_bytes()
-        if not (target / script).is_file() or (target / script).read_bytes() != text:
-            (target / script).write_bytes(text)
+        text, placed = script.read_bytes(), target / script.name
+        if not placed.is_file() or placed.read_bytes() != text:
+            placed.write_bytes(text)
     return target
 
 
 def reference_dir() -> Path:
     """The folder holding the reference packages and the adapter (skips when it cannot be had)."""
-    found = _installed()
+    found = installed()
     if isinstance(found, str):
         pytest.skip(f"the reference tier needs the published packages: {found}")
     return found
