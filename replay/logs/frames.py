@@ -8,6 +8,7 @@ import io
 import mmap
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from itertools import accumulate
 
 import zstandard
 
@@ -210,17 +211,59 @@ class FrameText:
             yield lines
 
 
+@dataclass(frozen=True)
+class FrameBatch:
+    """Consecutive complete frames whose plaintexts each end a record (or are empty), read as
+    one text: the harness writes a frame an append, often of one record, and a run of the fast
+    path a frame cost its set-up a record. Each frame's lines are still known (`line_ends`),
+    so a defect is the defect of its own frame."""
+
+    texts: list[FrameText]
+
+    def blocks(self) -> Iterator[list[bytes]]:
+        """The complete lines of all the frames, in blocks of about READ_CHUNK bytes."""
+        text = b"".join(t.text for t in self.texts)
+        for lines, _ in _line_blocks(text, 0, len(text)):
+            yield lines
+
+    def line_ends(self, before: int) -> list[int]:
+        """The number of each frame's last line, the first frame's first being `before + 1`."""
+        return list(accumulate((t.text.count(b"\n") for t in self.texts), initial=before))[1:]
+
+
+def frame_batches(raw: Data, head: ZstdHead) -> Iterator[FrameText | FrameBatch]:
+    """`frame_texts`, with consecutive complete frames that end a record (no torn line, no
+    error) joined in batches of about READ_CHUNK bytes of plaintext; any other frame alone."""
+    batch: list[FrameText] = []
+    size = 0
+    for text in frame_texts(raw, head):
+        if text.frame.complete and text.error is None and (not text.text or text.text.endswith(b"\n")):
+            batch.append(text)
+            size += len(text.text)
+            if size >= READ_CHUNK:
+                yield FrameBatch(batch)
+                batch, size = [], 0
+            continue
+        if batch:
+            yield FrameBatch(batch)
+            batch, size = [], 0
+        yield text
+    if batch:
+        yield FrameBatch(batch)
+
+
 def frame_texts(raw: Data, head: ZstdHead) -> Iterator[FrameText]:
     """The plaintext of each frame after the header's; a torn final frame yields what it
     decompresses to; a frame that does not decompress, or one past the plaintext bound, ends
     the file."""
     budget = head.budget
+    context = zstandard.ZstdDecompressor()
     for frame in head.frames[1:]:
         chunk = raw[frame.start : frame.end]
         reference = zstdframes.MAX_FRAME_TEXT  # a frame past it the reference refuses: a defect
         limit = min(budget, reference)
         try:
-            text = decompress_frame(chunk, limit) if frame.complete else decompress_torn(chunk, limit)
+            text = decompress_frame(chunk, limit, context) if frame.complete else decompress_torn(chunk, limit, context)
         except FrameTooLarge as err:
             if limit == reference and not frame.complete:  # a torn frame: what it yields within the bound
                 yield FrameText(frame, b"")

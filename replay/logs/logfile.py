@@ -52,7 +52,17 @@ from replay.logs.committed import TURN_END, CommittedScan
 from replay.logs.discover import generations_beside
 from replay.logs.envelope import Record
 from replay.logs.fastruns import decode_run, event_of, in_line, kinds_for, learn
-from replay.logs.frames import ZSTD_MAGIC, Block, Head, Tail, ZstdProblem, frame_texts, plain_lines, zstd_head
+from replay.logs.frames import (
+    ZSTD_MAGIC,
+    Block,
+    FrameBatch,
+    Head,
+    Tail,
+    ZstdProblem,
+    frame_batches,
+    plain_lines,
+    zstd_head,
+)
 from replay.logs.jsonline import BeyondBound, Deep, JsonLineError, decode_json, parse_header_line, parse_json_line
 from replay.reading import DEFAULT_READING, Mode, Reading
 
@@ -231,6 +241,8 @@ class SessionLog:
     _surface: Surface = field(default_factory=Surface)
     """The conversation surface the committed events build (session-log.md §5.1)."""
     _deep_left: int = 0
+    _frame_ends: list[int] | None = None
+    """While a batch of Zstandard frames is read, the number of each frame's last line."""
 
     # --- findings -------------------------------------------------------------------------
 
@@ -399,7 +411,13 @@ class SessionLog:
         if self.unsupported:
             return
         line_no = 1
-        for text in frame_texts(raw, head):
+        for text in frame_batches(raw, head):
+            if isinstance(text, FrameBatch):
+                ended = yield from self._frames_together(text, line_no)
+                if ended is None:
+                    return
+                line_no = ended
+                continue
             frame = text.frame
             self._advance(frame.end - frame.start)
             if text.bound:  # schedlog's limit, not a defect of the log: the log is not judged past it
@@ -426,6 +444,30 @@ class SessionLog:
                 return
             if tail:
                 self._torn(line_no + 1, len(tail))
+
+    def _frames_together(self, batch: FrameBatch, before: int) -> Generator[Entry, None, int | None]:
+        """The entries of complete frames that each end a record (`frames.FrameBatch`), line
+        `before + 1` on; the number of their last line, or None where a defect in one of them
+        ended the log: a defect inside a complete frame is fatal (session-log.md §9.3), and as
+        when each frame is read alone, past it only its own frame's lines are scanned
+        (`_past_defect`) and the frames after it are not read."""
+        ends = self._frame_ends = batch.line_ends(before)
+        line_no = before
+        try:
+            for lines in batch.blocks():
+                yield from self._run(lines, line_no)
+                line_no += len(lines)
+        finally:
+            self._frame_ends = None
+        defect = self._scan.defect
+        last = len(ends) - 1 if defect is None else bisect_left(ends, defect.line)
+        for text in batch.texts[: last + 1]:
+            self._advance(text.frame.end - text.frame.start)
+        if defect is None:
+            return line_no
+        message = f"complete frame at byte {batch.texts[last].frame.start} contains a torn or invalid JSONL record"
+        self._find("format.zstd", Severity.ERROR, message, ends[last])
+        return None
 
     def _advance(self, nbytes: int) -> None:
         """Tell `progress` that `nbytes` more input bytes were read; a whole read reports the file size."""
@@ -572,7 +614,12 @@ class SessionLog:
         """Past the defect no record is committed or checked: only a `turn/end` still matters (it
         makes the log unloadable, committed.py). Its line spells `turn/end` (_SPELLS_TURN_END):
         only such lines are read, found by a scan in C (a crafted tail of millions of lines
-        costs that scan, not a decode each)."""
+        costs that scan, not a decode each). In a batch of Zstandard frames, only the lines of
+        the defect's own frame are scanned (`_frames_together`)."""
+        if self._frame_ends is not None:
+            assert self._scan.defect is not None
+            ends = self._frame_ends
+            lines = lines[: max(0, ends[bisect_left(ends, self._scan.defect.line)] - before)]
         for k in range(0, len(lines), _SCANNED_TOGETHER):
             if self._scan.fatal:
                 return

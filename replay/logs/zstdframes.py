@@ -107,35 +107,50 @@ class FrameTooLarge(zstandard.ZstdError):
     """The frame holds more plaintext than MAX_FRAME_TEXT."""
 
 
-def _decompress(frame: Buffer, limit: int) -> tuple[bytes, bool]:
+def _decompress(frame: Buffer, limit: int, context: zstandard.ZstdDecompressor | None) -> tuple[bytes, bool]:
     """(the plaintext, whether the frame ended); raise zstandard.ZstdError."""
-    obj = zstandard.ZstdDecompressor().decompressobj()
-    data = bytes(frame)
+    obj = (context or zstandard.ZstdDecompressor()).decompressobj()
+    data = frame if type(frame) is bytes else bytes(frame)
+    if len(data) <= _FEED:  # most frames: one call, as the first of the loop below
+        text = obj.decompress(data)
+        if len(text) > limit:
+            raise _too_large(limit)
+        return text, obj.eof
     pieces: list[bytes] = []
     total = 0
     for start in range(0, len(data), _FEED):
         piece = obj.decompress(data[start : start + _FEED])
         total += len(piece)
         if total > limit:
-            raise FrameTooLarge(f"its plaintext exceeds {limit} bytes (the most the reference reads in a frame)")
+            raise _too_large(limit)
         pieces.append(piece)
     return b"".join(pieces), obj.eof
 
 
-def decompress_frame(frame: Buffer, limit: int = MAX_FRAME_TEXT) -> bytes:
+def _too_large(limit: int) -> FrameTooLarge:
+    return FrameTooLarge(f"its plaintext exceeds {limit} bytes (the most the reference reads in a frame)")
+
+
+def decompress_frame(
+    frame: Buffer, limit: int = MAX_FRAME_TEXT, context: zstandard.ZstdDecompressor | None = None
+) -> bytes:
     """Plaintext of one complete frame, checksum verified; raise zstandard.ZstdError
-    (FrameTooLarge past `limit` bytes)."""
-    text, ended = _decompress(frame, limit)
+    (FrameTooLarge past `limit` bytes). A reader of many frames passes one `context` for them
+    all (a decompressor is reset for each frame it starts): making one costs more than
+    decompressing a frame of a few records."""
+    text, ended = _decompress(frame, limit, context)
     if not ended:
         raise zstandard.ZstdError("frame ended early")
     return text
 
 
-def decompress_torn(frame: Buffer, limit: int = MAX_FRAME_TEXT) -> bytes:
+def decompress_torn(
+    frame: Buffer, limit: int = MAX_FRAME_TEXT, context: zstandard.ZstdDecompressor | None = None
+) -> bytes:
     """As much plaintext as a torn frame yields (no checksum); empty when none; FrameTooLarge
     past `limit` bytes."""
     try:
-        return _decompress(frame, limit)[0]
+        return _decompress(frame, limit, context)[0]
     except FrameTooLarge:
         raise
     except zstandard.ZstdError:

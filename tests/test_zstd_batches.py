@@ -1,0 +1,88 @@
+"""Zstandard frames read in batches (frames.FrameBatch) read as each frame read alone does: the
+same entries, findings and report, whatever the framing (one record a frame as the harness often
+writes, several, empty frames) and wherever a defect falls (a seq gap, a line that is no JSON, a
+blank line, a frame whose record is torn, a torn final frame), with a turn/end after it in its own
+frame or a later one (only its own frame's may make the log unloadable: session-log.md §9.3)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import zstandard
+from hypothesis import given
+from hypothesis import strategies as st
+
+from replay.audit.verify import verify_log
+from replay.logs import frames, logfile
+from replay.logs.logfile import SessionLog
+from replay.reading import Mode, Reading
+
+from .sessionfiles import ev, header, line
+
+TYPES = ["turn/start", "step/start", "turn/end", "request/context"]
+
+
+@st.composite
+def framed_logs(draw: st.DrawFn) -> bytes:
+    """A header frame, then the records' lines in frames of 0-4 lines, twisted."""
+    count = draw(st.integers(1, 14))
+    lines = [line(ev(seq, draw(st.sampled_from(TYPES)))) for seq in range(count)]
+    for _ in range(draw(st.integers(0, 2))):
+        at = draw(st.integers(0, count - 1))
+        lines[at] = draw(st.sampled_from([b"{torn\n", b"\n", b"  \n", line(ev(at + 7)), line(ev(at, "turn/end"))]))
+    texts: list[bytes] = []
+    at = 0
+    while at < len(lines):
+        if draw(st.integers(0, 5)) == 5:  # now and then an empty frame
+            texts.append(b"")
+        size = draw(st.integers(1, 4))
+        texts.append(b"".join(lines[at : at + size]))
+        at += size
+    if texts and draw(st.booleans()):  # a record torn inside a complete frame
+        k = draw(st.integers(0, len(texts) - 1))
+        texts[k] = texts[k][:-1]
+    c = zstandard.ZstdCompressor(write_checksum=True)
+    data = c.compress(line(header())) + b"".join(map(c.compress, texts))
+    return data[: -draw(st.integers(1, 6))] if draw(st.booleans()) else data
+
+
+def _read(data: bytes, mode: Mode, tmp: Path) -> tuple[object, list[tuple[int, int]]]:
+    path = tmp / "session.jsonl.zstd"
+    path.write_bytes(data)
+    report = verify_log(SessionLog(str(path), Reading(mode=mode)))
+    entries = [(e.line, e.event_index) for e in SessionLog(str(path), Reading(mode=mode)).entries()]
+    return json.dumps(report.to_json(), sort_keys=True), entries
+
+
+@pytest.mark.parametrize("chunk", [frames.READ_CHUNK, 40])
+@pytest.mark.parametrize("mode", [Mode.STRICT, Mode.LENIENT])
+@given(data=framed_logs())
+def test_frames_read_together_read_as_each_frame_alone(
+    data: bytes, mode: Mode, chunk: int, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    tmp = tmp_path_factory.mktemp("z")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(frames, "READ_CHUNK", chunk)  # small: batches end by size too
+        together = _read(data, mode, tmp)
+        patch.setattr(logfile, "frame_batches", frames.frame_texts)  # each frame alone
+        alone = _read(data, mode, tmp)
+    assert together == alone
+
+
+def test_a_turn_end_after_a_defect_counts_only_in_the_defect_s_own_frame(tmp_path: Path) -> None:
+    """The defect (a seq gap) shares a batch with the frames after it: a turn/end in a later
+    frame of the batch leaves the log loadable up to the defect, one in its own frame does not."""
+    c = zstandard.ZstdCompressor(write_checksum=True)
+    head = c.compress(line(header()))
+    gap, end = line(ev(5)), line(ev(6, "turn/end"))
+    later = head + c.compress(line(ev(0))) + c.compress(gap) + c.compress(end)
+    own = head + c.compress(line(ev(0))) + c.compress(gap + end)
+    messages = []
+    for data, last_line in ((later, 3), (own, 4)):  # the defect's frame's last line
+        report, _ = _read(data, Mode.LENIENT, tmp_path)
+        found = json.loads(str(report))["formatFindings"]
+        assert any(f["code"] == "format.zstd" and f["line"] == last_line for f in found)
+        messages.append(" ".join(f["message"] for f in found))
+    assert "cannot be loaded" not in messages[0] and "cannot be loaded" in messages[1]
