@@ -9,8 +9,10 @@ reports the lines that left the fast path and their cost, the reader's floor (`f
 split and envelope decode alone) beside verify, and the reference's own load of the same logs
 (`reference_load`: Node and the released packages, as the reference tier installs them; left
 out, saying why, when they cannot be had). For each: CPU seconds, best of `--runs` runs
-alternating baseline and verify (the reference's, best of as many in one Node process); then,
-on the real-shaped corpus, the wall clock of `verify_paths` with one job and with two.
+alternating baseline and verify (the reference's, best of as many in one Node process); then
+verify of the real-body corpus as Zstandard logs, the harness's default encoding, against the
+same logs plain; then, on the real-body corpus, the wall clock of `verify_paths` with one job
+and with two.
 
 Goals: issue 2, verify >= 1.0x the baseline while checking every line; issue 17, >= 4.0x on
 both corpora, and two jobs >= 1.7x one; issue 30, verify CPU <= 0.40 of json.loads, that is
@@ -109,6 +111,7 @@ def main() -> None:
     measure("real-shaped (synthetic)", real, args.runs)
     uniform = build(out / "corpus", args.mb, args.sessions)
     measure(f"{args.sessions} sessions of {args.mb / args.sessions:.0f} MB", uniform, args.runs)
+    compressed(bodies, out / "real-bodies-zstd", args.runs)
     jobs(bodies, args.runs)
 
 
@@ -125,6 +128,46 @@ def jobs(paths: list[Path], runs: int) -> None:
     print(f"\nbuilt from the real logs' bodies, wall clock: one job {best[1]:.2f} s, two jobs {best[2]:.2f} s")
     print(f"  ratio two jobs/one job: {best[1] / best[2]:.2f}x (goal >= 1.7x)")
     print(f"  two jobs' wall / one job's: {best[2] / best[1]:.2f} (issue 30: <= 0.6)")
+
+
+def as_zstd(paths: list[Path], out: Path) -> list[Path]:
+    """Each log as the harness's default encoding writes it (session-log.md §9): the header
+    line in a frame of its own, then one checksummed frame an append batch, here 1-8 records
+    (seeded; built once)."""
+    import random
+
+    import zstandard
+
+    out.mkdir(parents=True, exist_ok=True)
+    c = zstandard.ZstdCompressor(write_checksum=True)
+    written = []
+    for path in paths:
+        target = out / f"{path.stem}.jsonl.zstd"
+        if not target.exists():
+            rng = random.Random(path.name)
+            lines = path.read_bytes().splitlines(keepends=True)
+            frames, at = [c.compress(lines[0])], 1
+            while at < len(lines):
+                step = rng.randint(1, 8)
+                frames.append(c.compress(b"".join(lines[at : at + step])))
+                at += step
+            target.write_bytes(b"".join(frames))
+        written.append(target)
+    return written
+
+
+def compressed(paths: list[Path], out: Path, runs: int) -> None:
+    """Verify CPU on the logs as Zstandard files against the same logs plain (best of `runs`,
+    alternating)."""
+    zstd = as_zstd(paths, out)
+    verify(zstd)
+    plain_s = zstd_s = float("inf")
+    for _ in range(runs):
+        plain_s = min(plain_s, verify(paths)[0])
+        zstd_s = min(zstd_s, verify(zstd)[0])
+    size = sum(p.stat().st_size for p in zstd) / 1e6
+    print(f"\nbuilt from the real logs' bodies, as Zstandard logs (1-8 records a frame, {size:.0f} MB):")
+    print(f"  verify {zstd_s:.2f} s against {plain_s:.2f} s plain: {zstd_s / plain_s:.2f}x")
 
 
 def framed(paths: list[Path], out: Path) -> tuple[list[Path], list[Path]]:
