@@ -109,7 +109,9 @@ class FrameTooLarge(zstandard.ZstdError):
 
 def _decompress(frame: Buffer, limit: int, context: zstandard.ZstdDecompressor | None) -> tuple[bytes, bool]:
     """(the plaintext, whether the frame ended); raise zstandard.ZstdError."""
-    obj = (context or zstandard.ZstdDecompressor()).decompressobj()
+    # one frame, its end told by `eof`: said explicitly, as zstandard means to read across
+    # frames by default in a later release (its 0.22 notes)
+    obj = (context or zstandard.ZstdDecompressor()).decompressobj(read_across_frames=False)
     data = frame if type(frame) is bytes else bytes(frame)
     if len(data) <= _FEED:  # most frames: one call, as the first of the loop below
         text = obj.decompress(data)
