@@ -1,8 +1,10 @@
 """Zstandard frames read in batches (frames.FrameBatch) read as each frame read alone does: the
 same entries, findings and report, whatever the framing (one record a frame as the harness often
-writes, several, empty frames) and wherever a defect falls (a seq gap, a line that is no JSON, a
-blank line, a frame whose record is torn, a torn final frame), with a turn/end after it in its own
-frame or a later one (only its own frame's may make the log unloadable: session-log.md §9.3)."""
+writes, several, empty frames; sizes in the frame headers or not, so batches are decompressed in
+one call or a frame at a time) and wherever a defect falls (a seq gap, a line that is no JSON, a
+blank line, a frame whose record is torn, a frame whose checksum fails, a torn final frame), with
+a turn/end after it in its own frame or a later one (only its own frame's may make the log
+unloadable: session-log.md §9.3)."""
 
 from __future__ import annotations
 
@@ -44,7 +46,12 @@ def framed_logs(draw: st.DrawFn) -> bytes:
         k = draw(st.integers(0, len(texts) - 1))
         texts[k] = texts[k][:-1]
     c = zstandard.ZstdCompressor(write_checksum=True)
-    data = c.compress(line(header())) + b"".join(map(c.compress, texts))
+    unsized = zstandard.ZstdCompressor(write_checksum=True, write_content_size=False)
+    frames = [c.compress(t) if draw(st.integers(0, 3)) else unsized.compress(t) for t in texts]
+    if frames and draw(st.integers(0, 4)) == 0:  # a frame whose checksum fails
+        k = draw(st.integers(0, len(frames) - 1))
+        frames[k] = frames[k][:-1] + bytes([frames[k][-1] ^ 1])
+    data = c.compress(line(header())) + b"".join(frames)
     return data[: -draw(st.integers(1, 6))] if draw(st.booleans()) else data
 
 
@@ -86,3 +93,29 @@ def test_a_turn_end_after_a_defect_counts_only_in_the_defect_s_own_frame(tmp_pat
         assert any(f["code"] == "format.zstd" and f["line"] == last_line for f in found)
         messages.append(" ".join(f["message"] for f in found))
     assert "cannot be loaded" not in messages[0] and "cannot be loaded" in messages[1]
+
+
+@given(
+    st.integers(0, 70_000),
+    st.booleans(),
+    st.booleans(),
+    st.sampled_from([1, 3, 19]),
+    st.binary(min_size=1, max_size=64),
+)
+def test_a_frame_s_size_is_read_from_its_header_as_zstd_reads_it(
+    size: int, sized: bool, one_shot: bool, level: int, seed: bytes
+) -> None:
+    """scan_frames reads the content size each header gives (1, 2 + 256, 4 or 8 bytes, or none)
+    as zstandard.frame_content_size does: -1 where it gives none (a streamed frame)."""
+    from replay.logs.zstdframes import scan_frames
+
+    text = (seed * (size // len(seed) + 1))[:size]
+    c = zstandard.ZstdCompressor(write_checksum=True, write_content_size=sized, level=level)
+    if one_shot:
+        frame = c.compress(text)
+    else:
+        stream = c.compressobj()
+        frame = stream.compress(text) + stream.flush()
+    (found,) = scan_frames(frame)
+    assert found.complete and found.end == len(frame)
+    assert found.size == zstandard.frame_content_size(frame)

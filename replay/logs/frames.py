@@ -8,7 +8,7 @@ import io
 import mmap
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from itertools import accumulate
+from itertools import accumulate, repeat
 
 import zstandard
 
@@ -215,50 +215,115 @@ class FrameText:
 class FrameBatch:
     """Consecutive complete frames whose plaintexts each end a record (or are empty), read as
     one text: the harness writes a frame an append, often of one record, and a run of the fast
-    path a frame cost its set-up a record. Each frame's lines are still known (`line_ends`),
-    so a defect is the defect of its own frame."""
+    path a frame cost its set-up a record. Where each frame's plaintext ends is kept (`ends`),
+    so a defect is still the defect of its own frame (`line_ends`)."""
 
-    texts: list[FrameText]
+    frames: list[Frame]
+    text: bytes
+    ends: list[int]
+    """The offset in `text` where each frame's plaintext ends."""
 
     def blocks(self) -> Iterator[list[bytes]]:
         """The complete lines of all the frames, in blocks of about READ_CHUNK bytes."""
-        text = b"".join(t.text for t in self.texts)
-        for lines, _ in _line_blocks(text, 0, len(text)):
+        for lines, _ in _line_blocks(self.text, 0, len(self.text)):
             yield lines
 
     def line_ends(self, before: int) -> list[int]:
         """The number of each frame's last line, the first frame's first being `before + 1`."""
-        return list(accumulate((t.text.count(b"\n") for t in self.texts), initial=before))[1:]
+        counts = map(self.text.count, repeat(b"\n"), [0, *self.ends[:-1]], self.ends)
+        return list(accumulate(counts, initial=before))[1:]
+
+
+def _joined(texts: list[FrameText]) -> FrameBatch:
+    """Frames decompressed one at a time, as a batch."""
+    plain = [t.text for t in texts]
+    return FrameBatch([t.frame for t in texts], b"".join(plain), list(accumulate(map(len, plain))))
 
 
 def frame_batches(raw: Data, head: ZstdHead) -> Iterator[FrameText | FrameBatch]:
     """`frame_texts`, with consecutive complete frames that end a record (no torn line, no
-    error) joined in batches of about READ_CHUNK bytes of plaintext; any other frame alone."""
+    error) in batches of about READ_CHUNK bytes of plaintext, decompressed together where
+    their headers give their sizes; any other frame alone."""
     batch: list[FrameText] = []
     size = 0
-    for text in frame_texts(raw, head):
-        if text.frame.complete and text.error is None and (not text.text or text.text.endswith(b"\n")):
-            batch.append(text)
-            size += len(text.text)
-            if size >= READ_CHUNK:
-                yield FrameBatch(batch)
+    for text in frame_texts(raw, head, together=True):
+        if isinstance(text, FrameBatch) or not (
+            text.frame.complete and text.error is None and (not text.text or text.text.endswith(b"\n"))
+        ):
+            if batch:
+                yield _joined(batch)
                 batch, size = [], 0
+            yield text
             continue
-        if batch:
-            yield FrameBatch(batch)
+        batch.append(text)
+        size += len(text.text)
+        if size >= READ_CHUNK:
+            yield _joined(batch)
             batch, size = [], 0
-        yield text
     if batch:
-        yield FrameBatch(batch)
+        yield _joined(batch)
 
 
-def frame_texts(raw: Data, head: ZstdHead) -> Iterator[FrameText]:
+def _sized_run(frames: list[Frame], start: int, room: int) -> tuple[int, int]:
+    """(where the run of complete frames from `start` whose headers give their sizes ends, the
+    sum of those sizes), the sum within `room`."""
+    end, total = start, 0
+    while end < len(frames) and frames[end].complete and 0 <= frames[end].size <= room - total:
+        total += frames[end].size
+        end += 1
+    return end, total
+
+
+def _together(raw: Data, frames: list[Frame], total: int, context: zstandard.ZstdDecompressor) -> FrameBatch | None:
+    """Complete frames decompressed in one call (each checksum, and each size its header gives,
+    checked by zstd) when each plaintext ends a record (or is empty); None for anything else,
+    which is then read a frame at a time and told frame by frame. Fed in pieces, as a frame
+    alone is, and given up past `total` bytes: memory stays bounded whatever they expand to."""
+    data = raw[frames[0].start : frames[-1].end]
+    obj = context.decompressobj(read_across_frames=True)
+    pieces: list[bytes] = []
+    got = 0
+    try:
+        for start in range(0, len(data), zstdframes.FEED):
+            piece = obj.decompress(data[start : start + zstdframes.FEED])
+            got += len(piece)
+            if got > total:
+                return None
+            pieces.append(piece)
+    except zstandard.ZstdError:
+        return None
+    text = b"".join(pieces)
+    ends = list(accumulate(f.size for f in frames))
+    if got != total or any(text[end - 1] != _LF for end, f in zip(ends, frames, strict=True) if f.size):
+        return None
+    return FrameBatch(frames, text, ends)
+
+
+_LF = ord("\n")
+
+
+def frame_texts(raw: Data, head: ZstdHead, together: bool = False) -> Iterator[FrameText | FrameBatch]:
     """The plaintext of each frame after the header's; a torn final frame yields what it
     decompresses to; a frame that does not decompress, or one past the plaintext bound, ends
-    the file."""
+    the file. With `together`, runs of frames that `_together` takes come as one FrameBatch
+    (a run it refuses is read a frame at a time)."""
     budget = head.budget
     context = zstandard.ZstdDecompressor()
-    for frame in head.frames[1:]:
+    frames = head.frames[1:]
+    alone_until = at = 0  # a run `_together` refused is read a frame at a time, not tried again
+    while at < len(frames):
+        if together and at >= alone_until:
+            end, total = _sized_run(frames, at, min(budget, READ_CHUNK))
+            if end - at > 1:
+                batch = _together(raw, frames[at:end], total, context)
+                if batch is not None:
+                    budget -= total
+                    at = end
+                    yield batch
+                    continue
+                alone_until = end
+        frame = frames[at]
+        at += 1
         chunk = raw[frame.start : frame.end]
         reference = zstdframes.MAX_FRAME_TEXT  # a frame past it the reference refuses: a defect
         limit = min(budget, reference)

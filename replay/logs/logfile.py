@@ -241,8 +241,8 @@ class SessionLog:
     _surface: Surface = field(default_factory=Surface)
     """The conversation surface the committed events build (session-log.md §5.1)."""
     _deep_left: int = 0
-    _frame_ends: list[int] | None = None
-    """While a batch of Zstandard frames is read, the number of each frame's last line."""
+    _batch: tuple[FrameBatch, int] | None = None
+    """While a batch of Zstandard frames is read, it and the number of the line before it."""
 
     # --- findings -------------------------------------------------------------------------
 
@@ -451,22 +451,22 @@ class SessionLog:
         ended the log: a defect inside a complete frame is fatal (session-log.md §9.3), and as
         when each frame is read alone, past it only its own frame's lines are scanned
         (`_past_defect`) and the frames after it are not read."""
-        ends = self._frame_ends = batch.line_ends(before)
+        self._batch = (batch, before)
         line_no = before
         try:
             for lines in batch.blocks():
                 yield from self._run(lines, line_no)
                 line_no += len(lines)
         finally:
-            self._frame_ends = None
-        defect = self._scan.defect
-        last = len(ends) - 1 if defect is None else bisect_left(ends, defect.line)
-        for text in batch.texts[: last + 1]:
-            self._advance(text.frame.end - text.frame.start)
+            self._batch = None
+        first, defect = batch.frames[0], self._scan.defect
         if defect is None:
+            self._advance(batch.frames[-1].end - first.start)
             return line_no
-        message = f"complete frame at byte {batch.texts[last].frame.start} contains a torn or invalid JSONL record"
-        self._find("format.zstd", Severity.ERROR, message, ends[last])
+        k, last_line = _frame_of(batch, before, defect.line)
+        self._advance(batch.frames[k].end - first.start)
+        message = f"complete frame at byte {batch.frames[k].start} contains a torn or invalid JSONL record"
+        self._find("format.zstd", Severity.ERROR, message, last_line)
         return None
 
     def _advance(self, nbytes: int) -> None:
@@ -616,10 +616,10 @@ class SessionLog:
         only such lines are read, found by a scan in C (a crafted tail of millions of lines
         costs that scan, not a decode each). In a batch of Zstandard frames, only the lines of
         the defect's own frame are scanned (`_frames_together`)."""
-        if self._frame_ends is not None:
+        if self._batch is not None:
             assert self._scan.defect is not None
-            ends = self._frame_ends
-            lines = lines[: max(0, ends[bisect_left(ends, self._scan.defect.line)] - before)]
+            _, last_line = _frame_of(*self._batch, self._scan.defect.line)
+            lines = lines[: max(0, last_line - before)]
         for k in range(0, len(lines), _SCANNED_TOGETHER):
             if self._scan.fatal:
                 return
@@ -837,3 +837,11 @@ def _first_value(first: bytes, reading: Reading, deep: Deep) -> tuple[object, st
     if isinstance(value, dict) and isinstance(value.get("type"), str):
         return value, None
     return value, "not a session log: the first line is neither a session header nor an event"
+
+
+def _frame_of(batch: FrameBatch, before: int, line: int) -> tuple[int, int]:
+    """(which frame of `batch`, its first line being `before + 1`, holds line `line`, the number
+    of that frame's last line); a line before the batch is its first frame's."""
+    ends = batch.line_ends(before)
+    k = bisect_left(ends, line)
+    return k, ends[k]

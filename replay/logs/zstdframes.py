@@ -31,6 +31,9 @@ class Frame:
     start: int
     end: int
     complete: bool
+    size: int = -1
+    """The plaintext size its header gives (the frame content size; zstd checks it on
+    decompressing), -1 when it gives none."""
 
 
 def scan_frames(data: Buffer) -> list[Frame]:
@@ -41,19 +44,20 @@ def scan_frames(data: Buffer) -> list[Frame]:
     while pos < size:
         start = pos
         try:
-            end = _frame_end(data, pos, size)
+            found = _frame_end(data, pos, size)
         except FrameError as err:
             err.frames_before = len(frames)
             raise
-        if end is None:
+        if found is None:
             frames.append(Frame(start, size, False))
             break
-        frames.append(Frame(start, end, True))
-        pos = end
+        pos, content = found
+        frames.append(Frame(start, pos, True, content))
     return frames
 
 
-def _frame_end(data: Buffer, pos: int, size: int) -> int | None:
+def _frame_end(data: Buffer, pos: int, size: int) -> tuple[int, int] | None:
+    """(where the frame at `pos` ends, its content size or -1), None when it is torn."""
     if size - pos < 4:
         return None
     if bytes(data[pos : pos + 4]) != MAGIC:
@@ -70,8 +74,9 @@ def _frame_end(data: Buffer, pos: int, size: int) -> int | None:
     checksum = (descriptor >> 2) & 1
     dict_flag = descriptor & 0b11
     header = (0 if single_segment else 1) + _DICT_BYTES[dict_flag]
-    header += (1 if single_segment else 0) if fcs_flag == 0 else _FCS_BYTES[fcs_flag]
-    pos += header
+    fcs = (1 if single_segment else 0) if fcs_flag == 0 else _FCS_BYTES[fcs_flag]
+    content = int.from_bytes(data[pos + header : pos + header + fcs], "little") + (256 if fcs == 2 else 0)
+    pos += header + fcs
     while True:
         if pos + 3 > size:
             return None
@@ -91,14 +96,14 @@ def _frame_end(data: Buffer, pos: int, size: int) -> int | None:
         pos += 4
         if pos > size:
             return None
-    return pos
+    return pos, content if fcs else -1
 
 
 MAX_FRAME_TEXT = 1 << 32
 """The most plaintext one frame may hold: the reference decompresses a frame into one Node
 Buffer, which holds at most 4 GiB (`buffer.constants.MAX_LENGTH`, Node 20). A larger frame (a
 crafted one expands without bound) is refused as one that does not decompress."""
-_FEED = 4096
+FEED = 4096
 """Compressed bytes fed at a time: one call can then yield at most ~128 MB, so memory stays
 bounded by the limit whatever the frame expands to."""
 
@@ -113,15 +118,15 @@ def _decompress(frame: Buffer, limit: int, context: zstandard.ZstdDecompressor |
     # frames by default in a later release (its 0.22 notes)
     obj = (context or zstandard.ZstdDecompressor()).decompressobj(read_across_frames=False)
     data = frame if type(frame) is bytes else bytes(frame)
-    if len(data) <= _FEED:  # most frames: one call, as the first of the loop below
+    if len(data) <= FEED:  # most frames: one call, as the first of the loop below
         text = obj.decompress(data)
         if len(text) > limit:
             raise _too_large(limit)
         return text, obj.eof
     pieces: list[bytes] = []
     total = 0
-    for start in range(0, len(data), _FEED):
-        piece = obj.decompress(data[start : start + _FEED])
+    for start in range(0, len(data), FEED):
+        piece = obj.decompress(data[start : start + FEED])
         total += len(piece)
         if total > limit:
             raise _too_large(limit)
