@@ -63,7 +63,7 @@ def _read(data: bytes, mode: Mode, tmp: Path) -> tuple[object, list[tuple[int, i
     return json.dumps(report.to_json(), sort_keys=True), entries
 
 
-@pytest.mark.parametrize("chunk", [frames.READ_CHUNK, 40])
+@pytest.mark.parametrize("chunk", [frames.BATCH_BYTES, 40])
 @pytest.mark.parametrize("mode", [Mode.STRICT, Mode.LENIENT])
 @given(data=framed_logs())
 def test_frames_read_together_read_as_each_frame_alone(
@@ -71,7 +71,7 @@ def test_frames_read_together_read_as_each_frame_alone(
 ) -> None:
     tmp = tmp_path_factory.mktemp("z")
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(frames, "READ_CHUNK", chunk)  # small: batches end by size too
+        patch.setattr(frames, "BATCH_BYTES", chunk)  # small: batches end by size too
         together = _read(data, mode, tmp)
         patch.setattr(logfile, "frame_batches", frames.frame_texts)  # each frame alone
         alone = _read(data, mode, tmp)

@@ -211,6 +211,12 @@ class FrameText:
             yield lines
 
 
+BATCH_BYTES = 1 << 20
+"""The plaintext a batch of frames holds at most (but for one frame larger alone): runs of the
+fast path cost little set-up at that size, and a batch, its pieces and its lines stay small
+beside the compressed file the reader holds."""
+
+
 @dataclass(frozen=True)
 class FrameBatch:
     """Consecutive complete frames whose plaintexts each end a record (or are empty), read as
@@ -224,7 +230,8 @@ class FrameBatch:
     """The offset in `text` where each frame's plaintext ends."""
 
     def blocks(self) -> Iterator[list[bytes]]:
-        """The complete lines of all the frames, in blocks of about READ_CHUNK bytes."""
+        """The complete lines of all the frames, in blocks of about READ_CHUNK bytes (one, as a
+        batch holds at most BATCH_BYTES)."""
         for lines, _ in _line_blocks(self.text, 0, len(self.text)):
             yield lines
 
@@ -242,7 +249,7 @@ def _joined(texts: list[FrameText]) -> FrameBatch:
 
 def frame_batches(raw: Data, head: ZstdHead) -> Iterator[FrameText | FrameBatch]:
     """`frame_texts`, with consecutive complete frames that end a record (no torn line, no
-    error) in batches of about READ_CHUNK bytes of plaintext, decompressed together where
+    error) in batches of about BATCH_BYTES of plaintext, decompressed together where
     their headers give their sizes; any other frame alone."""
     batch: list[FrameText] = []
     size = 0
@@ -257,7 +264,7 @@ def frame_batches(raw: Data, head: ZstdHead) -> Iterator[FrameText | FrameBatch]
             continue
         batch.append(text)
         size += len(text.text)
-        if size >= READ_CHUNK:
+        if size >= BATCH_BYTES:
             yield _joined(batch)
             batch, size = [], 0
     if batch:
@@ -313,7 +320,7 @@ def frame_texts(raw: Data, head: ZstdHead, together: bool = False) -> Iterator[F
     alone_until = at = 0  # a run `_together` refused is read a frame at a time, not tried again
     while at < len(frames):
         if together and at >= alone_until:
-            end, total = _sized_run(frames, at, min(budget, READ_CHUNK))
+            end, total = _sized_run(frames, at, min(budget, BATCH_BYTES))
             if end - at > 1:
                 batch = _together(raw, frames[at:end], total, context)
                 if batch is not None:
