@@ -119,3 +119,58 @@ def test_a_frame_s_size_is_read_from_its_header_as_zstd_reads_it(
     (found,) = scan_frames(frame)
     assert found.complete and found.end == len(frame)
     assert found.size == zstandard.frame_content_size(frame)
+
+
+def _log(tmp: Path, events: int = 60) -> tuple[Path, bytes]:
+    c = zstandard.ZstdCompressor(write_checksum=True)
+    records = [line(ev(seq, TYPES[seq % len(TYPES)])) for seq in range(events)]
+    data = c.compress(line(header())) + b"".join(c.compress(b"".join(records[k : k + 3])) for k in range(0, events, 3))
+    path = tmp / "session.jsonl.zstd"
+    path.write_bytes(data)
+    return path, data
+
+
+@pytest.mark.parametrize("disk_full", [False, True])
+def test_a_large_zstd_log_is_read_from_a_mapped_copy_as_from_memory(
+    disk_full: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past SPOOL_BYTES a Zstandard log is copied to a temporary file and mapped (its pages are
+    file cache, not the reader's memory); where no copy can be made it is read into memory. The
+    report is the one of the same bytes read from memory."""
+    import mmap
+
+    from replay.audit.verify import verify_bytes, verify_path
+    from replay.logs import bytesource
+
+    path, data = _log(tmp_path)
+    monkeypatch.setattr(bytesource, "READ_CHUNK", 64)
+    monkeypatch.setattr(bytesource, "SPOOL_BYTES", 256)
+    if disk_full:
+
+        def full(*args: object, **kwargs: object) -> object:
+            raise OSError(28, "No space left on device")
+
+        monkeypatch.setattr(bytesource.tempfile, "TemporaryFile", full)
+    source = bytesource.load(str(path))
+    assert isinstance(source, bytesource.FileSource)
+    with source:
+        held = source.spooled()
+        assert isinstance(held, bytes if disk_full else mmap.mmap) and held[:] == data
+    assert verify_path(str(path)).to_json() == verify_bytes(str(path), data).to_json()
+    assert verify_path(str(path)).verdict == "ok"
+
+
+def test_a_zstd_log_cut_short_while_it_is_copied_is_not_judged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from replay.audit.verify import verify_path
+    from replay.logs import bytesource
+
+    path, data = _log(tmp_path)
+    monkeypatch.setattr(bytesource, "READ_CHUNK", 64)
+    monkeypatch.setattr(bytesource, "SPOOL_BYTES", 256)
+    from .test_hostile_logs import _shrinking
+
+    opened = len(data) + 100  # the size it had when opened: it has fewer bytes now
+    monkeypatch.setattr(bytesource, "load", lambda _path: _shrinking(str(path), opened))
+    report = verify_path(str(path))
+    assert report.verdict == "unreadable"
+    assert "shrank" in report.to_json()["formatFindings"][0]["message"]

@@ -70,6 +70,23 @@ class FileSource:
             parts.append(part)
         return parts[0] if len(parts) == 1 else b"".join(parts)
 
+    def spooled(self) -> Data:
+        """All the file's bytes (`whole`), past SPOOL_BYTES copied to a temporary file (unlinked
+        at once) and mapped: its pages are the system's file cache, not the reader's memory, and
+        no writer can cut the copy short under the mapping (one could the log itself: SIGBUS).
+        Where the copy cannot be made (a full disk), they are read into memory as `whole` reads."""
+        if self.size <= SPOOL_BYTES:
+            return self.whole()
+        try:
+            with tempfile.TemporaryFile() as spool:
+                for piece in self.pieces():
+                    spool.write(piece)
+                spool.flush()
+                return mmap.mmap(spool.fileno(), 0, access=mmap.ACCESS_READ) if self.read else b""
+        except OSError:
+            self.read = 0
+            return self.whole()
+
     @property
     def shrunk(self) -> bool:
         return self.read < self.size

@@ -360,10 +360,11 @@ class SessionLog:
 
     def _large(self, source: FileSource) -> Iterator[Entry]:
         """A file read in pieces: a plain one line block by line block, a Zstandard one whole
-        (its frames are found from its end). A file that shrank under the reader is not judged."""
+        (its frames are found across it; a large one from a mapped copy, `FileSource.spooled`).
+        A file that shrank under the reader is not judged."""
         self.size = source.size
         if source.head(4) == ZSTD_MAGIC:
-            raw = source.whole()
+            raw = source.spooled()
             if not source.shrunk:
                 yield from self._zstd(raw)
         else:
