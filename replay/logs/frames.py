@@ -20,6 +20,7 @@ from replay.logs.zstdframes import (
     FrameError,
     FrameTooLarge,
     decompress_frame,
+    decompress_frames,
     decompress_torn,
     scan_frames,
 )
@@ -284,24 +285,14 @@ def _sized_run(frames: list[Frame], start: int, room: int) -> tuple[int, int]:
 def _together(raw: Data, frames: list[Frame], total: int, context: zstandard.ZstdDecompressor) -> FrameBatch | None:
     """Complete frames decompressed in one call (each checksum, and each size its header gives,
     checked by zstd) when each plaintext ends a record (or is empty); None for anything else,
-    which is then read a frame at a time and told frame by frame. Fed in pieces, as a frame
-    alone is, and given up past `total` bytes: memory stays bounded whatever they expand to."""
-    data = raw[frames[0].start : frames[-1].end]
-    obj = context.decompressobj(read_across_frames=True)
-    pieces: list[bytes] = []
-    got = 0
+    which is then read a frame at a time and told frame by frame. Given up past `total` bytes
+    (`decompress_frames`): memory stays bounded whatever they expand to."""
     try:
-        for start in range(0, len(data), zstdframes.FEED):
-            piece = obj.decompress(data[start : start + zstdframes.FEED])
-            got += len(piece)
-            if got > total:
-                return None
-            pieces.append(piece)
-    except zstandard.ZstdError:
+        text = decompress_frames(raw[frames[0].start : frames[-1].end], total, context)
+    except zstandard.ZstdError:  # FrameTooLarge too: more than their sizes sum to
         return None
-    text = b"".join(pieces)
     ends = list(accumulate(f.size for f in frames))
-    if got != total or any(text[end - 1] != _LF for end, f in zip(ends, frames, strict=True) if f.size):
+    if len(text) != total or any(text[end - 1] != _LF for end, f in zip(ends, frames, strict=True) if f.size):
         return None
     return FrameBatch(frames, text, ends)
 

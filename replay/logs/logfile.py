@@ -436,12 +436,7 @@ class SessionLog:
                 line_no += len(lines)
             tail = text.tail
             if frame.complete and (tail or self._scan.defect is not None):
-                self._find(
-                    "format.zstd",
-                    Severity.ERROR,
-                    f"complete frame at byte {frame.start} contains a torn or invalid JSONL record",
-                    line_no + (1 if tail else 0),
-                )
+                self._torn_frame(frame.start, line_no + (1 if tail else 0))
                 return
             if tail:
                 self._torn(line_no + 1, len(tail))
@@ -466,9 +461,13 @@ class SessionLog:
             return line_no
         k, last_line = _frame_of(batch, before, defect.line)
         self._advance(batch.frames[k].end - first.start)
-        message = f"complete frame at byte {batch.frames[k].start} contains a torn or invalid JSONL record"
-        self._find("format.zstd", Severity.ERROR, message, last_line)
+        self._torn_frame(batch.frames[k].start, last_line)
         return None
+
+    def _torn_frame(self, start: int, line: int) -> None:
+        """A complete frame holding a torn or invalid record: fatal (session-log.md §9.3)."""
+        message = f"complete frame at byte {start} contains a torn or invalid JSONL record"
+        self._find("format.zstd", Severity.ERROR, message, line)
 
     def _advance(self, nbytes: int) -> None:
         """Tell `progress` that `nbytes` more input bytes were read; a whole read reports the file size."""

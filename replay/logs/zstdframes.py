@@ -103,7 +103,7 @@ MAX_FRAME_TEXT = 1 << 32
 """The most plaintext one frame may hold: the reference decompresses a frame into one Node
 Buffer, which holds at most 4 GiB (`buffer.constants.MAX_LENGTH`, Node 20). A larger frame (a
 crafted one expands without bound) is refused as one that does not decompress."""
-FEED = 4096
+_FEED = 4096
 """Compressed bytes fed at a time: one call can then yield at most ~128 MB, so memory stays
 bounded by the limit whatever the frame expands to."""
 
@@ -112,21 +112,24 @@ class FrameTooLarge(zstandard.ZstdError):
     """The frame holds more plaintext than MAX_FRAME_TEXT."""
 
 
-def _decompress(frame: Buffer, limit: int, context: zstandard.ZstdDecompressor | None) -> tuple[bytes, bool]:
-    """(the plaintext, whether the frame ended); raise zstandard.ZstdError."""
-    # one frame, its end told by `eof`: said explicitly, as zstandard means to read across
-    # frames by default in a later release (its 0.22 notes)
-    obj = (context or zstandard.ZstdDecompressor()).decompressobj(read_across_frames=False)
+def _decompress(
+    frame: Buffer, limit: int, context: zstandard.ZstdDecompressor | None, across: bool = False
+) -> tuple[bytes, bool]:
+    """(the plaintext, whether the frame ended); raise zstandard.ZstdError. With `across`, of
+    consecutive frames (`eof` then tells nothing)."""
+    # one frame unless `across`, said explicitly: zstandard means to read across frames by
+    # default in a later release (its 0.22 notes), and a frame's end is told by `eof`
+    obj = (context or zstandard.ZstdDecompressor()).decompressobj(read_across_frames=across)
     data = frame if type(frame) is bytes else bytes(frame)
-    if len(data) <= FEED:  # most frames: one call, as the first of the loop below
+    if len(data) <= _FEED:  # most frames: one call, as the first of the loop below
         text = obj.decompress(data)
         if len(text) > limit:
             raise _too_large(limit)
         return text, obj.eof
     pieces: list[bytes] = []
     total = 0
-    for start in range(0, len(data), FEED):
-        piece = obj.decompress(data[start : start + FEED])
+    for start in range(0, len(data), _FEED):
+        piece = obj.decompress(data[start : start + _FEED])
         total += len(piece)
         if total > limit:
             raise _too_large(limit)
@@ -149,6 +152,13 @@ def decompress_frame(
     if not ended:
         raise zstandard.ZstdError("frame ended early")
     return text
+
+
+def decompress_frames(frames: Buffer, limit: int, context: zstandard.ZstdDecompressor) -> bytes:
+    """Plaintext of consecutive complete frames, each checksum (and each size its header gives)
+    verified by zstd; raise zstandard.ZstdError (FrameTooLarge past `limit` bytes, fed in
+    pieces as one frame is, so memory stays bounded whatever they expand to)."""
+    return _decompress(frames, limit, context, across=True)[0]
 
 
 def decompress_torn(
