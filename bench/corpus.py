@@ -175,6 +175,30 @@ def build_uniform(
     return paths
 
 
+def as_zstd(log: Path, target: Path, seed: int | str) -> Path:
+    """`log` written to `target` as the harness's default encoding writes it (session-log.md
+    §9): the header line in a frame of its own, then one checksummed frame an append batch,
+    here of 1-8 records (seeded), streamed; `target` appears whole or not at all."""
+    import zstandard
+
+    compressor = zstandard.ZstdCompressor(write_checksum=True)
+    rng = random.Random(seed)
+    part = target.with_name(target.name + ".part")
+    with open(log, "rb") as src, open(part, "wb") as out:
+        out.write(compressor.compress(src.readline()))
+        batch: list[bytes] = []
+        step = rng.randint(1, 8)
+        for line in src:
+            batch.append(line)
+            if len(batch) == step:
+                out.write(compressor.compress(b"".join(batch)))
+                batch, step = [], rng.randint(1, 8)
+        if batch:
+            out.write(compressor.compress(b"".join(batch)))
+    part.rename(target)
+    return target
+
+
 SHAPE = 4
 """The generators' revision, in the stamp of a built corpus: a change rebuilds it (4: surface
 events carry surfaceOp, as the harness writes them)."""

@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.corpus import build
+from bench.corpus import as_zstd, build
 
 SCHEDLOG = Path(sys.executable).with_name("schedlog")
 
@@ -55,30 +55,12 @@ def peak_anon(args: list[str]) -> tuple[float, float]:
     return peak / 1024, time.monotonic() - start
 
 
-def as_zstd(log: Path) -> Path:
-    """`log` as the harness's default encoding writes it: the header line in a frame of its own,
-    then a checksummed frame an append batch of 1-8 records (seeded; built once a log, streamed)."""
-    import random
-
-    import zstandard
-
-    packed = log.with_name(log.name + ".zstd")
-    if packed.exists() and packed.stat().st_mtime >= log.stat().st_mtime:  # else the log was built again
-        return packed
-    c = zstandard.ZstdCompressor(write_checksum=True)
-    rng = random.Random(0)
-    with open(log, "rb") as src, open(f"{packed}.part", "wb") as out:
-        out.write(c.compress(src.readline()))
-        batch: list[bytes] = []
-        for line in src:
-            batch.append(line)
-            if len(batch) >= rng.randint(1, 8):
-                out.write(c.compress(b"".join(batch)))
-                batch = []
-        if batch:
-            out.write(c.compress(b"".join(batch)))
-    Path(f"{packed}.part").rename(packed)
-    return packed
+def packed(log: Path) -> Path:
+    """`log` as Zstandard (bench.corpus.as_zstd), built again when the log was."""
+    target = log.with_name(log.name + ".zstd")
+    if target.exists() and target.stat().st_mtime >= log.stat().st_mtime:
+        return target
+    return as_zstd(log, target, 0)
 
 
 def main() -> None:
@@ -91,9 +73,9 @@ def main() -> None:
     print(f"one log of {log.stat().st_size / 1e6:.0f} MB")
     verify_mb, verify_s = peak_anon([str(SCHEDLOG), "verify", str(log)])
     print(f"  verify: peak anonymous memory {verify_mb:6.0f} MB in {verify_s:.1f} s (goal < 300 MB at 1 GB)")
-    packed = as_zstd(log)
-    zstd_mb, zstd_s = peak_anon([str(SCHEDLOG), "verify", str(packed)])
-    print(f"  verify of the same log as Zstandard ({packed.stat().st_size / 1e6:.0f} MB):")
+    zstd = packed(log)
+    zstd_mb, zstd_s = peak_anon([str(SCHEDLOG), "verify", str(zstd)])
+    print(f"  verify of the same log as Zstandard ({zstd.stat().st_size / 1e6:.0f} MB):")
     print(f"  peak anonymous memory {zstd_mb:6.0f} MB in {zstd_s:.1f} s")
     with tempfile.TemporaryDirectory() as out:
         replay_mb, replay_s = peak_anon([str(SCHEDLOG), "replay", str(log), "--db", f"{out}/big.duckdb"])

@@ -33,7 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.corpus import build
+from bench.corpus import as_zstd, build
 from bench.realcorpus import build_from_real_logs
 from replay.audit.auditrun import verify_paths
 from replay.audit.verify import verify_path
@@ -130,36 +130,14 @@ def jobs(paths: list[Path], runs: int) -> None:
     print(f"  two jobs' wall / one job's: {best[2] / best[1]:.2f} (issue 30: <= 0.6)")
 
 
-def as_zstd(paths: list[Path], out: Path) -> list[Path]:
-    """Each log as the harness's default encoding writes it (session-log.md §9): the header
-    line in a frame of its own, then one checksummed frame an append batch, here 1-8 records
-    (seeded; built once)."""
-    import random
-
-    import zstandard
-
-    out.mkdir(parents=True, exist_ok=True)
-    c = zstandard.ZstdCompressor(write_checksum=True)
-    written = []
-    for path in paths:
-        target = out / f"{path.stem}.jsonl.zstd"
-        if not target.exists():
-            rng = random.Random(path.name)
-            lines = path.read_bytes().splitlines(keepends=True)
-            frames, at = [c.compress(lines[0])], 1
-            while at < len(lines):
-                step = rng.randint(1, 8)
-                frames.append(c.compress(b"".join(lines[at : at + step])))
-                at += step
-            target.write_bytes(b"".join(frames))
-        written.append(target)
-    return written
-
-
 def compressed(paths: list[Path], out: Path, runs: int) -> None:
     """Verify CPU on the logs as Zstandard files against the same logs plain (best of `runs`,
     alternating)."""
-    zstd = as_zstd(paths, out)
+    out.mkdir(parents=True, exist_ok=True)
+    zstd = [out / f"{p.stem}.jsonl.zstd" for p in paths]
+    for path, target in zip(paths, zstd, strict=True):
+        if not target.exists():  # built once
+            as_zstd(path, target, path.name)
     verify(zstd)
     plain_s = zstd_s = float("inf")
     for _ in range(runs):
