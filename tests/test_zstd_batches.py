@@ -21,7 +21,7 @@ from replay.logs import frames, logfile
 from replay.logs.logfile import SessionLog
 from replay.reading import Mode, Reading
 
-from .sessionfiles import ev, header, line
+from .sessionfiles import ev, header, line, zstd_session
 
 TYPES = ["turn/start", "step/start", "turn/end", "request/context"]
 
@@ -81,11 +81,9 @@ def test_frames_read_together_read_as_each_frame_alone(
 def test_a_turn_end_after_a_defect_counts_only_in_the_defect_s_own_frame(tmp_path: Path) -> None:
     """The defect (a seq gap) shares a batch with the frames after it: a turn/end in a later
     frame of the batch leaves the log loadable up to the defect, one in its own frame does not."""
-    c = zstandard.ZstdCompressor(write_checksum=True)
-    head = c.compress(line(header()))
-    gap, end = line(ev(5)), line(ev(6, "turn/end"))
-    later = head + c.compress(line(ev(0))) + c.compress(gap) + c.compress(end)
-    own = head + c.compress(line(ev(0))) + c.compress(gap + end)
+    gap, end = ev(5), ev(6, "turn/end")
+    later = zstd_session([[ev(0)], [gap], [end]])
+    own = zstd_session([[ev(0)], [gap, end]])
     messages = []
     for data, last_line in ((later, 3), (own, 4)):  # the defect's frame's last line
         report, _ = _read(data, Mode.LENIENT, tmp_path)
@@ -122,9 +120,8 @@ def test_a_frame_s_size_is_read_from_its_header_as_zstd_reads_it(
 
 
 def _log(tmp: Path, events: int = 60) -> tuple[Path, bytes]:
-    c = zstandard.ZstdCompressor(write_checksum=True)
-    records = [line(ev(seq, TYPES[seq % len(TYPES)])) for seq in range(events)]
-    data = c.compress(line(header())) + b"".join(c.compress(b"".join(records[k : k + 3])) for k in range(0, events, 3))
+    records = [ev(seq, TYPES[seq % len(TYPES)]) for seq in range(events)]
+    data = zstd_session([records[k : k + 3] for k in range(0, events, 3)])
     path = tmp / "session.jsonl.zstd"
     path.write_bytes(data)
     return path, data
