@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import multiprocessing
 import os
+import signal
 from concurrent.futures import Executor, Future
 from pathlib import Path
 from typing import Any
@@ -131,3 +132,23 @@ def test_a_worker_killed_mid_run_is_named_not_a_broken_pool(tmp_path: Path) -> N
         list(results)
     assert "a worker process died while judging " in str(died.value)
     assert "log-" in str(died.value) and "--jobs 1" in str(died.value)
+
+
+def _sigterm_default(task: tuple[str]) -> bool:
+    return signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+
+def test_a_worker_dies_on_sigterm_whatever_handler_its_parent_holds(tmp_path: Path) -> None:
+    """The pool stops the workers of a broken pool with SIGTERM: a worker forked from a process
+    that turns SIGTERM into SystemExit (as `schedlog replay` does) gets the default action back,
+    else the signal can land on its watching thread and leave it waiting on its queue."""
+
+    def handler(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        with in_processes(_sigterm_default, _files(tmp_path, [1, 2, 3]), 2, None) as results:
+            assert [default for _, default in results] == [True, True, True]
+    finally:
+        signal.signal(signal.SIGTERM, previous)

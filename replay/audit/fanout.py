@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -181,7 +182,15 @@ def threads() -> int:
 
 
 def _exit_with_parent() -> None:
-    """Worker initializer: end this worker once the process that started the pool is gone.
+    """Worker initializer: end this worker once the process that started the pool is gone, and
+    let SIGTERM end it at once.
+
+    The pool stops the workers of a broken pool (one was killed) with SIGTERM. A forked worker
+    inherits the parent's handlers, and `schedlog replay` turns SIGTERM into SystemExit: a
+    Python handler runs in the main thread only, and the kernel may hand the signal to the
+    watching thread below while the main thread waits on its task queue, so the worker would
+    wait there forever and the pool with it (seen: the test suite hung). Under spawn and
+    forkserver a worker starts with the default action, which this restores under fork too.
 
     A pool worker blocks on its task queue, which it holds both ends of, so a parent killed
     with SIGKILL would leave it waiting forever. The parent is watched through the sentinel
@@ -190,6 +199,7 @@ def _exit_with_parent() -> None:
     OS parent is the fork server, and under every start method the sentinel closes when the
     parent ends, however it ends.
     """
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     parent = multiprocessing.parent_process()
     if parent is None:  # not started by multiprocessing: nothing to watch
         return
