@@ -147,8 +147,12 @@ def test_a_worker_dies_on_sigterm_whatever_handler_its_parent_holds(tmp_path: Pa
         raise SystemExit(128 + signum)
 
     previous = signal.signal(signal.SIGTERM, handler)
+    forked = multiprocessing.get_context("fork")  # the start method that inherits handlers
     try:
-        with in_processes(_sigterm_default, _files(tmp_path, [1, 2, 3]), 2, None) as results:
+        with (
+            patch.object(fanout, "worker_context", lambda fn: forked),
+            in_processes(_sigterm_default, _files(tmp_path, [1, 2, 3]), 2, None) as results,
+        ):
             assert [default for _, default in results] == [True, True, True]
     finally:
         signal.signal(signal.SIGTERM, previous)
