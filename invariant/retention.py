@@ -5,6 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+DAYS_MAX = 3650
+RECORDS_MAX = 10_000
+"""The bounds the Host's configuration gives `deliveryHistoryDays` and `deliveryHistoryRecords`."""
+
 
 @dataclass(frozen=True)
 class Retention:
@@ -13,6 +17,11 @@ class Retention:
 
     days: int | None = None
     records: int | None = None
+
+    def __post_init__(self) -> None:
+        for name, value, top in (("days", self.days, DAYS_MAX), ("records", self.records, RECORDS_MAX)):
+            if value is not None and (type(value) is not int or not 1 <= value <= top):
+                raise ValueError(f"retention {name} must be None or a whole number 1..{top}, not {value!r}")
 
 
 NO_RETENTION = Retention()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from invariant.instant import MAX_MS, MIN_MS
 from invariant.profiles import Profile, get_profile
 from invariant.retention import NO_RETENTION, Retention
 from invariant.tools.names import SURFACE_NAMES
@@ -55,6 +56,13 @@ class Reading:
             raise ValueError(f"unknown tool surface {self.tool_surface!r}; choose one of {list(SURFACE_NAMES)}")
         if self.seed_length is not None and (type(self.seed_length) is not int or self.seed_length < 0):
             raise ValueError(f"seed_length must be a non-negative integer or None, not {self.seed_length!r}")
+        if self.now is not None and (type(self.now) is not int or not MIN_MS <= self.now <= MAX_MS):
+            raise ValueError(
+                f"now must be None or epoch milliseconds within years 0001-9999 ({MIN_MS}..{MAX_MS}), "
+                f"not {self.now!r}: the canonical instants a Host store holds go no further"
+            )
+        if not isinstance(self.retention, Retention):
+            raise TypeError(f"retention must be a Retention, not {self.retention!r}")
 
     @classmethod
     def of(

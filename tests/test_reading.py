@@ -36,6 +36,41 @@ def test_reading_refuses_what_it_cannot_mean(kwargs: dict[str, object]) -> None:
         Reading.of(**kwargs)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"now": 253402300800000},  # a millisecond past 9999-12-31T23:59:59.999Z (issue 49's input)
+        {"now": -62135596800001},  # a millisecond before 0001-01-01
+        {"now": True},
+        {"now": 1.5},
+        {"now": "2026-08-05T12:00:00.000Z"},
+    ],
+)
+def test_a_reading_refuses_an_instant_it_cannot_use_when_made(kwargs: dict[str, object]) -> None:
+    """`now` is formatted into the Host store's messages: one outside the canonical instants'
+    years would raise deep inside a verify, so the Reading refuses it where it is made."""
+    with pytest.raises(ValueError, match="now must be None or epoch milliseconds within years 0001-9999"):
+        Reading(**kwargs)  # type: ignore[arg-type]
+
+
+def test_the_last_and_first_canonical_instants_are_a_readings_now() -> None:
+    from replay.audit.verify import verify_path
+
+    stores = sorted((ROOT / "fixtures" / "host" / "stores").glob("*.json"))
+    assert stores
+    for now in (253402300799999, -62135596800000):
+        for store in stores:
+            verify_path(str(store), Reading(now=now))  # judged, never raising
+
+
+@pytest.mark.parametrize("days, records", [(0, None), (3651, None), (None, 0), (None, 10_001), (True, None)])
+def test_a_retention_refuses_bounds_the_host_does_not_allow(days: object, records: object) -> None:
+    from invariant.retention import Retention
+
+    with pytest.raises(ValueError, match="retention"):
+        Retention(days, records)  # type: ignore[arg-type]
+
+
 def test_reading_takes_no_names_unresolved() -> None:
     with pytest.raises(TypeError):
         Reading("calendar")  # type: ignore[arg-type]

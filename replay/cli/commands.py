@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 import click
 
 from invariant.profiles import PROFILES
+from invariant.retention import DAYS_MAX, RECORDS_MAX
 from invariant.tools.names import SURFACE_NAMES
 from replay.cli.output import (
     CONFORM_FORMATS,
@@ -320,11 +321,14 @@ def _escape_unencodable_output() -> None:
 @reading_options()
 @click.option("--now", default=None, help="Host stores: warn of active tasks overdue at this canonical instant.")
 @click.option(
-    "--delivery-history-days", type=click.IntRange(1, 3650), default=None, help="Host stores: the retention in days."
+    "--delivery-history-days",
+    type=click.IntRange(1, DAYS_MAX),
+    default=None,
+    help="Host stores: the retention in days.",
 )
 @click.option(
     "--delivery-history-records",
-    type=click.IntRange(1, 10_000),
+    type=click.IntRange(1, RECORDS_MAX),
     default=None,
     help="Host stores: records kept per task.",
 )
