@@ -38,16 +38,26 @@ EXPLANATION = frozenset({"rule", "message"})
 """Keys of a refusal that explain it and are not compared."""
 UNSUPPORTED = "unsupported"
 """The code of an operation the request's profile has no counterpart for."""
+BATCH_FRAMING = "framing/batch"
+"""The name of a `framing` request with a `batch`: a variant some revisions have no counterpart for."""
 NO_COUNTERPART: dict[str, frozenset[str]] = {
     "calendar": frozenset(),
-    "after-only": frozenset({"cron", "zone", "resolve"}),
+    "after-only": frozenset({"cron", "zone", "resolve", BATCH_FRAMING}),
     "fixed-rate": frozenset({"cron", "zone", "receipt"}),
     "fixed-rate-exact": frozenset({"cron", "zone", "receipt"}),
 }
-"""The operations each profile's revision has no counterpart for: after-only knows no zone, cron
-or recurring record; the released fixed-rate package has no cron kind, exports no zone
-canonicalizer and no receipt function. A request naming such a profile is answered
+"""The operations (and variants, `variant`) each profile's revision has no counterpart for:
+after-only knows no zone, cron or recurring record, and renders no batch (its `domain.ts` has
+only `renderReminderFraming`); the released fixed-rate package has no cron kind, exports no
+zone canonicalizer and no receipt function. A request naming such a profile is answered
 `unsupported`, and `schedlog conform --profile` does not ask it."""
+
+
+def variant(request: Mapping[str, Any]) -> str:
+    """What a request asks, as NO_COUNTERPART names it: its `op`, or BATCH_FRAMING for a
+    framing of a batch."""
+    op = request.get("op")
+    return BATCH_FRAMING if op == "framing" and "batch" in request else str(op)
 
 
 class BadRequest(Exception):
@@ -193,8 +203,8 @@ def answer(request: object) -> Answer:
         operation = OPERATIONS.get(request.get("op"))  # type: ignore[arg-type]
         if operation is None:
             raise BadRequest(f"op must be one of {', '.join(OPERATIONS)}")
-        if "profile" in request and request["op"] in NO_COUNTERPART.get(_profile(request).name, ()):
-            return {"ok": False, "code": UNSUPPORTED, "message": f"{request['profile']} has no {request['op']}"}
+        if "profile" in request and (asked := variant(request)) in NO_COUNTERPART.get(_profile(request).name, ()):
+            return {"ok": False, "code": UNSUPPORTED, "message": f"{request['profile']} has no {asked}"}
         return {"ok": True, **operation(request)}
     except ScheduleLogError as err:
         return {"ok": False, "code": err.code, "rule": err.rule, "message": err.message}

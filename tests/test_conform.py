@@ -191,6 +191,29 @@ def test_the_document_describes_every_operation() -> None:
 # --- shrinking -------------------------------------------------------------------------------------
 
 
+def test_the_after_only_revision_has_no_batch_framing() -> None:
+    """The after-only revision (6da32f8abc `domain.ts`) renders one reminder, never a batch: a
+    batch framing under after-only is `unsupported` and `conform --profile after-only` does not
+    ask one; a single framing it does ask, and the profiles with batches render them."""
+    record = {
+        "id": "schedule-1",
+        "kind": "after",
+        "prompt": "p",
+        "afterSeconds": 60,
+        "scheduledAt": "2026-08-05T12:00:00.000Z",
+    }
+    batch = [{"schedule": record, "occurrenceAt": record["scheduledAt"]}]
+    refused = answer({"op": "framing", "batch": batch, "profile": "after-only"})
+    assert refused["ok"] is False and refused["code"] == "unsupported"
+    assert refused["message"] == "after-only has no framing/batch"
+    assert answer({"op": "framing", "schedule": record, "profile": "after-only"})["ok"] is True
+    for profile in ("calendar", "fixed-rate"):
+        assert answer({"op": "framing", "batch": batch, "profile": profile})["ok"] is True
+    asked = [c for c in all_cases(list(OPERATIONS), 40, 7, "after-only") if c.op == "framing"]
+    assert asked and not any("batch" in c.request for c in asked)
+    assert any("batch" in c.request for c in all_cases(["framing"], 40, 7, "fixed-rate"))
+
+
 def test_shrink_drops_events_and_renumbers_what_points_past_them() -> None:
     events = [{"type": "x", "seq": i, "time": i} for i in range(6)]
     request = {"op": "receipt", "events": events, "seedLength": 5, "dispatchSeq": 4}

@@ -20,7 +20,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from invariant.conformance import NO_COUNTERPART, OPERATIONS, answer
+from invariant.conformance import BATCH_FRAMING, NO_COUNTERPART, OPERATIONS, answer, variant
 from invariant.instant import MAX_MS, MIN_MS, format_instant, parse_instant
 from invariant.jsvalue import MAX_SAFE_INTEGER
 from invariant.profiles import PROFILES
@@ -499,7 +499,7 @@ def _gen_resolve(rng: random.Random, only: str | None) -> Request:
 
 def _gen_framing(rng: random.Random, only: str | None) -> Request:
     profile, record = _record(rng, only)
-    if rng.random() < 0.5:
+    if rng.random() < 0.5 or (only is not None and BATCH_FRAMING in NO_COUNTERPART[only]):
         return {"op": "framing", "schedule": record, "profile": profile}
     members = [_record(rng, profile) for _ in range(rng.randint(1, 3))]
     batch = [{"schedule": m, "occurrenceAt": rng.choice((m["scheduledAt"], _instant(rng)))} for _, m in members]
@@ -541,8 +541,9 @@ def generated_cases(op: str, count: int, seed: int, profile: str | None = None) 
 
 def all_cases(ops: Sequence[str], count: int, seed: int, profile: str | None = None) -> list[Case]:
     """The fixture cases of `ops`, then `count` generated cases of each; with `profile`, only
-    the operations it has a counterpart for, every request naming it."""
+    the operations (and variants: a batch framing) it has a counterpart for, every request naming it."""
     if profile is not None:
         ops = [op for op in ops if op not in NO_COUNTERPART[profile]]
     fixtures = [c for c in fixture_cases(profile) if c.op in ops]
-    return fixtures + [c for op in ops for c in generated_cases(op, count, seed, profile)]
+    cases = fixtures + [c for op in ops for c in generated_cases(op, count, seed, profile)]
+    return cases if profile is None else [c for c in cases if variant(c.request) not in NO_COUNTERPART[profile]]
