@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -199,16 +200,18 @@ def reference_load(paths: list[Path], runs: int) -> tuple[float, float] | str:
     installs); or why it cannot be measured. The load must read what verify reads: the events
     after expansion, the schedule changes and the active reminders of every log agree, or this
     fails."""
-    from tests.reference import installed
+    from tests.reference import found_engine, installed
 
-    folder = installed()
+    folder, node = installed(), found_engine()
     if isinstance(folder, str):
         return folder
+    if not os.path.isabs(node):
+        return node
     with tempfile.NamedTemporaryFile("w", suffix=".txt") as listed:
         listed.write("\n".join(str(p.resolve()) for p in paths))
         listed.flush()
         done = subprocess.run(
-            ["node", "reference_load.mjs", listed.name, str(runs)], cwd=folder, capture_output=True, text=True
+            [node, "reference_load.mjs", listed.name, str(runs)], cwd=folder, capture_output=True, text=True
         )
     if done.returncode != 0:
         return f"node failed: {done.stderr.strip()[-500:]}"
@@ -252,7 +255,9 @@ def measure(name: str, paths: list[Path], runs: int) -> None:
 
 
 def node_version() -> str:
-    return subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip().lstrip("v")
+    from tests.reference import found_engine
+
+    return subprocess.run([found_engine(), "--version"], capture_output=True, text=True).stdout.strip().lstrip("v")
 
 
 if __name__ == "__main__":

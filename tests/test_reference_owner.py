@@ -30,7 +30,7 @@ from replay.sim.simulator import simulate
 from replay.sim.workload import mixed_workload
 
 from .conftest import ROOT
-from .reference import ADAPTER, reference_dir
+from .reference import ADAPTER, engine, reference_dir
 
 SCENARIOS = [json.loads(line) for line in (ROOT / "fixtures/conformance/owner-scenarios.jsonl").open()]
 OBSERVABLES = ("appended", "followups", "results", "trace")
@@ -47,7 +47,7 @@ def published(scenarios: list[dict[str, Any]]) -> list[dict[str, Any]]:
     kept = folder / "owner-runs" / f"{digest.hexdigest()[:32]}.jsonl"
     if not kept.is_file():
         done = subprocess.run(
-            ["node", "owner-driver.mjs"], cwd=folder, input=text, capture_output=True, text=True, timeout=900
+            [engine(), "owner-driver.mjs"], cwd=folder, input=text, capture_output=True, text=True, timeout=900
         )
         if done.returncode != 0:
             pytest.fail(f"the owner driver failed:\n{done.stderr[-2000:]}")
