@@ -8,7 +8,9 @@ are listed in each schema's description.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Mapping
+from itertools import pairwise
 
 from .jsvalue import MAX_SAFE_INTEGER, NegativeZero, safe_integer, shown
 from .shapes import (
@@ -213,23 +215,51 @@ REPLACE_BOUNDS = {
 (from the version's replace shape: v0-v2 `start`/`end`, v3+ `startSeq`/`endSeq`)."""
 
 
-def cited_seqs(value: object) -> list[int] | None:
-    """The seqs a v2+ `sourceEventSeqs` names (a [start, end] pair is the run start..end), or
-    None when it is not an array of those."""
+Run = tuple[int, int]
+"""Consecutive seqs `(first, last)` a `sourceEventSeqs` names: a plain seq `n` is `(n, n)`."""
+
+
+def cited_runs(value: object) -> list[Run] | None:
+    """The runs a `sourceEventSeqs` names, in order (a v2+ `[start, end]` pair as written, a
+    reversed one too: `surface_problems` refuses it), never expanded: a run may name 10^15
+    seqs. None when it is not an array of safe integers and pairs of them."""
     if type(value) is not list:
         return None
-    seqs: list[int] = []
+    runs: list[Run] = []
     for item in value:
         if type(item) is list and len(item) == 2:
             start, end = safe_integer(item[0]), safe_integer(item[1])
-            if start is None or end is None or start > end or end - start > 1_000_000:
+            if start is None or end is None:
                 return None
-            seqs.extend(range(start, end + 1))
+            runs.append((start, end))
         elif (n := safe_integer(item)) is not None:
-            seqs.append(n)
+            runs.append((n, n))
         else:
             return None
-    return seqs
+    return runs
+
+
+def covered(runs: list[Run]) -> list[Run]:
+    """The seqs `runs` name, as sorted runs that neither overlap nor touch (reversed ones name none)."""
+    merged: list[Run] = []
+    for start, end in sorted(r for r in runs if r[0] <= r[1]):
+        if merged and start <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def covers(merged: list[Run], seq: int) -> bool:
+    """Whether the sorted, disjoint runs `merged` (`covered`) name `seq`."""
+    k = bisect_right(merged, (seq, MAX_SAFE_INTEGER + 1)) - 1
+    return k >= 0 and merged[k][0] <= seq <= merged[k][1]
+
+
+def _repeats(runs: list[Run]) -> bool:
+    """Whether any seq is named twice by `runs` (none reversed): two overlap once sorted."""
+    ordered = sorted(runs)
+    return any(later[0] <= earlier[1] for earlier, later in pairwise(ordered))
 
 
 def missing_surface_op(tag: object) -> tuple[str, str]:
@@ -243,7 +273,9 @@ def surface_problems(event: Mapping[str, object], seq: int) -> list[tuple[str, s
     `assertProvenance`): a log-only event carries neither `surfaceOp` nor `sourceEventSeqs`, a
     surface event always carries `surfaceOp` (the package refuses one without: it says how the
     event enters the surface); `sourceEventSeqs` is empty only on an `assistant/message`, and
-    names earlier seqs, none twice (a v2+ `[start, end]` pair names the run)."""
+    names earlier seqs, none twice (a v2+ `[start, end]` pair names the run, and a reversed pair
+    is refused: the writer writes a run of three or more as `[start, end]`). Judged on the runs
+    as written, never expanded, so a run of any length is judged alike."""
     tag = event.get("type")
     if tag not in SURFACE_TYPES:
         keys = [key for key in ("sourceEventSeqs", "surfaceOp") if key in event]
@@ -252,16 +284,19 @@ def surface_problems(event: Mapping[str, object], seq: int) -> list[tuple[str, s
         return [missing_surface_op(tag)]
     if "sourceEventSeqs" not in event:
         return []
-    raw = event["sourceEventSeqs"]
-    seqs = cited_seqs(raw)
-    if seqs is None:
+    runs = cited_runs(event["sourceEventSeqs"])
+    if runs is None:
         return []  # the shape check reports it
     problems = []
-    if not seqs and tag != ASSISTANT_MESSAGE:
+    ordered = [(start, end) for start, end in runs if start <= end]
+    if len(ordered) < len(runs):
+        start, end = next((start, end) for start, end in runs if start > end)
+        problems.append(f"sourceEventSeqs names a run [{start}, {end}] that ends before it starts")
+    if not runs and tag != ASSISTANT_MESSAGE:
         problems.append("sourceEventSeqs is empty (only an assistant/message may cite nothing)")
-    if any(n >= seq for n in seqs):
+    if any(end >= seq for _, end in ordered):
         problems.append("sourceEventSeqs names a seq that is not earlier than the event's own")
-    if len(set(seqs)) != len(seqs):
+    if _repeats(ordered):
         problems.append("sourceEventSeqs names a seq twice")
     return [("/sourceEventSeqs", problem) for problem in problems]
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from .jsvalue import json_equal, safe_integer
-from .logshapes import REPLACE_BOUNDS, SURFACE_TYPES, cited_seqs, missing_surface_op
+from .logshapes import REPLACE_BOUNDS, SURFACE_TYPES, cited_runs, covered, covers, missing_surface_op
 from .sessionload import LEGACY_RESULT_KEYS, legacy_result_message
 
 TOOL_RESULT = "tool/result"
@@ -96,8 +96,8 @@ class Surface:
         if first > last:
             return [("/surfaceOp", f"surface replace: {keys[0]} {bounds[0]} comes after {keys[1]} {bounds[1]}")]
         shadowed = self.nodes[first : last + 1]
-        cited = set(cited_seqs(event.get("sourceEventSeqs", [])) or ())
-        missing = [n for n in shadowed if n not in cited]
+        cited = covered(cited_runs(event.get("sourceEventSeqs", [])) or [])
+        missing = [n for n in shadowed if not covers(cited, n)]
         if missing:
             named = ", ".join(map(str, missing))
             return [

@@ -311,3 +311,83 @@ def test_the_rules_are_the_session_packages(logs: list[list[dict[str, object]]])
     theirs = node(FOLD, "\n".join(json.dumps(log) for log in logs) + "\n").split()
     ours = [_ours(log) for log in logs]
     assert ours == theirs, [log for log, a, b in zip(logs, ours, theirs, strict=True) if a != b][:2]
+
+
+# --- runs judged as written, never expanded (issue 49, item 2) ------------------------------------
+
+
+def _expanded_problems(cited: list[object], seq: int, tag: str) -> set[str]:
+    """The rules on the seqs a v2+ `sourceEventSeqs` names, judged by expanding every run (the
+    definition, for small runs only)."""
+    seqs: list[int] = []
+    for item in cited:
+        seqs.extend(range(item[0], item[1] + 1) if isinstance(item, list) else [item])  # type: ignore[arg-type]
+    found = set()
+    if not cited and tag != "assistant/message":
+        found.add("empty")
+    if any(n >= seq for n in seqs):
+        found.add("not earlier")
+    if len(set(seqs)) != len(seqs):
+        found.add("twice")
+    return found
+
+
+def _named(problems: list[tuple[str, str]]) -> set[str]:
+    words = {"is empty": "empty", "not earlier": "not earlier", "twice": "twice", "ends before": "reversed"}
+    return {name for _, text in problems for key, name in words.items() if key in text}
+
+
+@settings(max_examples=400)
+@given(
+    seq=st.integers(0, 40),
+    tag=st.sampled_from(["user/message", "assistant/message", "tool/result"]),
+    cited=st.lists(
+        st.one_of(st.integers(0, 45), st.tuples(st.integers(0, 45), st.integers(0, 45)).map(list)), max_size=6
+    ),
+)
+def test_runs_are_judged_as_their_expansion_is(seq: int, tag: str, cited: list[object]) -> None:
+    """Without expanding a run, the rules say what expanding it says (a reversed run aside)."""
+    event = _event(seq, tag, sourceEventSeqs=cited, surfaceOp="append")
+    found = _named(surface_problems(event, seq))
+    reversed_run = any(isinstance(c, list) and c[0] > c[1] for c in cited)
+    assert ("reversed" in found) == reversed_run
+    if not reversed_run:
+        assert found == _expanded_problems(cited, seq, tag)
+
+
+@pytest.mark.parametrize("length", [3, 1_000_000, 1_000_001, 1_000_002, 10**12, 2**53 - 8])
+def test_a_run_past_the_event_is_refused_whatever_its_length(length: int) -> None:
+    """A run whose end is not earlier than its event breaks the rule at any length (a check that
+    expanded runs stopped at 1,000,000 seqs and passed the next one)."""
+    event = _event(7, sourceEventSeqs=[[6, 6 + length - 1]], surfaceOp="append")
+    assert _named(surface_problems(event, 7)) == {"not earlier"}
+    event = _event(2**53 - 1, sourceEventSeqs=[[0, length - 1], [length - 1, length]], surfaceOp="append")
+    assert _named(surface_problems(event, 2**53 - 1)) == {"twice"}
+
+
+def test_a_reversed_run_is_refused() -> None:
+    """Open question (formats.md §4 says only that the writer writes a run of three or more as
+    `[start, end]`): a run that ends before it starts is refused, as a codec checking the pairs
+    it expands would; a run of one or two seqs the writer would not write is read as named."""
+    problems = surface_problems(_event(9, sourceEventSeqs=[[4, 3]], surfaceOp="append"), 9)
+    assert problems == [("/sourceEventSeqs", "sourceEventSeqs names a run [4, 3] that ends before it starts")]
+    assert surface_problems(_event(9, sourceEventSeqs=[[4, 4], [5, 6]], surfaceOp="append"), 9) == []
+
+
+def test_a_replacement_may_cite_its_shadowed_nodes_by_one_long_run() -> None:
+    surface = Surface()
+    surface.appended([10, 11, 12])
+    big = _event(10**12, sourceEventSeqs=[[0, 10**12 - 1]], surfaceOp={"op": "replace", "startSeq": 10, "endSeq": 12})
+    assert surface.step(big, 10**12, 4) == [] and surface.nodes == [10**12]
+    partial = _event(
+        10**12 + 1, sourceEventSeqs=[[0, 10**6]], surfaceOp={"op": "replace", "startSeq": 10**12, "endSeq": 10**12}
+    )
+    assert surface.step(partial, 10**12 + 1, 4) == [
+        ("/sourceEventSeqs", f"surface replace: sourceEventSeqs must cite every shadowed node; missing {10**12}")
+    ]
+
+
+@pytest.mark.parametrize("end", [1_000_000, 1_000_001, 10**15])
+def test_a_log_citing_a_long_run_past_its_event_is_refused(end: int, tmp_path: Path) -> None:
+    records = [_event(0, surfaceOp="append"), _event(1, sourceEventSeqs=[[0, end]], surfaceOp="append")]
+    _refused_at_last(records, 4, "format.envelope", "/sourceEventSeqs", tmp_path)
