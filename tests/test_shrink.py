@@ -102,3 +102,134 @@ def test_without_redact_the_prompts_stay() -> None:
     assert _free_text(data)
     kept = shrink_log(path.name, data).data.decode()
     assert any(text in kept for text in _free_text(data))
+
+
+# --- every input verify accepts: a shrunk log or a clear refusal, in bounded memory (issue 49) ---
+
+
+def _v4(path: Path) -> list[bytes]:
+    """A fixture's lines rewritten as a v4 log (fixtures/upgrade.py)."""
+    from fuzz.logs import sources
+
+    name = path.name.removesuffix(".session.jsonl")
+    found = next(s for s in sources(ROOT / "no-real-logs") if s.name == f"{name}.v4.session.v4.jsonl")
+    return list(found.lines)
+
+
+def _edited(line_no: int, old: bytes, new: bytes) -> bytes:
+    lines = _v4(ROOT / "fixtures" / "sessions" / "valid" / "reminders.session.jsonl")
+    assert old in lines[line_no], lines[line_no]
+    lines[line_no] = lines[line_no].replace(old, new, 1)
+    return b"\n".join(lines) + b"\n"
+
+
+CREATE = b'"operation":"create"'
+APPEND = b'"surfaceOp":"append"'
+HOSTILE_KEPT = {
+    "a value nested 3,000 levels": (5, CREATE, CREATE + b',"x":' + b"[" * 3000 + b'"secret"' + b"]" * 3000),
+    "an object nested 3,000 levels": (5, CREATE, CREATE + b',"x":' + b'{"a":' * 3000 + b"1" + b"}" * 3000),
+    "a number past the doubles": (5, CREATE, CREATE + b',"x":1e400'),
+    "a negative one": (5, CREATE, CREATE + b',"x":-1e400'),
+    "a surfaceOp bound that is a list": (
+        6, APPEND, b'"sourceEventSeqs":[2],"surfaceOp":{"op":"replace","startSeq":[2],"endSeq":2}'
+    ),
+    "a surfaceOp bound that is an object": (
+        6, APPEND, b'"sourceEventSeqs":[2],"surfaceOp":{"op":"replace","startSeq":{"a":1},"endSeq":2}'
+    ),
+    "a run of 10^12 seqs": (6, APPEND, b'"sourceEventSeqs":[[0,1000000000000]],' + APPEND),
+    "a run of 2^53 - 1 seqs": (6, APPEND, b'"sourceEventSeqs":[[0,9007199254740991]],' + APPEND),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("redact", [False, True])
+@pytest.mark.parametrize("case", HOSTILE_KEPT)
+def test_shrink_keeps_a_hostile_line_its_verdict_needs(case: str, redact: bool) -> None:
+    """The line that decides the verdict survives the shrink and is written back as JSON.parse
+    reads it (deep values, numbers past the doubles), its odd surface metadata renumbered only
+    where it names kept seqs, its runs never expanded (a run of 10^12 once took 810 MB and more)."""
+    data = _edited(*HOSTILE_KEPT[case])
+    original = verify_bytes("hostile.session.v4.jsonl", data)
+    assert original.verdict == "corrupt"
+    shrunk = shrink_log("hostile.session.v4.jsonl", data, redact=redact)
+    assert key_of(verify_bytes("hostile.session.v4.jsonl", shrunk.data)) == key_of(original)
+    assert shrunk.lines == 1
+    if "10^12" in case:
+        assert b'"sourceEventSeqs":[0]' in shrunk.data  # the one kept seq the run spans, renumbered
+
+
+def test_a_v0_replacement_names_its_bounds_by_start_and_end_renumbered() -> None:
+    """v0-v2 replacements say `start`/`end` (v3+ `startSeq`/`endSeq`): both are renumbered."""
+    lines = (ROOT / "fixtures" / "sessions" / "corrupt" / "reused-id.session.jsonl").read_bytes().split(b"\n")
+    k = next(i for i, line in enumerate(lines) if b'"seq":28' in line)
+    lines[k] = lines[k].replace(
+        b'"surfaceOp":"append"', b'"sourceEventSeqs":[15],"surfaceOp":{"op":"replace","start":15,"end":15}'
+    )
+    data = b"\n".join(lines)
+    original = verify_bytes("v0.session.jsonl", data)
+    assert original.verdict == "corrupt" and not any(f.code == "format.envelope" for f in original.findings)
+    shrunk = shrink_log("v0.session.jsonl", data)
+    kept = [json.loads(line) for line in shrunk.data.splitlines()[1:]]
+    for event in kept:
+        op = event.get("surfaceOp")
+        if isinstance(op, dict):
+            assert op["start"] == op["end"] == event["sourceEventSeqs"][0] < event["seq"]
+            assert kept[op["start"]]["seq"] == op["start"]  # names the kept, renumbered message
+
+
+def test_a_tool_call_row_counts_its_argument_members() -> None:
+    from replay.audit.shrink import _events_in
+
+    row = {"type": "tool-call-chunks", "seq0": 3, "time0": 0, "data": {"args": ["a", "b", "c"], "dt": [1, 1]}}
+    assert _events_in(row) == 3
+    assert _events_in({**row, "type": "text-chunks", "data": {"texts": ["a", "b"], "dt": [1]}}) == 2
+
+
+def test_the_structural_keys_are_these() -> None:
+    """What `--redact` keeps: vocabulary, identities compared across events, instants and rules.
+    Every other string of the header and the events is redacted (paths with their separators)."""
+    from replay.audit.shrink import JSON_TEXT_KEYS, PATH_KEYS, STRUCTURAL_KEYS
+
+    assert sorted(STRUCTURAL_KEYS) == [
+        "acceptedAt", "agentPreset", "callId", "cron", "id", "kind", "name", "nextScheduledAt", "occurrenceAt",
+        "operation", "origin", "parentSession", "reason", "role", "scheduledAt", "surfaceOp", "timeZone",
+        "time_zone", "toolCallId", "type", "version",
+    ]  # fmt: skip
+    assert ({"cwd"}, {"arguments"}) == (PATH_KEYS, JSON_TEXT_KEYS)
+
+
+def _strings(value: object, key: str | None = None) -> list[tuple[str | None, str]]:
+    found: list[tuple[str | None, str]] = []
+    stack = [(value, key)]
+    while stack:
+        item, name = stack.pop()
+        if isinstance(item, dict):
+            stack += [(v, k) for k, v in item.items()]
+        elif isinstance(item, list):
+            stack += [(v, name) for v in item]
+        elif isinstance(item, str):
+            found.append((name, item))
+    return found
+
+
+@pytest.mark.parametrize("path", _cases(), ids=lambda p: p.name)
+def test_a_redacted_shrink_keeps_no_string_but_the_structural_ones(path: Path) -> None:
+    """The header's cwd (`/home/alice/acme-merger-2027` was left verbatim) and every other free
+    text or path, in the header and the events, is a placeholder unless its key is structural
+    or the line had to be kept as written (counted)."""
+    from replay.audit.shrink import STRUCTURAL_KEYS, path_placeholder
+
+    data = path.read_bytes()
+    lines = data.split(b"\n")
+    head = json.loads(lines[0])
+    head["cwd"] = "/home/alice/acme-merger-2027"
+    data = b"\n".join([json.dumps(head).encode(), *lines[1:]])
+    shrunk = shrink_log(path.name, data, redact=True)
+    out = [json.loads(line) for line in shrunk.data.splitlines()]
+    assert out[0]["cwd"] == "/xxxx/xxxxx/xxxxxxxxxxxxxxxx" == path_placeholder(head["cwd"])
+    if shrunk.kept_strings:
+        return  # some line's text decides the verdict: that line is kept, and the summary says so
+    for value in out:
+        for key, text in _strings(value):
+            if key == "arguments":
+                continue  # JSON text, redacted inside
+            assert key in STRUCTURAL_KEYS or text in (placeholder(text), path_placeholder(text)), (key, text)

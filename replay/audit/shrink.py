@@ -6,32 +6,45 @@ replacement's `startSeq`/`endSeq` with them, a v0/v1 header's `seedLength` count
 events kept), and it is kept when it is judged as the original is: the same verdict and the same
 rule (the violation's, else the first error finding's). What the rule needs stays; the rest goes.
 
-With `redact`, every string but the structural ones (types, ids, kinds, operations, instants,
-cron rules, zones, roles, tool names) becomes a placeholder of the same UTF-16 length that keeps
-its JavaScript whitespace, control characters and lone surrogates (the trim and length rules
-depend on them): `x` per character, `xx` per astral one. A string whose redaction would change
-the verdict is kept, and counted.
+A line is rewritten only where a number in it changes; any value JSON.parse reads is written
+back (nested to any depth, numbers past the doubles as numbers that overflow alike).
+
+With `redact`, every string of the header and the events but the structural ones (STRUCTURAL_KEYS:
+types, ids, kinds, operations, instants, cron rules, zones, roles, tool names) becomes a
+placeholder of the same UTF-16 length that keeps its JavaScript whitespace, control characters
+and lone surrogates (the trim and length rules depend on them): `x` per character, `xx` per
+astral one; a path (`cwd`) keeps its separators too, so an absolute path stays absolute; a tool
+call's `arguments` (JSON text) is redacted inside. A line whose redaction would change the
+verdict is kept as written, and counted.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from invariant.findings import Severity
-from invariant.jsvalue import JS_WHITESPACE, js_compact_json
+from invariant.jsvalue import JS_WHITESPACE, js_compact_json, safe_integer
+from invariant.logshapes import REPLACE_BOUNDS, cited_runs, format_version
 from replay.audit.verify import SessionReport, Verdict, verify_bytes
+from replay.logs import deepjson
 from replay.logs.jsonline import JsonLineError, parse_header_line, parse_json_line
 from replay.reading import DEFAULT_READING, Reading
 
 STRUCTURAL_KEYS = frozenset(
     {
         "type", "id", "kind", "operation", "version", "scheduledAt", "acceptedAt", "nextScheduledAt",
-        "occurrenceAt", "cron", "timeZone", "role", "name", "callId", "toolCallId", "surfaceOp", "createdAt",
-        "parentSession", "origin", "agentPreset", "cwd", "provider", "model", "reason",
+        "occurrenceAt", "cron", "timeZone", "time_zone", "role", "name", "callId", "toolCallId", "surfaceOp",
+        "parentSession", "origin", "agentPreset", "reason",
     }
 )  # fmt: skip
-"""Keys whose string values a rule reads as structure: never redacted."""
+"""Keys whose string values a rule reads as structure (vocabulary, identities compared across
+events, instants and rules parsed): never redacted. Every other string is, where the verdict stays."""
+PATH_KEYS = frozenset({"cwd"})
+"""Keys whose strings are paths: redacted with their separators kept (v4: `cwd` must be absolute)."""
+JSON_TEXT_KEYS = frozenset({"arguments"})
+"""Keys whose strings are JSON text (a tool call's arguments): redacted inside, written compact."""
 
 
 @dataclass(frozen=True)
@@ -59,37 +72,41 @@ def key_of(report: SessionReport) -> tuple[str, str | None]:
     return report.verdict.value, errors[0] if errors else None
 
 
+Writer = Callable[[bytes, Sequence[bytes]], bytes]
+"""How a candidate log is written from a header line and the lines kept."""
+
+
 def shrink_log(name: str, data: bytes, reading: Reading = DEFAULT_READING, redact: bool = False) -> Shrunk:
     """`data` (a plain log) cut down to a smallest set of lines that keeps its verdict and rule;
     with `redact`, its free text replaced (module docstring). Raises CannotShrink."""
     original = verify_bytes(name, data, reading)
-    if original.verdict in (Verdict.OK, Verdict.UNREADABLE):
-        raise CannotShrink(f"the log is {original.verdict.value}: there is no problem to keep")
+    if original.verdict is Verdict.OK:
+        raise CannotShrink("the log is ok: there is no problem to keep")
+    if original.verdict is Verdict.UNREADABLE:
+        raise CannotShrink("the log is unreadable: no session log to shrink (verify says why)")
     text = data.split(b"\n")
     head, lines = text[0], [line for line in text[1:] if line]  # (a torn tail is kept as a line)
     try:
-        header = parse_header_line(head)
+        parse_header_line(head)
     except JsonLineError:
         raise CannotShrink("the header line is not JSON") from None
     want = key_of(original)
-    writers: list[Callable[[Sequence[bytes]], bytes]] = [
-        lambda kept: _renumbered(header, head, list(kept)),
-        lambda kept: b"\n".join([head, *kept]) + b"\n",  # where renumbering alone changes the verdict
-    ]
-    for write in writers:
-
-        def keeps(kept: Sequence[bytes], write: Callable[[Sequence[bytes]], bytes] = write) -> bool:
-            return key_of(verify_bytes(name, write(kept), reading)) == want
-
-        if keeps(lines):
+    for write in (_renumbered, _as_they_are):  # as they are: where renumbering alone changes the verdict
+        if key_of(verify_bytes(name, write(head, lines), reading)) == want:
             break
     else:
         raise CannotShrink("the log's verdict depends on bytes shrinking cannot keep (a torn tail, say)")
-    kept = _ddmin(lines, keeps)
+
+    def keeps(head: bytes, kept: Sequence[bytes], write: Writer = write) -> bool:
+        return key_of(verify_bytes(name, write(head, kept), reading)) == want
+
+    kept = _ddmin(lines, lambda candidate: keeps(head, candidate))
     redacted = kept_strings = 0
     if redact:
-        kept, redacted, kept_strings = _redacted(kept, keeps)
-    out = write(kept)
+        head, redacted, kept_strings = _redacted_header(head, lambda candidate: keeps(candidate, kept))
+        kept, more, kept_more = _redacted(kept, lambda candidate: keeps(head, candidate))
+        redacted, kept_strings = redacted + more, kept_strings + kept_more
+    out = write(head, kept)
     return Shrunk(out, verify_bytes(name, out, reading), len(lines), len(kept), redacted, kept_strings)
 
 
@@ -113,16 +130,32 @@ def _ddmin(lines: list[bytes], keeps: Callable[[Sequence[bytes]], bool]) -> list
     return current
 
 
+def _as_they_are(head: bytes, lines: Sequence[bytes]) -> bytes:
+    return b"\n".join([head, *lines]) + b"\n"
+
+
+def _json(value: object) -> bytes:
+    """`value` as JSON text JSON.parse reads back alike: compact, or, for what the standard
+    writer refuses (nesting past its recursion limit, a number past the doubles), the
+    nesting-safe writer's exact form."""
+    try:
+        return js_compact_json(value).encode()
+    except (ValueError, RecursionError):
+        return deepjson.dumps(value, exact=True).encode()
+
+
 def _events_in(value: object) -> int:
-    """How many events a line stands for: a packed chunk row its texts, an event one."""
+    """How many events a line stands for: a packed chunk row its members (`texts`, or a tool
+    call row's `args`), an event one."""
     data = value.get("data") if isinstance(value, dict) and "seq0" in value else None
-    texts = data.get("texts") if isinstance(data, dict) else None
-    return len(texts) if isinstance(texts, list) else 1
+    members = data.get("texts", data.get("args")) if isinstance(data, dict) else None
+    return len(members) if isinstance(members, list) else 1
 
 
-def _renumbered(header: object, head: bytes, lines: list[bytes]) -> bytes:
-    """The header and `lines` with seqs dense from 0 (module docstring); a line that is not an
-    event object is kept as it is."""
+def _renumbered(head: bytes, lines: Sequence[bytes]) -> bytes:
+    """The header and `lines` with seqs dense from 0 (module docstring); a line whose numbers
+    do not change, or that is not an event object, is kept as it is."""
+    header = parse_header_line(head)
     values: list[object] = []
     for line in lines:
         try:
@@ -134,46 +167,59 @@ def _renumbered(header: object, head: bytes, lines: list[bytes]) -> bytes:
     inherited = 0
     seed = header.get("seedLength") if isinstance(header, dict) else None
     for value in values:
-        old = value.get("seq0", value.get("seq")) if isinstance(value, dict) else None
-        if isinstance(old, int) and not isinstance(old, bool):
+        old = safe_integer(value.get("seq0", value.get("seq"))) if isinstance(value, dict) else None
+        if old is not None:
             for k in range(_events_in(value)):
                 old_to_new[old + k] = seq + k
-                if isinstance(seed, int) and old + k < seed:
+                if type(seed) is int and old + k < seed:
                     inherited += 1
         seq += _events_in(value)
-    out = [head if not isinstance(seed, int) or isinstance(seed, bool) else _with_seed(header, inherited)]
+    version = format_version(header) if isinstance(header, dict) else None
+    bounds = REPLACE_BOUNDS.get(version or 0, REPLACE_BOUNDS[0])
+    olds = sorted(old_to_new)
+    out = [head if type(seed) is not int or seed == inherited else _json({**header, "seedLength": inherited})]  # type: ignore[dict-item]
     for line, value in zip(lines, values, strict=True):
-        if not isinstance(value, dict) or not any(k in value for k in ("seq", "seq0")):
-            out.append(line)
-            continue
-        value = dict(value)
-        field = "seq0" if "seq0" in value else "seq"
-        if isinstance(value[field], int) and value[field] in old_to_new:
-            value[field] = old_to_new[value[field]]
-        cited = value.get("sourceEventSeqs")
-        if isinstance(cited, list):
-            value["sourceEventSeqs"] = _cited(cited, old_to_new)
-        op = value.get("surfaceOp")
-        if isinstance(op, dict):
-            value["surfaceOp"] = {k: old_to_new.get(v, v) if k in ("startSeq", "endSeq") else v for k, v in op.items()}
-        out.append(js_compact_json(value).encode())
+        changed = _with_new_seqs(value, old_to_new, olds, bounds) if isinstance(value, dict) else None
+        out.append(line if changed is None else _json(changed))
     return b"\n".join(out) + b"\n"
 
 
-def _with_seed(header: object, inherited: int) -> bytes:
-    assert isinstance(header, dict)
-    return js_compact_json({**header, "seedLength": inherited}).encode()
+def _with_new_seqs(
+    value: Mapping[str, object], old_to_new: dict[int, int], olds: list[int], bounds: tuple[str, ...]
+) -> dict[str, object] | None:
+    """An event or row with its seq, citations and replacement bounds renumbered, or None when
+    none of them changes."""
+    changed = dict(value)
+    field = "seq0" if "seq0" in value else "seq"
+    old = safe_integer(value.get(field))
+    if old is not None and old in old_to_new:
+        changed[field] = old_to_new[old]
+    cited = value.get("sourceEventSeqs")
+    if isinstance(cited, list):
+        changed["sourceEventSeqs"] = _cited(cited, old_to_new, olds)
+    op = value.get("surfaceOp")
+    if isinstance(op, dict):
+        changed["surfaceOp"] = {k: _new_seq(v, old_to_new) if k in bounds else v for k, v in op.items()}
+    return None if changed == value and all(type(changed[k]) is type(value[k]) for k in changed) else changed
 
 
-def _cited(cited: list[object], old_to_new: dict[int, int]) -> list[object]:
-    """Citations (seqs and [start, end] runs) mapped to the kept events, those of removed ones dropped."""
-    seqs: list[int] = []
-    for item in cited:
-        if isinstance(item, int):
-            seqs.append(item)
-        elif isinstance(item, list) and len(item) == 2 and all(isinstance(x, int) for x in item):
-            seqs.extend(range(item[0], item[1] + 1))
-    return [old_to_new[s] for s in seqs if s in old_to_new]
+def _new_seq(value: object, old_to_new: dict[int, int]) -> object:
+    """A seq renumbered, anything else (not a safe integer, or no kept event's) as it is."""
+    old = safe_integer(value)
+    return old_to_new.get(old, value) if old is not None else value
+
+
+def _cited(cited: list[object], old_to_new: dict[int, int], olds: list[int]) -> list[object]:
+    """Citations (seqs and [start, end] runs) mapped to the kept events, those of removed ones
+    dropped; a run is mapped through the kept seqs it spans, never expanded (it may name 10^15);
+    citations that are no such values (the shape check's findings) are kept as they are."""
+    runs = cited_runs(cited)
+    if runs is None:
+        return cited
+    new: list[object] = []
+    for start, end in runs:
+        new.extend(old_to_new[old] for old in olds[bisect_left(olds, start) : bisect_right(olds, end)])
+    return new
 
 
 def placeholder(text: str) -> str:
@@ -189,26 +235,48 @@ def placeholder(text: str) -> str:
     return "".join(out)
 
 
+def path_placeholder(text: str) -> str:
+    """A path redacted: `placeholder` but for its separators (`/`, `\\` and a drive's `:`), so
+    that an absolute path stays absolute."""
+    return "".join(c if c in "/\\:" else placeholder(c) for c in text)
+
+
 def _redact(value: object, key: str | None = None) -> tuple[object, int]:
-    """`value` with its free text redacted, and how many strings were."""
-    if isinstance(value, str):
-        if key in STRUCTURAL_KEYS or value == placeholder(value):
-            return value, 0
-        return placeholder(value), 1
-    if isinstance(value, dict):
-        out, count = {}, 0
-        for k, v in value.items():
-            out[k], n = _redact(v, k)
-            count += n
-        return out, count
-    if isinstance(value, list):
-        items, count = [], 0
-        for v in value:
-            item, n = _redact(v, key)
-            items.append(item)
-            count += n
-        return items, count
-    return value, 0
+    """`value` with its free text redacted, and how many strings were. Walked without
+    recursion: a value may nest to any depth."""
+    count = 0
+    root: list[object] = [None]
+    pending: list[tuple[object, str | None, list[object] | dict[str, object], int | str]] = [(value, key, root, 0)]
+    while pending:
+        item, name, parent, slot = pending.pop()
+        if isinstance(item, dict):
+            copy: dict[str, object] = dict.fromkeys(item)
+            pending += [(v, k, copy, k) for k, v in item.items()]
+            item = copy
+        elif isinstance(item, list):
+            items: list[object] = [None] * len(item)
+            pending += [(v, name, items, i) for i, v in enumerate(item)]
+            item = items
+        elif isinstance(item, str) and name not in STRUCTURAL_KEYS:
+            masked = _masked(item, name)
+            count += masked != item
+            item = masked
+        parent[slot] = item  # type: ignore[index]
+    return root[0], count
+
+
+def _masked(text: str, key: str | None) -> str:
+    """A string redacted by what its key says it holds."""
+    if key in PATH_KEYS:
+        return path_placeholder(text)
+    if key in JSON_TEXT_KEYS:
+        try:
+            inner = parse_json_line(text.encode("utf-8", "surrogatepass"))
+        except JsonLineError:
+            return placeholder(text)
+        if isinstance(inner, dict | list):
+            return _json(_redact(inner)[0]).decode("utf-8", "surrogatepass")
+    return placeholder(text)
 
 
 def _redacted(lines: list[bytes], keeps: Callable[[Sequence[bytes]], bool]) -> tuple[list[bytes], int, int]:
@@ -224,12 +292,26 @@ def _redacted(lines: list[bytes], keeps: Callable[[Sequence[bytes]], bool]) -> t
         masked, count = _redact(value)
         if not count:
             continue
-        candidate = [*out[:i], js_compact_json(masked).encode(), *out[i + 1 :]]
+        candidate = [*out[:i], _json(masked), *out[i + 1 :]]
         if keeps(candidate):
             out, redacted = candidate, redacted + count
         else:
             kept += 1
     return out, redacted, kept
+
+
+def _redacted_header(head: bytes, keeps: Callable[[bytes], bool]) -> tuple[bytes, int, int]:
+    """The header line with its free text and paths redacted where the verdict stays: the line,
+    the strings redacted and 1 when it is kept as written (its text decides the verdict)."""
+    try:
+        value = parse_header_line(head)
+    except JsonLineError:
+        return head, 0, 0
+    masked, count = _redact(value)
+    if not count:
+        return head, 0, 0
+    candidate = _json(masked)
+    return (candidate, count, 0) if keeps(candidate) else (head, 0, 1)
 
 
 def summary(shrunk: Shrunk) -> str:
