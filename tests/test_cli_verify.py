@@ -257,3 +257,39 @@ def test_a_hint_names_the_lenient_mode_when_only_header_rules_refuse(tmp_path: P
     assert hint is not None and hint in result.output
     assert "hint:" not in CliRunner().invoke(main, ["verify", "--mode", "lenient", str(tmp_path)]).output
     assert "hint:" not in CliRunner().invoke(main, ["verify", "--format", "json", str(tmp_path)]).output
+
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+CORRUPT_LOG = FIXTURES / "sessions" / "corrupt" / "reused-id.session.jsonl"
+VALID_ZSTD = FIXTURES / "sessions" / "valid" / "reminders.session.jsonl.zstd"
+STORE = FIXTURES / "host" / "stores" / "valid-window.json"
+
+
+def _through_pipes(command: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """`command` run by bash, where `<(cat FILE)` hands schedlog a /dev/fd pipe (the README's
+    `verify <(zstdcat log.zst)`), schedlog on PATH."""
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    return subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.parametrize(
+    ("command", "says"),
+    [
+        (f"schedlog verify <(cat {CORRUPT_LOG}) <(cat {VALID_ZSTD})", "2 session(s): 1 ok, 1 corrupt, 0 unreadable"),
+        (f"schedlog verify <(cat {STORE})", "1 session(s): 1 ok, 0 corrupt, 0 unreadable"),
+        (f"schedlog explain <(cat {CORRUPT_LOG})", "Rule fold.create.reuse"),
+        (f"schedlog explain <(cat {VALID_ZSTD})", "3 schedule(s) created"),
+        (f"schedlog report <(cat {CORRUPT_LOG}) -o r.html", "0 ok, 1 corrupt, 0 unreadable"),
+        (f"schedlog replay <(cat {CORRUPT_LOG}) <(cat {VALID_ZSTD}) --db p.duckdb", "1 ok, 1 corrupt, 0 unreadable"),
+        (f"cat {CORRUPT_LOG} | schedlog replay - <(cat {CORRUPT_LOG}) --db q.duckdb", "0 ok, 2 corrupt, 0 unreadable"),
+        (f"schedlog shrink <(cat {CORRUPT_LOG}) -o s.jsonl", "still corrupt (fold.create.reuse)"),
+        (f"schedlog check <(cat {CORRUPT_LOG}) <(echo '{{}}')", "fold.create.reuse: id 'schedule-1'"),
+    ],
+    ids=["verify", "verify-store", "explain", "explain-zstd", "report", "replay", "replay-stdin", "shrink", "check"],
+)
+def test_a_pipe_is_read_once_by_every_command(command: str, says: str, tmp_path: Path) -> None:
+    """A /dev/fd pipe is read once: its first bytes were taken by the Host store's sniff, and the
+    log then said UNREADABLE ("the first line is not JSON")."""
+    done = _through_pipes(command, tmp_path)
+    assert says in done.stdout + done.stderr, done.stdout + done.stderr
+    assert "UNREADABLE" not in done.stdout and "Traceback" not in done.stderr

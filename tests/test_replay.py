@@ -538,7 +538,7 @@ def test_staging_tasks_number_their_sessions_in_input_order(tmp_path: Path) -> N
     ]
     stage = tmp_path / "stage"
     stage.mkdir()
-    with duck._staged(groups, stage, Reading(), 1, b"", None) as staged:  # standard input takes key 1
+    with duck._staged(groups, stage, Reading(), 1, [("<stdin>", b"")], None) as staged:  # stdin takes key 1
         keyed = [(key, Path(session.report.path).name, size) for key, size, session in staged]
     assert keyed == [(1, "<stdin>", 0), (2, "f0", 10), (3, "f1", 2 << 20), (4, "f2", 10), (5, "f3", 10)]
 

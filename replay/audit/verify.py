@@ -41,7 +41,7 @@ from invariant.tools.judge import TOOL_TYPES
 from replay.audit.fanout import Group, group_bytes, grouped, in_processes
 from replay.audit.telling import TellingEvents
 from replay.audit.transcript import Transcript
-from replay.logs import deepjson
+from replay.logs import bytesource, deepjson
 from replay.logs.bytesource import Data
 from replay.logs.chunks import ChunkRow
 from replay.logs.discover import LOG_SUFFIXES, STORE_NAME
@@ -443,20 +443,27 @@ SNIFF_BYTES = 4096
 MAX_STORE_BYTES = 1 << 30
 
 
-def _store_file(path: str) -> tuple[object, str | None] | None:
+def _store_file(path: str, held: Data | OSError | None = None) -> tuple[object, str | None] | None:
     """What a file holds as a Host task store, read as the Host's JSON backend reads it:
     `(value, None)`; `(None, why)` for a file named `schedule.json` that is no JSON (the Host
     refuses it: a malformed medium); None when it is no store (read it as a session log). A
-    file of another name is a store when its content says so (its unit names `schedule`)."""
-    if path.endswith(LOG_SUFFIXES) or path == "<stdin>":
+    file of another name is a store when its content says so (its unit names `schedule`).
+    `held`: the bytes of a stream already read (`bytesource.once`), sniffed instead of the file."""
+    if path.endswith(LOG_SUFFIXES) or path == "<stdin>" or isinstance(held, OSError):
         return None
     named = os.path.basename(path) == STORE_NAME
     try:
-        with open(path, "rb") as f:
-            head = f.read(SNIFF_BYTES)
+        if held is not None:
+            head = bytes(held[:SNIFF_BYTES])
             if not named and (not head.lstrip().startswith(b"{") or b'"unit"' not in head):
                 return None
-            data = head + f.read(MAX_STORE_BYTES)
+            data = bytes(held[: MAX_STORE_BYTES + SNIFF_BYTES])
+        else:
+            with open(path, "rb") as f:
+                head = f.read(SNIFF_BYTES)
+                if not named and (not head.lstrip().startswith(b"{") or b'"unit"' not in head):
+                    return None
+                data = head + f.read(MAX_STORE_BYTES)
     except OSError:
         return None
     try:
@@ -466,16 +473,18 @@ def _store_file(path: str) -> tuple[object, str | None] | None:
     return (value, None) if named or is_store(value) else None
 
 
-def store_report(path: str, reading: Reading = DEFAULT_READING) -> SessionReport | None:
+def store_report(
+    path: str, reading: Reading = DEFAULT_READING, held: Data | OSError | None = None
+) -> SessionReport | None:
     """A Host task store's report, or None when the file is not one: a file named
     `schedule.json`, or one whose content is a store (a JSON object whose `unit` names
     `schedule`), wherever it is. It is corrupt exactly when the Host would refuse to open it
     (host.md §1-§4): the first finding is its violation, every other one a finding, each
     located by JSON pointer and task id; what the Host reads past is information."""
-    held = _store_file(path)
-    if held is None:
+    stored = _store_file(path, held)
+    if stored is None:
         return None
-    value, unreadable = held
+    value, unreadable = stored
     found = store_findings(value) if unreadable is None else [host_finding("host.store.json", "", None, unreadable)]
     soft = [] if found else soft_findings(value, reading.now, reading.retention)
     tasks = tasks_of(value)
@@ -509,11 +518,14 @@ def verify_path(
     progress: Callable[[int], None] | None = None,
 ) -> SessionReport:
     """Verify one file (or `data` read from stdin, reported under `path`): a session log, or a
-    Host task store (recognised by its content)."""
+    Host task store (recognised by its content). A pipe or device is read once, here
+    (`bytesource.once`), and its bytes both sniffed and judged."""
     if data is None:
-        report = store_report(path, reading)
+        held = bytesource.once(path)
+        report = store_report(path, reading, held)
         if report is not None:
             return report
+        return verify_log(SessionLog(path, reading, held, progress))
     return verify_log(SessionLog(path, reading, data, progress))
 
 

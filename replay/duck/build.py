@@ -32,6 +32,7 @@ from replay.duck.host import stage_rows as stage_host_rows
 from replay.duck.loading import ParallelLoader
 from replay.duck.query import is_database
 from replay.duck.staging import SMALL_TABLES, StagedSession, stage_session, staged_name
+from replay.logs import bytesource
 from replay.logs.bytesource import Data
 from replay.logs.discover import STDIN
 from replay.reading import DEFAULT_READING, Reading
@@ -450,11 +451,12 @@ def _staged(
     stage: Path,
     reading: Reading,
     jobs: int,
-    stdin: Data | None,
+    streams: Sequence[tuple[str, Data | OSError]],
     progress: Callable[[int], None] | None,
 ) -> Iterator[Iterator[tuple[int, int, StagedSession]]]:
-    """Gives (session key, input bytes, staged session) in input order (standard input's, then
-    the files' in `groups`), staged ahead by worker processes that are forked on entering: before
+    """Gives (session key, input bytes, staged session) in input order (the `streams` read once,
+    standard input's and the pipes', then the files' in `groups`), staged ahead by worker
+    processes that are forked on entering: before
     DuckDB starts a thread, and so that the first session stages while DuckDB sets up.
 
     Staging runs in `jobs` processes (one by default), never in a thread beside DuckDB: DuckDB
@@ -464,27 +466,25 @@ def _staged(
     Progress is reported per staging task (one file, or a group of small ones).
     """
     tasks: list[StageTask] = []
-    key = 1 if stdin is None else 2
+    key = 1 + len(streams)
     for group in groups:
         tasks.append((group, key, str(stage), reading))
         key += len(group)
     with in_processes(_stage_group, tasks, max(1, jobs), progress, BATCH_BYTES, _stage_size) as staged:
-        yield _after_stdin(stdin, stage, reading, staged)
+        yield _after_streams(streams, stage, reading, staged)
 
 
-def _after_stdin(
-    stdin: Data | None,
+def _after_streams(
+    streams: Sequence[tuple[str, Data | OSError]],
     stage: Path,
     reading: Reading,
     staged: Iterator[tuple[StageTask, list[StagedSession]]],
 ) -> Iterator[tuple[int, int, StagedSession]]:
-    """Standard input's session first (key 1, staged here), then the files' as the workers stage them."""
-    if stdin is not None:
-        yield (
-            1,
-            len(stdin),
-            stage_session("<stdin>", 1, stage, reading, data=stdin),
-        )
+    """The streams' sessions first (keys 1 on, staged here: their bytes are held by this
+    process), then the files' as the workers stage them."""
+    for key, (name, data) in enumerate(streams, 1):
+        size = 0 if isinstance(data, OSError) else len(data)
+        yield key, size, stage_session(name, key, stage, reading, data=data)
     for (group, first_key, _, _), sessions in staged:
         for n, ((_, size), session) in enumerate(zip(group, sessions, strict=True)):
             yield first_key + n, size, session
@@ -704,12 +704,14 @@ def replay(
         raise TargetError(f"cannot create the database in {db.parent}: {err.strerror or err}") from None
     tmp = Path(tmp_name)
     tmp.unlink()  # DuckDB creates the file itself
-    stores = [report for p in paths if p != STDIN and (report := store_report(p, reading)) is not None]
+    held = {p: d for p in paths if p != STDIN and (d := bytesource.once(p)) is not None}  # pipes: read once
+    stores = [report for p in paths if p != STDIN and (report := store_report(p, reading, held.get(p))) is not None]
     logs = [p for p in paths if p != STDIN and p not in {s.path for s in stores}]
-    groups = list(grouped(logs))  # reads each file's size once
-    total = sum(group_bytes(group) for group in groups) + (0 if stdin is None else len(stdin))
+    streams = [*([("<stdin>", stdin)] if stdin is not None else []), *((p, held[p]) for p in logs if p in held)]
+    groups = list(grouped([p for p in logs if p not in held]))  # reads each file's size once
+    total = sum(group_bytes(group) for group in groups) + sum(len(d) for _, d in streams if not isinstance(d, OSError))
     try:
-        with _staged(groups, stage, reading, jobs, stdin, progress) as staged:
+        with _staged(groups, stage, reading, jobs, streams, progress) as staged:
             reports = _load(staged, stage, tmp, total, parquet, stores)
         _replace(tmp, db)
         return reports

@@ -406,13 +406,14 @@ def stage_session(
     key: int,
     out: Path,
     reading: Reading = DEFAULT_READING,
-    data: Data | None = None,
+    data: Data | OSError | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> StagedSession:
     """Verify one session while staging its records (see the module docstring): inline for a
     small log; else directly when the log allows it, and by copying when it does not, or when
-    the direct pass finds it does not after all (NotDirect)."""
-    if (len(data) if data is not None else file_size(path)) < INLINE_BYTES:
+    the direct pass finds it does not after all (NotDirect). `data`: the bytes of a stream read
+    once (stdin, a pipe), or the error reading them gave."""
+    if isinstance(data, OSError) or (len(data) if data is not None else file_size(path)) < INLINE_BYTES:
         return _stage(path, key, out, reading, data, progress, None, inline=True)
     if data is None and progress is None and _may_read_directly(path):
         try:
@@ -427,7 +428,7 @@ def _stage(
     key: int,
     out: Path,
     reading: Reading,
-    data: Data | None,
+    data: Data | OSError | None,
     progress: Callable[[int], None] | None,
     source: str | None,
     inline: bool = False,

@@ -125,6 +125,28 @@ def load(path: str) -> Data | FileSource:
             os.close(fd)
 
 
+def once(path: str) -> Data | OSError | None:
+    """The bytes of the pipe or device at `path`, read now, or the error reading them gave; None
+    for a regular file or a directory (read as usual, where asked) or a path that cannot be
+    reached (its reader says why). A stream can be read once only (`<(zstdcat log.zst)` is a
+    `/dev/fd` pipe whose bytes are gone once read): whoever looks at it first (a Host store's
+    sniff, say) must hold it for whoever reads it next."""
+    try:
+        status = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    if stat.S_ISREG(status.st_mode) or stat.S_ISDIR(status.st_mode):
+        return None
+    try:
+        held = load(path)
+    except OSError as err:
+        return err
+    except MemoryError:
+        return OSError(errno.ENOMEM, "not enough memory to hold the stream")
+    assert not isinstance(held, FileSource)  # a stream is never one
+    return held
+
+
 def read_stream(f: BinaryIO) -> Data:
     """All of `f`, read in pieces: up to SPOOL_BYTES in memory, beyond that spooled to a
     temporary file (unlinked at once) and mapped, so memory stays bounded. Past MAX_STREAM bytes

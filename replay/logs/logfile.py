@@ -203,8 +203,9 @@ class SessionLog:
     path: str
     reading: Reading = DEFAULT_READING
     """How to read it: the mode (the reading's other options concern the judging of it)."""
-    data: Data | None = None
-    """Bytes to read instead of opening `path` (stdin)."""
+    data: Data | OSError | None = None
+    """Bytes to read instead of opening `path` (stdin, a pipe read once: `bytesource.once`), or
+    the error reading them gave."""
     progress: Callable[[int], None] | None = None
     """Called with the number of input bytes consumed, block by block."""
     fast: bool = True
@@ -325,6 +326,8 @@ class SessionLog:
         self._select = select if schedule_only else None
         try:
             raw = bytesource.load(self.path) if self.data is None else self.data
+            if isinstance(raw, OSError):
+                raise raw
         except IsADirectoryError:  # a directory a walk could not list (discover names it)
             self._unreadable(f"cannot list the directory: {bytesource.listing_error(self.path)}")
             return
