@@ -54,9 +54,11 @@ from replay.logs.envelope import Record
 from replay.logs.fastruns import decode_run, event_of, in_line, kinds_for, learn
 from replay.logs.frames import (
     ZSTD_MAGIC,
+    BlankLines,
     Block,
     FrameBatch,
     Head,
+    Lines,
     Tail,
     ZstdProblem,
     frame_batches,
@@ -377,7 +379,7 @@ class SessionLog:
 
     def _plain(self, pieces: Iterable[Data]) -> Iterator[Entry]:
         line_no = self.lines = 1
-        for part in plain_lines(pieces):
+        for part in plain_lines(pieces, self._blanks_apart):
             if isinstance(part, Block):
                 yield from self._run(part.lines, line_no)
                 line_no += len(part.lines)
@@ -434,7 +436,7 @@ class SessionLog:
             if not frame.complete:
                 message = f"torn final frame at byte {frame.start} (crash tail)"
                 self._find("format.torn-frame", Severity.WARNING, message)
-            for lines in text.blocks():
+            for lines in text.blocks(self._blanks_apart):
                 yield from self._run(lines, line_no)
                 line_no += len(lines)
             tail = text.tail
@@ -453,7 +455,7 @@ class SessionLog:
         self._batch = (batch, before)
         line_no = before
         try:
-            for lines in batch.blocks():
+            for lines in batch.blocks(self._blanks_apart):
                 yield from self._run(lines, line_no)
                 line_no += len(lines)
         finally:
@@ -572,35 +574,31 @@ class SessionLog:
 
     # --- the lines after the header: the exact path and the fast one ----------------------------
 
-    def _run(self, lines: list[bytes], before: int) -> Iterator[Entry]:
+    @property
+    def _blanks_apart(self) -> bool:
+        """Whether the lines layer gives every blank line apart (frames.BlankLines): lenient mode
+        skips them, so a flood of them costs a scan, not a line object each."""
+        return self.reading.mode is Mode.LENIENT
+
+    def _run(self, lines: Lines, before: int) -> Iterator[Entry]:
         """The entries of complete `lines` (each with its LF), the first being line `before + 1`.
-        Lenient mode skips blank lines (empty, or ASCII whitespace only: what `bytes.strip`
-        empties), here, and only here: the other lines go on to `_lines`."""
-        if self.reading.mode is Mode.LENIENT and not all(map(bytes.strip, lines)):  # a blank line (found in C)
-            kept = list(compress(range(len(lines)), map(bytes.strip, lines)))
-            yield from self._without_blank_lines(lines, kept, before)
-        else:
-            yield from self._lines(lines, before)
+        Blank lines (empty, or ASCII whitespace only) come apart as runs (frames.BlankLines) in
+        lenient mode, which skips them, here and only here; a run in strict mode (a blank line
+        joined from pieces) is a defect at its first (a blank line is no record), and the rest
+        cannot matter past it (none spells a `turn/end`). Lists of lines go on to `_lines`."""
+        if type(lines) is not BlankLines:
+            yield from self._lines(lines, before)  # type: ignore[arg-type]
+        elif self.reading.mode is Mode.STRICT and self._scan.defect is None:
+            self._scan.unparsable(before + 1, True, "")
 
     def _lines(self, lines: list[bytes], before: int) -> Iterator[Entry]:
-        """The entries of lines none of which lenient mode skips. Where only schedule changes
-        are asked for and nobody hears the other records, the lines are decoded fast
-        (fastruns.py), and what the fast decoder refuses is read exactly; else line by line."""
+        """The entries of lines (none blank in lenient mode). Where only schedule changes are
+        asked for and nobody hears the other records, the lines are decoded fast (fastruns.py),
+        and what the fast decoder refuses is read exactly; else line by line."""
         if self.fast and self._schedule_only and self._others is None:
             yield from self._fast(lines, before)
         else:
             yield from self._exact(lines, before)
-
-    def _without_blank_lines(self, lines: list[bytes], kept: list[int], before: int) -> Iterator[Entry]:
-        """Lenient mode skips blank lines (`_run`): the runs of the others (`kept`, by index) are
-        read as `_lines` reads them, each at its own line number.
-        A flood of blank lines costs what their count does, not a decode each."""
-        start = 0
-        while start < len(kept):
-            first = end = kept[start]
-            while start < len(kept) and kept[start] == end:  # a run of consecutive non-blank lines
-                start, end = start + 1, end + 1
-            yield from self._lines(lines[first:end], before + first)
 
     def _exact(self, lines: list[bytes], before: int) -> Iterator[Entry]:
         """The entries of `lines` (each with its LF), each read exactly (`_record`); past a
