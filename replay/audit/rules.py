@@ -121,6 +121,10 @@ FORMAT = (
     Rule(("format.torn-tail", "format.torn-frame"), "the last line or zstd frame is torn (a crash tail)"),
     Rule(("format.zstd",), "the Zstandard container is corrupt"),
     Rule(
+        ("format.zstd.framing",),
+        "the Zstandard file is not framed as the harness frames a log (compressed whole by a general tool)",
+    ),
+    Rule(
         ("format.zstd.bound", "format.depth.bound"),
         "the log passes a bound of schedlog's own (a zstd log's plaintext, values nested past ~1,000 levels): "
         "it is not read further",

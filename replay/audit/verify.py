@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from typing import Any, Protocol
 
@@ -46,7 +46,7 @@ from replay.logs.bytesource import Data
 from replay.logs.chunks import ChunkRow
 from replay.logs.discover import LOG_SUFFIXES, STORE_NAME
 from replay.logs.jsonline import BeyondBound, JsonLineError, parse_json_line
-from replay.logs.logfile import Entry, SessionLog
+from replay.logs.logfile import UNFRAMED, Entry, SessionLog
 from replay.reading import DEFAULT_READING, Reading
 
 
@@ -411,6 +411,12 @@ def judge_log(log: SessionLog, sink: SessionSink | None = None) -> tuple[Session
         verdict = Verdict.CORRUPT
     else:
         verdict = Verdict.OK
+    findings = (
+        *log.findings,
+        *_host_era(delivered, len(changes), folded),
+        *_deliveries(judgement, seed, profile, reminders),
+        *transcript.findings(seed, log.reading.tool_surface, logged_changes=bool(changes)),
+    )
     report = SessionReport(
         path=log.path,
         session=log.session_id,
@@ -419,12 +425,7 @@ def judge_log(log: SessionLog, sink: SessionSink | None = None) -> tuple[Session
         schedule_events=len(changes),
         verdict=verdict,
         violation=judgement.violation,
-        findings=(
-            *log.findings,
-            *_host_era(delivered, len(changes), folded),
-            *_deliveries(judgement, seed, profile, reminders),
-            *transcript.findings(seed, log.reading.tool_surface, logged_changes=bool(changes)),
-        ),
+        findings=_with_content_verdict(findings, judgement.violation is not None) if log.unframed else findings,
         folded=folded,
         format_version=log.version,
         profile=ProfileChoice.of(profile, detection, others),
@@ -433,6 +434,19 @@ def judge_log(log: SessionLog, sink: SessionSink | None = None) -> tuple[Session
         host_message_texts=tuple(texts),
     )
     return report, judgement
+
+
+def _with_content_verdict(findings: tuple[Finding, ...], violated: bool) -> tuple[Finding, ...]:
+    """The findings of a Zstandard file a general tool compressed, its refusal (strict mode)
+    saying what its content alone would be judged: corrupt where another error or a violation
+    says so, else ok."""
+    others = violated or any(f.severity is Severity.ERROR and f.code != UNFRAMED for f in findings)
+    return tuple(
+        replace(f, message=f"{f.message}; its content alone is {'corrupt (below)' if others else 'ok'}")
+        if f.code == UNFRAMED and f.severity is Severity.ERROR
+        else f
+        for f in findings
+    )
 
 
 # --- Host task stores --------------------------------------------------------------------------

@@ -189,13 +189,13 @@ def _bound_message(budget: int, size: int) -> str:
 
 @dataclass(frozen=True)
 class ZstdProblem:
-    """Why a Zstandard file yields no header: `unreadable` when nothing in it reads as a log."""
+    """Why a Zstandard file yields no header: `unreadable` when nothing in it reads as a log;
+    `unframed` when its first frame is not exactly the header line (read it as one plaintext:
+    `whole_text`)."""
 
     message: str
     unreadable: bool
-    first_line: bytes | None = None
-    """The first line of a first frame that is not exactly one line (judged by the reader: a
-    frame that holds no session log is unreadable, as the same bytes plain are)."""
+    unframed: bool = False
 
 
 @dataclass(frozen=True)
@@ -228,8 +228,40 @@ def zstd_head(raw: Data) -> ZstdHead | ZstdProblem:
     except zstandard.ZstdError as err:
         return ZstdProblem(f"not a session log: the first Zstandard frame does not decompress ({err})", True)
     if head.count(b"\n") != 1 or not head.endswith(b"\n"):
-        return ZstdProblem("first frame is not exactly one header line", False, head.split(b"\n", 1)[0])
+        return ZstdProblem("first frame is not exactly one header line", False, unframed=True)
     return ZstdHead(frames, head[:-1], budget - len(head))
+
+
+@dataclass(frozen=True)
+class WholeText:
+    """A Zstandard file read as one plaintext, its frames' in order as far as they decompress
+    (a torn final one as far as it does), and why it ends early: `error`, a frame that does not
+    decompress; `bound`, schedlog's plaintext bound reached."""
+
+    text: bytes
+    error: str | None = None
+    bound: bool = False
+
+
+def whole_text(raw: Data) -> WholeText:
+    """The plaintext of a Zstandard file whose frames `zstd_head` found but which is not framed
+    as the harness frames a log (one written whole by a general tool), within `zstd_budget`."""
+    budget = zstd_budget(len(raw))
+    context = zstandard.ZstdDecompressor()
+    parts: list[bytes] = []
+    for frame in scan_frames(raw):
+        chunk = raw[frame.start : frame.end]
+        try:
+            text = (
+                decompress_frame(chunk, budget, context) if frame.complete else decompress_torn(chunk, budget, context)
+            )
+        except FrameTooLarge:
+            return WholeText(b"".join(parts), _bound_message(zstd_budget(len(raw)), len(raw)), bound=True)
+        except zstandard.ZstdError as err:
+            return WholeText(b"".join(parts), f"frame at byte {frame.start} does not decompress: {err}")
+        budget -= len(text)
+        parts.append(text)
+    return WholeText(b"".join(parts))
 
 
 @dataclass(frozen=True)

@@ -63,6 +63,7 @@ from replay.logs.frames import (
     ZstdProblem,
     frame_batches,
     plain_lines,
+    whole_text,
     zstd_head,
 )
 from replay.logs.jsonline import BeyondBound, Deep, JsonLineError, decode_json, parse_header_line, parse_json_line
@@ -187,6 +188,13 @@ def plain_envelope(event: dict[str, object]) -> bool:
     )
 
 
+UNFRAMED = "format.zstd.framing"
+_UNFRAMED_MESSAGE = (
+    "the first Zstandard frame holds more than the header line: the file was compressed whole by a general "
+    "tool (`zstd log.jsonl`, say), not framed as the harness frames a log (the header line alone in the first "
+    "frame, then a frame per append), and the harness refuses to load it; its content is judged as plain JSONL "
+    "(as `zstdcat FILE | schedlog verify -` judges it)"
+)
 DEEP_BUDGET = 1 << 20
 """The most characters of values nested deeper than the standard library reads (about 1,000
 levels; `JSON.parse` has no limit) that one log's reading parses, at a hundred times the cost
@@ -232,6 +240,8 @@ class SessionLog:
     """Bytes of a plain file's first line (its LF not counted)."""
     marker_cut: int | None = None
     """v2+: the index of the last committed `session/end-seed` marker with `inherited: true`."""
+    unframed: bool = False
+    """A Zstandard file not framed as the harness frames a log, its content read as one plaintext."""
 
     _scan: CommittedScan = field(default_factory=CommittedScan)
     _schedule_only: bool = False
@@ -402,12 +412,10 @@ class SessionLog:
     def _zstd(self, raw: Data) -> Iterator[Entry]:
         head = zstd_head(raw)
         if isinstance(head, ZstdProblem):
-            first = head.first_line
-            refusal = None if first is None else _first_value(first, self.reading, self.charge_deep)[1]
-            if head.unreadable:
+            if head.unframed:
+                yield from self._unframed(raw)
+            elif head.unreadable:
                 self._unreadable(head.message)
-            elif refusal is not None:  # as the same bytes plain would be
-                self._unreadable(refusal.replace("the first line", "the first Zstandard frame's first line"), 1)
             else:
                 self._find("format.zstd", Severity.ERROR, head.message)
             return
@@ -445,6 +453,23 @@ class SessionLog:
                 return
             if tail:
                 self._torn(line_no + 1, len(tail))
+
+    def _unframed(self, raw: Data) -> Iterator[Entry]:
+        """A Zstandard file whose first frame is not exactly the header line: written whole by a
+        general tool (`zstd log.jsonl`), not framed as the harness frames a log. The harness
+        refuses it (session-log.md §9.3: strict mode says so, an error; lenient mode warns),
+        and its content is read as the plain log it holds (`zstdcat FILE | schedlog verify -`)."""
+        self.unframed = True
+        self._strict_problem(UNFRAMED, _UNFRAMED_MESSAGE, 1)
+        whole = whole_text(raw)
+        consumed, progress = self._consumed, self.progress
+        self.progress = None  # the plaintext's bytes are not the file's: the file is told whole, after
+        try:
+            yield from self._plain((whole.text,))
+        finally:
+            self._consumed, self.progress = consumed, progress
+        if whole.error is not None:
+            self._find("format.zstd.bound" if whole.bound else "format.zstd", Severity.ERROR, whole.error)
 
     def _frames_together(self, batch: FrameBatch, before: int) -> Generator[Entry, None, int | None]:
         """The entries of complete frames that each end a record (`frames.FrameBatch`), line
