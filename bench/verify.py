@@ -68,7 +68,7 @@ def floor(paths: list[Path]) -> tuple[float, int]:
     decoded into typed envelopes by msgspec (fastruns.decode_run), with no record looked at.
     What verify spends above it is the judgement in Python: the in-line checks, load verdicts,
     surface, selector, fold and report."""
-    from replay.logs.bytesource import FileSource, load
+    from replay.logs.bytesource import FileSource, load, slicer
     from replay.logs.fastruns import decode_run
     from replay.logs.frames import Block, plain_lines
 
@@ -77,7 +77,7 @@ def floor(paths: list[Path]) -> tuple[float, int]:
     for path in paths:
         data = load(str(path))
         pieces = data.pieces() if isinstance(data, FileSource) else (data,)
-        for part in plain_lines(pieces):
+        for part in plain_lines(pieces, data.read_at if isinstance(data, FileSource) else slicer(data)):
             if isinstance(part, Block):
                 decoded += len(decode_run(part.lines)[0])
         if isinstance(data, FileSource):

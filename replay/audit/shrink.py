@@ -20,16 +20,22 @@ verdict is kept as written, and counted.
 
 from __future__ import annotations
 
+import os
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+import zstandard
+
 from invariant.findings import Severity
 from invariant.jsvalue import JS_WHITESPACE, js_compact_json, safe_integer
 from invariant.logshapes import REPLACE_BOUNDS, cited_runs, format_version
-from replay.audit.verify import SessionReport, Verdict, verify_bytes
+from replay.audit.verify import SessionReport, Verdict, verify_bytes, verify_log
 from replay.logs import deepjson
+from replay.logs.bytesource import Data, once
+from replay.logs.frames import ZSTD_MAGIC
 from replay.logs.jsonline import JsonLineError, parse_header_line, parse_json_line
+from replay.logs.logfile import SessionLog
 from replay.reading import DEFAULT_READING, Reading
 
 STRUCTURAL_KEYS = frozenset(
@@ -72,6 +78,61 @@ def key_of(report: SessionReport) -> tuple[str, str | None]:
     return report.verdict.value, errors[0] if errors else None
 
 
+SHRINK_BYTES = 64 << 20
+"""The most plaintext shrink holds: it judges every candidate in memory, one after another (a
+log this large takes minutes). A larger log is judged first as any log is (in bounded memory),
+and refused, said so, where it would be shrunk."""
+
+
+def shrink_path(path: str, reading: Reading = DEFAULT_READING, redact: bool = False) -> Shrunk:
+    """The log at `path` (plain or Zstandard, a pipe read once) shrunk as `shrink_log` shrinks
+    it. It is judged first as `verify` judges it, without being held, and refused (CannotShrink)
+    when there is nothing to keep or it is past SHRINK_BYTES."""
+    held = once(path)
+    first = verify_log(SessionLog(path, reading, held))
+    _refuse_unless_shrinkable(first)
+    return shrink_log(path, _plaintext(path, held), reading, redact)
+
+
+def _refuse_unless_shrinkable(report: SessionReport) -> None:
+    if report.verdict is Verdict.OK:
+        raise CannotShrink("the log is ok: there is no problem to keep")
+    if report.verdict is Verdict.UNREADABLE:
+        why = next((f.message for f in report.findings if f.code == "format.unreadable"), "no session log")
+        raise CannotShrink(f"the log is unreadable ({why}): there is no session log to shrink")
+
+
+def _plaintext(path: str, held: Data | OSError | None) -> bytes:
+    """A log's plaintext (a Zstandard one decompressed), at most SHRINK_BYTES; CannotShrink else."""
+    try:
+        if held is None:
+            with open(path, "rb") as f:
+                if os.fstat(f.fileno()).st_size > SHRINK_BYTES:
+                    raise CannotShrink(_TOO_LARGE)
+                data = f.read(SHRINK_BYTES + 1)
+        elif isinstance(held, OSError):
+            raise held
+        else:
+            data = bytes(held[: SHRINK_BYTES + 1])
+    except OSError as err:
+        raise CannotShrink(f"cannot read: {err.strerror or err}") from None
+    if data[:4] == ZSTD_MAGIC:
+        with zstandard.ZstdDecompressor().stream_reader(data, read_across_frames=True) as reader:
+            try:
+                data = reader.read(SHRINK_BYTES + 1)
+            except zstandard.ZstdError as err:
+                raise CannotShrink(f"the Zstandard container is corrupt ({err})") from None
+    if len(data) > SHRINK_BYTES:
+        raise CannotShrink(_TOO_LARGE)
+    return data
+
+
+_TOO_LARGE = (
+    f"shrink holds a log in memory and reads at most {SHRINK_BYTES:,} bytes of plaintext; this one holds more "
+    "(keep its first lines, `head -n`, and shrink those)"
+)
+
+
 Writer = Callable[[bytes, Sequence[bytes]], bytes]
 """How a candidate log is written from a header line and the lines kept."""
 
@@ -80,10 +141,7 @@ def shrink_log(name: str, data: bytes, reading: Reading = DEFAULT_READING, redac
     """`data` (a plain log) cut down to a smallest set of lines that keeps its verdict and rule;
     with `redact`, its free text replaced (module docstring). Raises CannotShrink."""
     original = verify_bytes(name, data, reading)
-    if original.verdict is Verdict.OK:
-        raise CannotShrink("the log is ok: there is no problem to keep")
-    if original.verdict is Verdict.UNREADABLE:
-        raise CannotShrink("the log is unreadable: no session log to shrink (verify says why)")
+    _refuse_unless_shrinkable(original)
     text = data.split(b"\n")
     head, lines = text[0], [line for line in text[1:] if line]  # (a torn tail is kept as a line)
     try:
@@ -325,4 +383,4 @@ def summary(shrunk: Shrunk) -> str:
     return text
 
 
-__all__ = ["CannotShrink", "Shrunk", "key_of", "placeholder", "shrink_log", "summary"]
+__all__ = ["CannotShrink", "Shrunk", "key_of", "placeholder", "shrink_log", "shrink_path", "summary"]

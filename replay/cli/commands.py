@@ -604,40 +604,15 @@ def shrink(log: str, output: str, redact: bool, reading: Reading) -> None:
     renumbered), for a bug report; with --redact, without its conversation. The shrunk log is
     verified again before it is written."""
     from replay.atomic import write_atomic
-    from replay.audit.shrink import CannotShrink, shrink_log, summary
+    from replay.audit.shrink import CannotShrink, shrink_path, summary
 
-    data = _plaintext(log)
     try:
-        shrunk = shrink_log(log, data, reading, redact)
+        shrunk = shrink_path(log, reading, redact)
     except CannotShrink as err:
         raise InputError(printable(f"{log}: {err}")) from None
     with _writing(Path(output)):
         write_atomic(Path(output), shrunk.data)
     say(printable(f"{summary(shrunk)}; written to {output}"))
-
-
-def _plaintext(path: str) -> bytes:
-    """A log's plaintext (a Zstandard one decompressed, within the reader's bound)."""
-    from replay.logs.frames import ZSTD_MAGIC, zstd_budget
-
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as err:
-        raise InputError(printable(f"cannot read {path}: {err.strerror or err}")) from None
-    if data[:4] != ZSTD_MAGIC:
-        return data
-    import zstandard
-
-    budget = zstd_budget(len(data))
-    with zstandard.ZstdDecompressor().stream_reader(data, read_across_frames=True) as reader:
-        try:
-            text = reader.read(budget + 1)
-        except zstandard.ZstdError as err:
-            raise InputError(printable(f"{path}: the Zstandard container is corrupt ({err})")) from None
-    if len(text) > budget:
-        raise InputError(f"{path}: its plaintext exceeds {budget:,} bytes, the reader's bound")
-    return text
 
 
 @main.command()

@@ -10,7 +10,7 @@ import mmap
 import os
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import BinaryIO
 
 from replay.logs.zstdframes import MAX_FRAME_TEXT
@@ -51,6 +51,14 @@ class FileSource:
     def head(self, n: int) -> bytes:
         """The first `n` bytes (or fewer), without moving the reading position."""
         return os.pread(self._file.fileno(), n, 0)
+
+    def read_at(self, start: int, end: int) -> bytes:
+        """The bytes from `start` to `end`, read again (a long line, once its end is known)."""
+        parts = []
+        while start < end and (part := os.pread(self._file.fileno(), end - start, start)):
+            parts.append(part)
+            start += len(part)
+        return b"".join(parts)
 
     def pieces(self) -> Iterator[bytes]:
         """The file's bytes from its start, READ_CHUNK at a time, until its opening size or EOF."""
@@ -173,6 +181,38 @@ def _bounded(held: int) -> int:
     if held > MAX_STREAM:
         raise OSError(errno.EFBIG, f"the stream holds more than {MAX_STREAM:,} bytes (save it to a file)")
     return held
+
+
+def in_pieces(raw: Data) -> Iterable[Data]:
+    """A log's bytes as the plain reader takes them: in memory, whole (split later without a
+    copy); a mapped spool READ_CHUNK at a time, each piece's pages given back once copied, so
+    that a 2 GB line never counts 2 GB resident (a scan of the mapping for its LF would)."""
+    if not isinstance(raw, mmap.mmap):
+        return (raw,)
+    return _mapped_pieces(raw)
+
+
+def _mapped_pieces(mapped: mmap.mmap) -> Iterator[bytes]:
+    released = 0
+    for start in range(0, len(mapped), READ_CHUNK):
+        piece = mapped[start : start + READ_CHUNK]
+        if CAN_RELEASE:
+            released = release(mapped, released, start + len(piece))
+        yield piece
+
+
+def slicer(raw: Data) -> Callable[[int, int], bytes]:
+    """`raw[start:end]` as bytes, for reading a stretch again (a long line); of a mapped spool,
+    the stretch's whole pages are given back once copied."""
+    if not isinstance(raw, mmap.mmap) or not CAN_RELEASE:
+        return lambda start, end: bytes(raw[start:end])
+
+    def mapped_slice(start: int, end: int) -> bytes:
+        piece = raw[start:end]
+        release(raw, -(-start // mmap.PAGESIZE) * mmap.PAGESIZE, end)  # the whole pages within
+        return piece
+
+    return mapped_slice
 
 
 def release(mapped: mmap.mmap, start: int, upto: int) -> int:

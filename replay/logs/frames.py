@@ -4,17 +4,17 @@ end in. Splitting only: what the lines hold is read by the layers above."""
 
 from __future__ import annotations
 
+import codecs
 import io
-import mmap
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import accumulate, repeat
 
 import zstandard
 
 from replay.logs import zstdframes
-from replay.logs.bytesource import CAN_RELEASE, READ_CHUNK, Data, release
+from replay.logs.bytesource import READ_CHUNK, Data, slicer
 from replay.logs.zstdframes import (
     MAGIC,
     Frame,
@@ -37,18 +37,41 @@ def _block_end(raw: Data, pos: int, end: int) -> int:
     return cut if cut >= 0 else raw.find(b"\n", pos, end)
 
 
+LONGEST_STRING = (1 << 29) - 24
+"""V8's longest string, in UTF-16 code units (`String::kMaxLength` on 64-bit builds, Node 20 to
+24): the harness writes an event as the string `JSON.stringify` makes, and reads a line as a
+string for `JSON.parse`, so no record's line decodes to more."""
+HOLD_BYTES = 64 << 20
+"""A line cut between pieces is held up to this size while its pieces arrive; a longer one is
+read again once its end is known, and only when it is no LongLine (a 2 GB line is never held)."""
+
+Reread = Callable[[int, int], bytes]
+"""The bytes from `start` to `end` of what the lines are split from (a file read again, a slice)."""
+
+
+@dataclass(frozen=True)
+class LongLine:
+    """A line (its LF included, if any) that decodes to more than LONGEST_STRING UTF-16 code
+    units: longer than any record can be, so it is no record, and it is never held."""
+
+    size: int
+
+    def __len__(self) -> int:
+        return 1
+
+
 @dataclass(frozen=True)
 class Head:
     """The first line of a plain file (its LF dropped)."""
 
-    line: bytes
+    line: bytes | LongLine
 
 
 @dataclass(frozen=True)
 class OnlyLine:
     """A plain file without any LF: its one unterminated line."""
 
-    line: bytes
+    line: bytes | LongLine
 
 
 @dataclass(frozen=True)
@@ -65,8 +88,9 @@ class BlankLines:
         return self.count
 
 
-Lines = list[bytes] | BlankLines
-"""Complete lines, each with its LF: non-blank ones listed, or a run of blank ones counted."""
+Lines = list[bytes] | BlankLines | LongLine
+"""Complete lines, each with its LF: non-blank ones listed, a run of blank ones counted, or one
+longer than any record can be."""
 
 
 @dataclass(frozen=True)
@@ -84,46 +108,82 @@ class Tail:
     size: int
 
 
-def plain_lines(pieces: Iterable[Data], blanks_apart: bool = False) -> Iterator[Head | OnlyLine | Block | Tail]:
+def utf16_beyond(reread: Reread, start: int, end: int, bound: int) -> bool:
+    """Whether the bytes `start` to `end`, decoded as the harness decodes them (UTF-8, each
+    invalid sequence one U+FFFD), make more than `bound` UTF-16 code units: read READ_CHUNK at a
+    time, never held whole, and not past the point where they do. A byte makes at most one
+    unit, so a stretch of at most `bound` bytes never does."""
+    if end - start <= bound:
+        return False
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    units = 0
+    for at in range(start, end, READ_CHUNK):
+        text = decoder.decode(reread(at, min(end, at + READ_CHUNK)), at + READ_CHUNK >= end)
+        units += len(text) if text.isascii() else len(text.encode("utf-16-le", "surrogatepass")) // 2
+        if units > bound:
+            return True
+    return False
+
+
+def _line(held: list[Data | memoryview], reread: Reread, start: int, end: int) -> bytes | LongLine:
+    """The line from `start` to `end`: joined from the pieces `held` (all of it, when it is no
+    longer than HOLD_BYTES), else read again, unless it is a LongLine."""
+    if end - start <= HOLD_BYTES:
+        return b"".join(held)
+    return LongLine(end - start) if utf16_beyond(reread, start, end, LONGEST_STRING) else reread(start, end)
+
+
+def plain_lines(
+    pieces: Iterable[Data], reread: Reread, blanks_apart: bool = False
+) -> Iterator[Head | OnlyLine | Block | Tail]:
     """The lines of a plain file given as consecutive pieces of its bytes (the whole file as one,
-    or the reads of a FileSource): its first line, then the others in blocks of about
-    READ_CHUNK bytes, split in C, then the torn tail, if any. A line cut between pieces is
-    joined once its LF arrives (a long one from all its pieces at once, never piece by piece)."""
-    pending: list[Data] = []  # the bytes after the last LF seen, in pieces
+    or the reads of a FileSource), `reread` giving any stretch of them again: its first line,
+    then the others in blocks of about READ_CHUNK bytes, split in C, then the torn tail, if any.
+    A line cut between pieces is joined once its LF arrives (a long one from all its pieces at
+    once, never piece by piece); past HOLD_BYTES its pieces are let go, and it is read again
+    where it may be a record (a LongLine is not)."""
+    held: list[Data | memoryview] = []  # the bytes after the last LF seen, in pieces, while they are few
+    start = offset = 0  # where that line starts; where the piece starts
     headed = False
     for piece in pieces:
         first = piece.find(b"\n")
         if first < 0:
-            pending.append(piece)
+            offset += len(piece)
+            if offset - start <= HOLD_BYTES:
+                held.append(memoryview(piece))
+            else:
+                held.clear()  # read again once the line ends, if it may be a record
             continue
-        line = b"".join((*pending, piece[: first + 1]))  # the line that ends in this piece
-        pending.clear()
+        line = _line([*held, memoryview(piece)[: first + 1]], reread, start, offset + first + 1)
+        held.clear()
         if headed:
-            yield Block(BlankLines(1) if not line.strip() else [line], len(line))
+            yield Block(BlankLines(1) if isinstance(line, bytes) and not line.strip() else _listed(line), len(line))
         else:
-            yield Head(line[:-1])
+            yield Head(line if isinstance(line, LongLine) else line[:-1])
             headed = True
         end = piece.rfind(b"\n") + 1
         yield from _blocks(piece, first + 1, end, blanks_apart)
-        if end < len(piece):
-            pending.append(piece[end:])
-    rest = b"".join(pending)
+        start = offset + end
+        offset += len(piece)
+        if end < len(piece) and offset - start <= HOLD_BYTES:
+            held.append(memoryview(piece)[end:])
     if not headed:
-        yield OnlyLine(rest)
-    elif rest:
-        yield Tail(len(rest))
+        yield OnlyLine(_line(held, reread, start, offset))
+    elif offset > start:
+        yield Tail(offset - start)
+
+
+def _listed(line: bytes | LongLine) -> Lines:
+    return line if isinstance(line, LongLine) else [line]
 
 
 def _blocks(raw: Data, start: int, end: int, blanks_apart: bool) -> Iterator[Block]:
     """The complete lines of `raw[start:end]` (`end` just past an LF) in blocks of about
-    READ_CHUNK bytes (`_line_blocks`). A mapped spool's pages are given back as each block is
-    done with."""
-    pos, released = start, 0
+    READ_CHUNK bytes (`_line_blocks`)."""
+    pos = start
     for lines, cut in _line_blocks(raw, start, end, blanks_apart):
         yield Block(lines, cut - pos)
         pos = cut
-        if isinstance(raw, mmap.mmap) and CAN_RELEASE:
-            released = release(raw, released, pos)
 
 
 _BLANK_START = re.compile(rb"\n[\n \t\r\x0b\x0c]")
@@ -146,7 +206,9 @@ def _line_blocks(raw: Data, start: int, end: int, blanks_apart: bool = False) ->
     pos = start
     while pos < end:
         cut = _block_end(raw, pos, end) + 1
-        if blanks_apart and (raw[pos] in _BLANK_FIRST or _BLANK_START.search(raw, pos, cut) is not None):
+        if cut - pos > HOLD_BYTES:  # one line (a block ends at its last LF within READ_CHUNK): maybe a LongLine
+            yield _listed(_line([], slicer(raw), pos, cut)), cut
+        elif blanks_apart and (raw[pos] in _BLANK_FIRST or _BLANK_START.search(raw, pos, cut) is not None):
             for blank in _BLANK_RUN.finditer(raw, pos, cut):
                 if blank.start() > pos:
                     yield _split(raw, shared, pos, blank.start()), blank.start()

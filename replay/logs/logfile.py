@@ -46,19 +46,22 @@ from invariant.sessionload import CHECKED_TYPES, LoadChecks
 from invariant.shapes import located_problems, pointer_to
 from invariant.surface import Surface
 from replay.logs import bytesource
-from replay.logs.bytesource import Data, FileSource
+from replay.logs.bytesource import Data, FileSource, in_pieces, slicer
 from replay.logs.chunks import ChunkRow
 from replay.logs.committed import TURN_END, CommittedScan
 from replay.logs.discover import generations_beside
 from replay.logs.envelope import Record
 from replay.logs.fastruns import decode_run, event_of, in_line, kinds_for, learn
 from replay.logs.frames import (
+    LONGEST_STRING,
     ZSTD_MAGIC,
     BlankLines,
     Block,
     FrameBatch,
     Head,
     Lines,
+    LongLine,
+    Reread,
     Tail,
     ZstdProblem,
     frame_batches,
@@ -358,7 +361,7 @@ class SessionLog:
                 if not raw:
                     self._unreadable("empty file: no session header and no events")
                     return
-                yield from self._zstd(raw) if raw[:4] == ZSTD_MAGIC else self._plain((raw,))
+                yield from self._zstd(raw) if raw[:4] == ZSTD_MAGIC else self._plain(in_pieces(raw), slicer(raw))
         except BeyondBound:  # from the reader, or from the caller's own reading (`charge_deep`)
             self._find("format.depth.bound", Severity.ERROR, _DEPTH_BOUND_MESSAGE, self.lines or None)
         self._close_scan()
@@ -383,19 +386,22 @@ class SessionLog:
             if not source.shrunk:
                 yield from self._zstd(raw)
         else:
-            yield from self._plain(source.pieces())
+            yield from self._plain(source.pieces(), source.read_at)
         if source.shrunk:
             self._unreadable(source.shrink_message())
 
-    def _plain(self, pieces: Iterable[Data]) -> Iterator[Entry]:
+    def _plain(self, pieces: Iterable[Data], reread: Reread) -> Iterator[Entry]:
         line_no = self.lines = 1
-        for part in plain_lines(pieces, self._blanks_apart):
+        for part in plain_lines(pieces, reread, self._blanks_apart):
             if isinstance(part, Block):
                 yield from self._run(part.lines, line_no)
                 line_no += len(part.lines)
                 self.lines = line_no
                 self._advance(part.size)
             elif isinstance(part, Head):
+                if isinstance(part.line, LongLine):
+                    self._unreadable(f"not a session log: the first line is {_too_long(part.line.size - 1)}", 1)
+                    return
                 self.header_size = len(part.line)
                 entry = self._first_line(part.line)
                 self._advance(len(part.line) + 1)
@@ -465,7 +471,7 @@ class SessionLog:
         consumed, progress = self._consumed, self.progress
         self.progress = None  # the plaintext's bytes are not the file's: the file is told whole, after
         try:
-            yield from self._plain((whole.text,))
+            yield from self._plain((whole.text,), slicer(whole.text))
         finally:
             self._consumed, self.progress = consumed, progress
         if whole.error is not None:
@@ -507,7 +513,10 @@ class SessionLog:
 
     # --- header -----------------------------------------------------------------------------
 
-    def _first_line_without_lf(self, raw: bytes) -> None:
+    def _first_line_without_lf(self, raw: bytes | LongLine) -> None:
+        if isinstance(raw, LongLine):
+            self._unreadable(f"not a session log: the only line (no LF) is {_too_long(raw.size)}")
+            return
         try:
             value = parse_json_line(raw, self.charge_deep)
         except JsonLineError:
@@ -611,7 +620,10 @@ class SessionLog:
         lenient mode, which skips them, here and only here; a run in strict mode (a blank line
         joined from pieces) is a defect at its first (a blank line is no record), and the rest
         cannot matter past it (none spells a `turn/end`). Lists of lines go on to `_lines`."""
-        if type(lines) is not BlankLines:
+        if type(lines) is LongLine:  # no record: a defect, in either mode
+            if self._scan.defect is None:
+                self._scan.unparsable(before + 1, False, _too_long(lines.size - 1))
+        elif type(lines) is not BlankLines:
             yield from self._lines(lines, before)  # type: ignore[arg-type]
         elif self.reading.mode is Mode.STRICT and self._scan.defect is None:
             self._scan.unparsable(before + 1, True, "")
@@ -849,6 +861,14 @@ class SessionLog:
         else:
             message = f"the header says not isSeeded, but the session/end-seed at event {self.marker_cut} is inherited"
         self._find("format.is-seeded", Severity.ERROR, message, 1, "/isSeeded")  # refused in every mode (formats.md §5)
+
+
+def _too_long(size: int) -> str:
+    """Why a line of `size` bytes (its LF not counted) is no record: a LongLine."""
+    return (
+        f"{size:,} bytes long: longer than any record can be (it decodes to more than {LONGEST_STRING:,} UTF-16 "
+        "code units, V8's longest string: JSON.stringify cannot write it, nor JSON.parse be given it); not read"
+    )
 
 
 def _first_value(first: bytes, reading: Reading, deep: Deep) -> tuple[object, str | None]:
