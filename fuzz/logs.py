@@ -1,11 +1,23 @@
-"""The session-log fuzzer (issue 33): seeded mutations of every fixture and real log, in every
-format version, plain and Zstandard, through `verify_bytes`, each input checked for
+"""The session-log fuzzer (issues 33 and 49): seeded mutations of every fixture and real log, in
+every format version, plain and Zstandard, through `verify_bytes`, each input checked for
 
-- `crash`: an exception escaping the reader, the judge or the JSON report (by type and place);
+- `crash`: an exception escaping the reader, the judge or a report in any format (by type and place);
 - `hang`: no report within `--timeout` seconds (5 by default);
 - `nondeterministic`: a second judgement of the same bytes in the same process differs;
 - `fast-exact`: the fast reader's report differs from the exact reader's (`fast=False`);
-- `not-json`: the `--format json` report does not parse with Python's `json.loads`.
+- `not-json`: the `--format json` (or jsonl, sarif) report does not parse with Python's `json.loads`;
+- `shrink`: `shrink` of a corrupt log (one input in SHRINK_EVERY, small ones) crashes, or gives a
+  log whose verdict and rule are not the original's;
+- `plain-zstd`: a plain log framed as the harness frames it (one input in FRAME_EVERY) is judged
+  otherwise than plain, where its complete frames hold whole, defect-free records (elsewhere
+  session-log.md §9.3 makes the framed file stricter: tests/test_zstd_vs_plain.py);
+- `reading`: a Host store (one input in STORE_EVERY, mutated) judged at a random `now` raises,
+  where a Reading must refuse an instant it cannot use when it is made.
+
+Mutations: byte flips, JSON fragments, cuts, deep nests, copied spans, numbers past the doubles,
+string escapes, truncation; surface metadata of other types (`surfaceOp`, its bounds and
+`sourceEventSeqs` as lists, objects, strings, huge or reversed runs); floods of blank lines;
+line edits; re-framing; byte edits of the compressed bytes.
 
 Input N of seed S is made from `random.Random(f"{S}:{N}")` alone, so any one is made again by
 `--show S:N` (written to a file to attach to a bug report). Usage:
@@ -44,7 +56,15 @@ ROOT = Path(__file__).resolve().parent.parent
 REAL_LOGS = ROOT.parent / "shared" / "real-logs"
 DEFAULT_SEED = 20261202
 TIMEOUT = 5.0
-CLASSES = ("ok", "crash", "hang", "nondeterministic", "fast-exact", "not-json")
+CLASSES = ("ok", "crash", "hang", "nondeterministic", "fast-exact", "not-json", "shrink", "plain-zstd", "reading")
+SHRINK_EVERY = 8
+"""One input in this many (of the corrupt ones with at most SHRINK_LINES lines) is shrunk too."""
+SHRINK_LINES = 40
+FRAME_EVERY = 8
+"""One plain input in this many is also read framed as the harness frames a log."""
+STORE_EVERY = 64
+"""One input in this many is a mutated Host store, judged at a random `now`."""
+STORES = ROOT / "fixtures" / "host" / "stores"
 
 
 # --- the sources: every fixture and real log, in every format version, plain and zstd ----------
@@ -177,6 +197,87 @@ def _truncate(rng: random.Random, text: bytearray) -> None:
     del text[_at(rng, text) :]
 
 
+SURFACE_KEYS = re.compile(rb'"(?:surfaceOp|sourceEventSeqs|startSeq|endSeq|start|end)":')
+SURFACE_VALUES = (
+    b"[2]", b'{"a":1}', b'"x"', b'"append"', b"null", b"true", b"-1", b"1.5", b"1e400", b"-0", b"9007199254740993",
+    b"[]", b"[0,0]", b"[[0,1]]", b"[[5,3]]", b"[[0,1000000]]", b"[[0,1000001]]", b"[[0,1000000000000]]",
+    b"[[0,9007199254740991]]", b"[[1,2,3]]", b'[["a",2]]', b"[[0,1e400]]", b"[0,[1,2],1]",
+    b'{"op":"replace","startSeq":[1],"endSeq":2}', b'{"op":"replace","start":{"a":1},"end":0}',
+    b'{"op":"replace","startSeq":0,"endSeq":0}', b'{"op":"replace","start":1,"end":0}',
+    b'{"op":"replace","startSeq":"1","endSeq":null}', b'{"op":"replace"}',
+)  # fmt: skip
+"""Surface metadata of other types and shapes than the harness writes (issue 49: a list where a
+bound stands, runs of 10^12 seqs, a run's end one past a size limit)."""
+
+
+def _value_end(text: bytearray, at: int) -> int:
+    """Where the JSON value starting at `at` ends (brackets matched, strings skipped; else at the
+    next `,`, `}` or `]`): a mutation's reach, not a parser."""
+    if at < len(text) and text[at] in b"[{":
+        depth, k, quoted = 0, at, False
+        while k < len(text):
+            c = text[k]
+            if quoted:
+                if c == 0x5C:  # a backslash escapes the next byte
+                    k += 1
+                elif c == 0x22:
+                    quoted = False
+            elif c == 0x22:
+                quoted = True
+            elif c in b"[{":
+                depth += 1
+            elif c in b"]}":
+                depth -= 1
+                if depth == 0:
+                    return k + 1
+            elif c == 0x0A:
+                return k
+            k += 1
+        return k
+    k = at
+    while k < len(text) and text[k] not in b",}]\n":
+        k += 1
+    return k
+
+
+def _surface(rng: random.Random, text: bytearray) -> None:
+    """A surface field's value swapped for another type or shape, or one added to an event."""
+    found = [m.end() for m in SURFACE_KEYS.finditer(text)]
+    value = rng.choice(SURFACE_VALUES)
+    if found and rng.random() < 0.8:
+        at = rng.choice(found)
+        text[at : _value_end(text, at)] = value
+        return
+    starts = [m.end() for m in re.finditer(rb'\{"type":"(?:user|assistant)/message"|\{"type":"tool/result"', text)]
+    if starts:
+        at = rng.choice(starts)
+        text[at:at] = b',"sourceEventSeqs":' + value
+
+
+def _huge_run(rng: random.Random, text: bytearray) -> None:
+    """A huge or reversed `[start, end]` run cited by a surface event (never expanded)."""
+    ends = [0, 1, 3, 999_999, 1_000_000, 1_000_001, 10**12, 2**53 - 1, 2**53]
+    start, end = rng.choice([0, 1, 5, 2**52]), rng.choice(ends)
+    run = b"[[%d,%d]]" % ((end, start) if rng.random() < 0.2 else (start, end))
+    found = [m.end() for m in re.finditer(rb'"sourceEventSeqs":', text)]
+    if found and rng.random() < 0.5:
+        at = rng.choice(found)
+        text[at : _value_end(text, at)] = run
+        return
+    starts = [m.end() for m in re.finditer(rb'"surfaceOp":', text)]
+    if starts:
+        at = rng.choice(starts) - len(b'"surfaceOp":')
+        text[at:at] = b'"sourceEventSeqs":' + run + b","
+
+
+def _flood(rng: random.Random, text: bytearray) -> None:
+    """A flood of blank or white-space lines at a line's start (a few KB of Zstandard once cost
+    4 s in lenient mode)."""
+    starts = [0, *(m.end() for m in re.finditer(rb"\n", text))]
+    at = rng.choice(starts)
+    text[at:at] = rng.choice([b"\n", b" \n", b"\t\n", b"\r\n", b" \r \n"]) * rng.choice([3, 1000, 100_000, 1_000_000])
+
+
 TEXT_MUTATIONS: dict[str, Callable[[random.Random, bytearray], None]] = {
     "flip": _flip,
     "insert": _insert,
@@ -186,11 +287,15 @@ TEXT_MUTATIONS: dict[str, Callable[[random.Random, bytearray], None]] = {
     "number": _number,
     "string": _string,
     "truncate": _truncate,
+    "surface": _surface,
+    "run": _huge_run,
+    "flood": _flood,
 }
 
 
-WEIGHTS = [8 if name != "nest" else 1 for name in TEXT_MUTATIONS]
-"""A deep value costs a hundred times the others to read (a parser without recursion): rarer."""
+WEIGHTS = [1 if name in ("nest", "flood") else 8 for name in TEXT_MUTATIONS]
+"""A deep value costs a hundred times the others to read (a parser without recursion), a flood
+of a million lines a scan of megabytes: rarer."""
 
 
 def _lines_mutation(rng: random.Random, lines: list[bytes]) -> str:
@@ -226,6 +331,8 @@ class Input:
     mutations: tuple[str, ...]
     data: bytes
     strict: bool
+    now: object = None
+    """For a Host store input (`source` a store's name): the `now` it is judged at."""
 
     @property
     def name(self) -> str:
@@ -237,6 +344,8 @@ def make(seed: int, index: int, pool: Sequence[Source]) -> Input:
     byte edits), written plain or as Zstandard frames (a few header frames cut or merged), and
     sometimes a byte edit of the compressed bytes."""
     rng = random.Random(f"{seed}:{index}")
+    if index % STORE_EVERY == STORE_EVERY - 1:
+        return _store_input(seed, index, rng)
     source = pool[rng.randrange(len(pool))]
     lines = list(source.lines)
     done: list[str] = []
@@ -261,6 +370,24 @@ def make(seed: int, index: int, pool: Sequence[Source]) -> Input:
     return Input(seed, index, source.name, tuple(done), data, strict=rng.random() < 0.5)
 
 
+NOWS = (-62135596800001, -62135596800000, 0, 1785931200000, 253402300799999, 253402300800000, 2**63, True, 1.5)
+
+
+def _store_input(seed: int, index: int, rng: random.Random) -> Input:
+    """A Host store fixture with up to two byte mutations, judged at an instant from NOWS or
+    drawn far past the canonical years (issue 49: a `now` past 9999 raised deep in a verify)."""
+    stores = sorted(STORES.glob("*.json"))
+    path = stores[rng.randrange(len(stores))]
+    text = bytearray(path.read_bytes())
+    done = []
+    for _ in range(rng.randint(0, 2)):
+        how = rng.choice(["flip", "insert", "cut", "number", "string"])
+        TEXT_MUTATIONS[how](rng, text)
+        done.append(how)
+    now = rng.choice(NOWS) if rng.random() < 0.7 else rng.randint(-(2**48), 2**48)
+    return Input(seed, index, f"store:{path.name}", tuple(done), bytes(text), strict=True, now=now)
+
+
 def _frames(rng: random.Random, text: bytes) -> bytes:
     """The plaintext as the harness writes it (the header's line in a frame of its own, then
     frames of a few lines), or, sometimes, cut at another place."""
@@ -270,7 +397,7 @@ def _frames(rng: random.Random, text: bytes) -> bytes:
         return compressor.compress(text)
     head = 1 if rng.random() < 0.9 else rng.randint(0, min(3, len(lines)))
     frames = [b"".join(lines[:head])] if head else []
-    step = rng.choice([1, 5, 50])
+    step = max(rng.choice([1, 5, 50]), len(lines) // 2000)  # (a flood of lines: a few thousand frames)
     frames += [b"".join(lines[i : i + step]) for i in range(head, len(lines), step)]
     return b"".join(compressor.compress(f) for f in frames if f or rng.random() < 0.5)
 
@@ -287,14 +414,16 @@ class Outcome:
 
 
 def check(item: Input) -> Outcome:
-    """Judge `item` three times (fast, fast again, exact) and write its JSON report; the first
-    failure found is the outcome."""
+    """Judge `item` three times (fast, fast again, exact), render its report in every format,
+    and, for some inputs, shrink it and read it framed; the first failure found is the outcome."""
     from replay.audit.verify import verify_log
     from replay.cli.output import Format
     from replay.cli.output.reports import render
     from replay.logs.logfile import SessionLog
     from replay.reading import DEFAULT_READING, Mode, Reading
 
+    if item.source.startswith("store:"):
+        return _check_store(item)
     reading = DEFAULT_READING if item.strict else Reading(mode=Mode.LENIENT)
     name = item.name
     try:
@@ -302,17 +431,108 @@ def check(item: Input) -> Outcome:
         first_json = first.to_json()
         again = verify_log(SessionLog(name, reading, item.data)).to_json()
         exact = verify_log(SessionLog(name, reading, item.data, fast=False)).to_json()
-        text = render([first], Format.JSON)
+        texts = {Format(fmt): render([first], Format(fmt)) for fmt in RENDERED}
     except Exception as err:  # the fuzzer's purpose: every escaping exception is a finding
         return Outcome("crash", _where(err))
     if again != first_json:
         return Outcome("nondeterministic", _difference(first_json, again))
     if exact != first_json:
         return Outcome("fast-exact", _difference(first_json, exact))
-    try:  # Python's json.loads, refusing the NaN and Infinity it accepts by default (not JSON)
-        json.loads(text, parse_constant=_not_json)
-    except (ValueError, RecursionError) as err:
-        return Outcome("not-json", type(err).__name__)
+    for fmt in (Format.JSON, Format.JSONL, Format.SARIF):
+        try:  # Python's json.loads, refusing the NaN and Infinity it accepts by default (not JSON)
+            for document in texts[fmt].rstrip("\n").split("\n") if fmt is Format.JSONL else [texts[fmt]]:
+                json.loads(document, parse_constant=_not_json)  # (a line ends at LF only: U+2028 is JSON text)
+        except (ValueError, RecursionError) as err:
+            return Outcome("not-json", f"{fmt.value}: {type(err).__name__}")
+    if item.index % SHRINK_EVERY == 0 and first.verdict.value in ("corrupt", "unsupported"):
+        found = _check_shrink(item, reading)
+        if found is not None:
+            return found
+    if item.index % FRAME_EVERY == 1 and not item.source.endswith(".zstd"):
+        return _check_framed(item, reading)
+    return Outcome("ok")
+
+
+RENDERED = ("text", "json", "jsonl", "csv", "junit", "github", "sarif")
+"""The report formats every input is rendered in (Format values; parquet writes a file)."""
+
+
+def _check_shrink(item: Input, reading: Any) -> Outcome | None:
+    """`shrink` (with `--redact` every other time) of a small corrupt input: a clear refusal, or
+    a log whose verdict and rule are the original's and that verify judges so; None when so."""
+    from replay.audit.shrink import CannotShrink, _plaintext, key_of, shrink_log
+    from replay.audit.verify import verify_bytes
+
+    try:
+        data = _plaintext(item.name, item.data)
+    except CannotShrink:
+        return None
+    if data.count(b"\n") > SHRINK_LINES:
+        return None
+    try:
+        want = key_of(verify_bytes(item.name, data, reading))
+        shrunk = shrink_log(item.name, data, reading, redact=item.index % (2 * SHRINK_EVERY) == 0)
+        got, again = key_of(shrunk.report), key_of(verify_bytes(item.name, shrunk.data, reading))
+    except CannotShrink:
+        return None
+    except Exception as err:
+        return Outcome("shrink", _where(err))
+    if not got == again == want:
+        return Outcome("shrink", f"kept {got} (verified {again}), not {want}")
+    return None
+
+
+def _check_framed(item: Input, reading: Any) -> Outcome:
+    """A plain input framed as the harness frames a log reads as the plain bytes do, where its
+    complete frames hold whole, defect-free records (tests/test_zstd_vs_plain.py)."""
+    from replay.audit.verify import verify_bytes
+
+    lines = item.data.splitlines(keepends=True)
+    if len(lines) < 2 or not lines[0].endswith(b"\n"):
+        return Outcome("ok")
+    compressor = zstandard.ZstdCompressor(write_checksum=True)
+    step = 1 + item.index % 5
+    frames = [lines[0], *(b"".join(lines[k : k + step]) for k in range(1, len(lines), step))]
+    complete = [f for f in frames[1:] if f.endswith(b"\n")]
+    if len(complete) < len(frames) - 1 or lines[0].count(b"\n") != 1:
+        return Outcome("ok")  # a partial record ends a complete frame: fatal framed (§9.3), a torn tail plain
+    try:
+        inside = verify_bytes(item.name, item.data, reading)
+        if any(f.code in _DEFECTS for f in inside.findings):
+            return Outcome("ok")  # a defect inside complete frames: fatal framed (§9.3), a crash tail plain
+        framed = verify_bytes(item.name + ".zstd", b"".join(compressor.compress(f) for f in frames), reading)
+    except Exception as err:
+        return Outcome("crash", _where(err))
+    ours, theirs = _errors(framed), _errors(inside)
+    return Outcome("ok") if ours == theirs else Outcome("plain-zstd", f"framed {ours}, plain {theirs}")
+
+
+_DEFECTS = frozenset({"format.seq-gap", "format.unparsable", "format.blank-line", "format.malformed-row"})
+
+
+def _errors(report: Any) -> str:
+    codes = sorted({f.code for f in report.findings if f.severity.value == "error"} - {"format.name-version"})
+    return f"{report.verdict.value} {' '.join(codes)}"
+
+
+def _check_store(item: Input) -> Outcome:
+    """A Host store at `item.now`: the Reading refuses an instant it cannot use (ValueError,
+    said where it is made), else the store is judged without an exception escaping."""
+    from replay.audit.verify import store_report
+    from replay.reading import Reading
+
+    try:
+        reading = Reading(now=item.now)  # type: ignore[arg-type]
+    except ValueError:
+        return Outcome("ok")
+    except Exception as err:
+        return Outcome("reading", _where(err))
+    try:
+        report = store_report("schedule.json", reading, item.data)
+        if report is not None:
+            json.loads(json.dumps(report.to_json()), parse_constant=_not_json)
+    except Exception as err:
+        return Outcome("reading", _where(err))
     return Outcome("ok")
 
 
@@ -337,8 +557,9 @@ def _difference(a: dict[str, Any], b: dict[str, Any]) -> str:
 # --- the run --------------------------------------------------------------------------------------
 
 
-class _Hang(Exception):
-    pass
+class _Hang(BaseException):
+    """The input's time is up (SIGALRM): a BaseException, so no check's `except Exception` takes
+    it for a crash."""
 
 
 def _alarm(signum: int, frame: object) -> None:
