@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.memory import _anon_kb, _tree
+from bench.memory import status_kb, tree
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEDLOG = Path(sys.executable).with_name("schedlog")
@@ -58,17 +58,6 @@ def build(folder: Path, gb: float) -> dict[str, Path]:
     return out
 
 
-def _hwm_kb(pid: int) -> int:
-    """A process's peak resident set so far (VmHWM: mapped pages too)."""
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-
-
 def measure(command: str) -> tuple[float, float, float, int]:
     """(peak summed RssAnon MB, peak RSS MB of the largest process, wall seconds, exit status),
     sampled every 20 ms."""
@@ -76,9 +65,9 @@ def measure(command: str) -> tuple[float, float, float, int]:
     proc = subprocess.Popen(["bash", "-c", command], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     anon = rss = 0
     while proc.poll() is None:
-        tree = _tree(proc.pid)
-        anon = max(anon, sum(_anon_kb(p) for p in tree))
-        rss = max(rss, *(_hwm_kb(p) for p in tree))
+        pids = tree(proc.pid)
+        anon = max(anon, sum(status_kb(p) for p in pids))
+        rss = max(rss, *(status_kb(p, "VmHWM") for p in pids))  # peak RSS: mapped pages too
         time.sleep(0.02)
     return anon / 1024, rss / 1024, time.monotonic() - start, proc.returncode
 

@@ -24,18 +24,19 @@ from bench.corpus import as_zstd, build
 SCHEDLOG = Path(sys.executable).with_name("schedlog")
 
 
-def _tree(pid: int) -> list[int]:
+def tree(pid: int) -> list[int]:
     try:
         children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
     except OSError:
         return [pid]
-    return [pid, *(p for child in children for p in _tree(int(child)))]
+    return [pid, *(p for child in children for p in tree(int(child)))]
 
 
-def _anon_kb(pid: int) -> int:
+def status_kb(pid: int, field: str = "RssAnon") -> int:
+    """A process's `field` of /proc/PID/status, in kB (0 once it is gone)."""
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("RssAnon:"):
+            if line.startswith(f"{field}:"):
                 return int(line.split()[1])
     except OSError:
         pass
@@ -48,7 +49,7 @@ def peak_anon(args: list[str]) -> tuple[float, float]:
     proc = subprocess.Popen(args, stdout=subprocess.DEVNULL)
     peak = 0
     while proc.poll() is None:
-        peak = max(peak, sum(_anon_kb(p) for p in _tree(proc.pid)))
+        peak = max(peak, sum(status_kb(p) for p in tree(proc.pid)))
         time.sleep(0.05)
     if proc.returncode not in (0, 1):
         raise SystemExit(f"{args[1]} failed with exit status {proc.returncode}")

@@ -240,18 +240,27 @@ def _value_end(text: bytearray, at: int) -> int:
     return k
 
 
-def _surface(rng: random.Random, text: bytearray) -> None:
-    """A surface field's value swapped for another type or shape, or one added to an event."""
-    found = [m.end() for m in SURFACE_KEYS.finditer(text)]
-    value = rng.choice(SURFACE_VALUES)
-    if found and rng.random() < 0.8:
+def _swap_or_add(rng: random.Random, text: bytearray, keys: bytes, value: bytes, places: bytes, added: bytes) -> None:
+    """The value after a match of `keys` made `value` (most often), else `added` put at the end
+    of a match of `places`."""
+    found = [m.end() for m in re.finditer(keys, text)]
+    if found and rng.random() < 0.7:
         at = rng.choice(found)
         text[at : _value_end(text, at)] = value
         return
-    starts = [m.end() for m in re.finditer(rb'\{"type":"(?:user|assistant)/message"|\{"type":"tool/result"', text)]
+    starts = [m.end() for m in re.finditer(places, text)]
     if starts:
         at = rng.choice(starts)
-        text[at:at] = b',"sourceEventSeqs":' + value
+        text[at:at] = added
+
+
+_SURFACE_EVENT = rb'\{"type":"(?:user/message|assistant/message|tool/result)"'
+
+
+def _surface(rng: random.Random, text: bytearray) -> None:
+    """A surface field's value swapped for another type or shape, or one added to an event."""
+    value = rng.choice(SURFACE_VALUES)
+    _swap_or_add(rng, text, SURFACE_KEYS.pattern, value, _SURFACE_EVENT, b',"sourceEventSeqs":' + value)
 
 
 def _huge_run(rng: random.Random, text: bytearray) -> None:
@@ -259,15 +268,7 @@ def _huge_run(rng: random.Random, text: bytearray) -> None:
     ends = [0, 1, 3, 999_999, 1_000_000, 1_000_001, 10**12, 2**53 - 1, 2**53]
     start, end = rng.choice([0, 1, 5, 2**52]), rng.choice(ends)
     run = b"[[%d,%d]]" % ((end, start) if rng.random() < 0.2 else (start, end))
-    found = [m.end() for m in re.finditer(rb'"sourceEventSeqs":', text)]
-    if found and rng.random() < 0.5:
-        at = rng.choice(found)
-        text[at : _value_end(text, at)] = run
-        return
-    starts = [m.end() for m in re.finditer(rb'"surfaceOp":', text)]
-    if starts:
-        at = rng.choice(starts) - len(b'"surfaceOp":')
-        text[at:at] = b'"sourceEventSeqs":' + run + b","
+    _swap_or_add(rng, text, rb'"sourceEventSeqs":', run, _SURFACE_EVENT, b',"sourceEventSeqs":' + run)
 
 
 def _flood(rng: random.Random, text: bytearray) -> None:
