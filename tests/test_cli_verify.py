@@ -284,12 +284,25 @@ def _through_pipes(command: str, tmp_path: Path) -> subprocess.CompletedProcess[
         (f"cat {CORRUPT_LOG} | schedlog replay - <(cat {CORRUPT_LOG}) --db q.duckdb", "0 ok, 2 corrupt, 0 unreadable"),
         (f"schedlog shrink <(cat {CORRUPT_LOG}) -o s.jsonl", "still corrupt (fold.create.reuse)"),
         (f"schedlog check <(cat {CORRUPT_LOG}) <(echo '{{}}')", "fold.create.reuse: id 'schedule-1'"),
+        (f"schedlog fleet <(cat {CORRUPT_LOG}) --output f", "a fleet's workers open each log themselves"),
     ],
-    ids=["verify", "verify-store", "explain", "explain-zstd", "report", "replay", "replay-stdin", "shrink", "check"],
+    ids=[
+        "verify",
+        "verify-store",
+        "explain",
+        "explain-zstd",
+        "report",
+        "replay",
+        "replay-stdin",
+        "shrink",
+        "check",
+        "fleet",
+    ],  # fmt: skip
 )
 def test_a_pipe_is_read_once_by_every_command(command: str, says: str, tmp_path: Path) -> None:
     """A /dev/fd pipe is read once: its first bytes were taken by the Host store's sniff, and the
-    log then said UNREADABLE ("the first line is not JSON")."""
+    log then said UNREADABLE ("the first line is not JSON"). A fleet, whose workers open each
+    log themselves, refuses a pipe as it refuses standard input (exit 2, saying so)."""
     done = _through_pipes(command, tmp_path)
     assert says in done.stdout + done.stderr, done.stdout + done.stderr
     assert "UNREADABLE" not in done.stdout and "Traceback" not in done.stderr

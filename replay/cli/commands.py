@@ -779,6 +779,7 @@ def fleet(paths: tuple[str, ...], output: str, workers: int, scheduler: str | No
     """Verify a fleet of logs (paths, directories, globs or fsspec URLs such as s3://bucket/logs/)
     on a Dask cluster; each task writes a Parquet part of verdict rows into OUTPUT, read them
     with read_parquet('OUTPUT/**/*.parquet'). Needs schedlog[dask]."""
+    from replay.logs.bytesource import is_stream
     from replay.logs.discover import STDIN
 
     try:
@@ -790,6 +791,11 @@ def fleet(paths: tuple[str, ...], output: str, workers: int, scheduler: str | No
     found = expand(paths, skipped=_say_skipped)
     if not found:
         raise click.UsageError(NO_LOGS)
+    streams = [p for p in found if "://" not in p and is_stream(p)]
+    if streams:  # a worker opens each log itself, and a pipe is the caller's alone, read once
+        raise click.UsageError(
+            printable(f"a fleet's workers open each log themselves, and {streams[0]} is a pipe or device: verify it")
+        )
     if scheduler is not None:
         _check_scheduler(scheduler)
     try:

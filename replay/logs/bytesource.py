@@ -133,17 +133,22 @@ def load(path: str) -> Data | FileSource:
             os.close(fd)
 
 
+def is_stream(path: str) -> bool:
+    """Whether `path` is a pipe or a device: no regular file, no directory (and reachable)."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
 def once(path: str) -> Data | OSError | None:
     """The bytes of the pipe or device at `path`, read now, or the error reading them gave; None
     for a regular file or a directory (read as usual, where asked) or a path that cannot be
     reached (its reader says why). A stream can be read once only (`<(zstdcat log.zst)` is a
     `/dev/fd` pipe whose bytes are gone once read): whoever looks at it first (a Host store's
     sniff, say) must hold it for whoever reads it next."""
-    try:
-        status = os.stat(path)
-    except (OSError, ValueError):
-        return None
-    if stat.S_ISREG(status.st_mode) or stat.S_ISDIR(status.st_mode):
+    if not is_stream(path):
         return None
     try:
         held = load(path)
