@@ -297,7 +297,7 @@ def _through_pipes(command: str, tmp_path: Path) -> subprocess.CompletedProcess[
         "shrink",
         "check",
         "fleet",
-    ],  # fmt: skip
+    ],
 )
 def test_a_pipe_is_read_once_by_every_command(command: str, says: str, tmp_path: Path) -> None:
     """A /dev/fd pipe is read once: its first bytes were taken by the Host store's sniff, and the
