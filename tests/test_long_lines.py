@@ -152,3 +152,67 @@ def test_utf16_units_are_counted_as_javascript_decodes_them(text: bytes, bound: 
         patch.setattr(frames, "READ_CHUNK", chunk)
         beyond = frames.utf16_beyond(lambda a, b: text[a:b], 0, len(text), bound)
     assert beyond == (units > bound)
+
+
+def _definition(data: bytes, bound: int) -> list[object]:
+    """The lines layer's answer from the whole bytes: the first line (or the only one), every
+    complete line after it (a LongLine past the bound, a blank one as a run of one), the torn
+    tail's size."""
+    units = lambda text: len(text.decode("utf-8", "replace").encode("utf-16-le", "surrogatepass")) // 2  # noqa: E731
+    first = data.find(b"\n")
+    if first < 0:
+        return [("only", "long" if units(data) > bound else data)]
+    head = data[:first]
+    out: list[object] = [("head", "long" if units(data[: first + 1]) > bound else head)]
+    pos = first + 1
+    while (cut := data.find(b"\n", pos)) >= 0:
+        text = data[pos : cut + 1]
+        out.append("long" if units(text) > bound else "blank" if not text.strip() else text)
+        pos = cut + 1
+    if pos < len(data):
+        out.append(("tail", len(data) - pos))
+    return out
+
+
+def _split_by_layer(data: bytes, piece: int) -> list[object]:
+    pieces = [data[k : k + piece] for k in range(0, len(data), piece)] or [b""]
+    out: list[object] = []
+    for part in frames.plain_lines(pieces, lambda a, b: data[a:b]):
+        if isinstance(part, frames.Head):
+            out.append(("head", "long" if isinstance(part.line, frames.LongLine) else part.line))
+        elif isinstance(part, frames.OnlyLine):
+            out.append(("only", "long" if isinstance(part.line, frames.LongLine) else part.line))
+        elif isinstance(part, frames.Tail):
+            out.append(("tail", part.size))
+        elif isinstance(part.lines, frames.LongLine):
+            out.append("long")
+        elif isinstance(part.lines, frames.BlankLines):
+            out += ["blank"] * len(part.lines)
+        else:
+            out += ["blank" if not line.strip() else line for line in part.lines]
+    return out
+
+
+@given(
+    lines=st.lists(
+        st.one_of(
+            st.sampled_from([b"", b" ", b"{}", b'{"a":1}', "é€😀".encode()]),
+            st.integers(1, 12).map(lambda n: b"x" * n * 1000),
+            st.integers(1, 6).map(lambda n: "€".encode() * n * 1000),
+        ),
+        max_size=8,
+    ),
+    torn=st.booleans(),
+    piece=st.integers(1, 9000),
+)
+def test_the_lines_layer_gives_what_the_whole_bytes_give_whatever_the_pieces(
+    lines: list[bytes], torn: bool, piece: int
+) -> None:
+    """Held, let go past the hold, read again or found too long: split from pieces of any size,
+    the lines are the whole bytes' lines (at bounds of 4,000 bytes held and 9,000 units)."""
+    data = b"\n".join(lines) + (b"" if torn else b"\n")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(frames, "HOLD_BYTES", 4000)
+        patch.setattr(frames, "LONGEST_STRING", 9000)
+        patch.setattr(frames, "READ_CHUNK", 3000)
+        assert _split_by_layer(data, piece) == _definition(data, 9000)
