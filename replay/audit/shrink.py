@@ -343,16 +343,12 @@ def _redacted(lines: list[bytes], keeps: Callable[[Sequence[bytes]], bool]) -> t
     out = list(lines)
     redacted = kept = 0
     for i, line in enumerate(lines):
-        try:
-            value = parse_json_line(line)
-        except JsonLineError:
+        masked = _masked_line(line, parse_json_line)
+        if masked is None:
             continue
-        masked, count = _redact(value)
-        if not count:
-            continue
-        candidate = [*out[:i], _json(masked), *out[i + 1 :]]
+        candidate = [*out[:i], masked[0], *out[i + 1 :]]
         if keeps(candidate):
-            out, redacted = candidate, redacted + count
+            out, redacted = candidate, redacted + masked[1]
         else:
             kept += 1
     return out, redacted, kept
@@ -361,15 +357,21 @@ def _redacted(lines: list[bytes], keeps: Callable[[Sequence[bytes]], bool]) -> t
 def _redacted_header(head: bytes, keeps: Callable[[bytes], bool]) -> tuple[bytes, int, int]:
     """The header line with its free text and paths redacted where the verdict stays: the line,
     the strings redacted and 1 when it is kept as written (its text decides the verdict)."""
+    masked = _masked_line(head, parse_header_line)
+    if masked is None:
+        return head, 0, 0
+    return (*masked, 0) if keeps(masked[0]) else (head, 0, 1)
+
+
+def _masked_line(line: bytes, parse: Callable[[bytes], object]) -> tuple[bytes, int] | None:
+    """A line with its free text redacted and how many strings were; None when it is no JSON
+    or holds nothing to redact."""
     try:
-        value = parse_header_line(head)
+        value = parse(line)
     except JsonLineError:
-        return head, 0, 0
+        return None
     masked, count = _redact(value)
-    if not count:
-        return head, 0, 0
-    candidate = _json(masked)
-    return (candidate, count, 0) if keeps(candidate) else (head, 0, 1)
+    return (_json(masked), count) if count else None
 
 
 def summary(shrunk: Shrunk) -> str:

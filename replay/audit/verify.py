@@ -466,25 +466,29 @@ def _store_file(path: str, held: Data | OSError | None = None) -> tuple[object, 
     if path.endswith(LOG_SUFFIXES) or path == "<stdin>" or isinstance(held, OSError):
         return None
     named = os.path.basename(path) == STORE_NAME
+    data: bytes | None
     try:
         if held is not None:
             head = bytes(held[:SNIFF_BYTES])
-            if not named and (not head.lstrip().startswith(b"{") or b'"unit"' not in head):
-                return None
-            data = bytes(held[: MAX_STORE_BYTES + SNIFF_BYTES])
+            data = bytes(held[: MAX_STORE_BYTES + SNIFF_BYTES]) if named or _may_be_store(head) else None
         else:
             with open(path, "rb") as f:
                 head = f.read(SNIFF_BYTES)
-                if not named and (not head.lstrip().startswith(b"{") or b'"unit"' not in head):
-                    return None
-                data = head + f.read(MAX_STORE_BYTES)
+                data = head + f.read(MAX_STORE_BYTES) if named or _may_be_store(head) else None
     except OSError:
+        return None
+    if data is None:
         return None
     try:
         value = parse_json_line(data)
     except JsonLineError as err:
         return (None, f"{STORE_NAME} is not JSON: {err}") if named else None
     return (value, None) if named or is_store(value) else None
+
+
+def _may_be_store(head: bytes) -> bool:
+    """Whether a file's first bytes may open a Host store: a JSON object naming a `unit`."""
+    return head.lstrip().startswith(b"{") and b'"unit"' in head
 
 
 def store_report(
@@ -534,13 +538,13 @@ def verify_path(
     """Verify one file (or `data` read from stdin, reported under `path`): a session log, or a
     Host task store (recognised by its content). A pipe or device is read once, here
     (`bytesource.once`), and its bytes both sniffed and judged."""
+    held: Data | OSError | None = data
     if data is None:
         held = bytesource.once(path)
         report = store_report(path, reading, held)
         if report is not None:
             return report
-        return verify_log(SessionLog(path, reading, held, progress))
-    return verify_log(SessionLog(path, reading, data, progress))
+    return verify_log(SessionLog(path, reading, held, progress))
 
 
 def verify_bytes(name: str, data: bytes, reading: Reading = DEFAULT_READING) -> SessionReport:

@@ -474,6 +474,11 @@ def _staged(
         yield _after_streams(streams, stage, reading, staged)
 
 
+def _held_size(data: Data | OSError) -> int:
+    """The bytes a stream read once holds (none where reading it failed)."""
+    return 0 if isinstance(data, OSError) else len(data)
+
+
 def _after_streams(
     streams: Sequence[tuple[str, Data | OSError]],
     stage: Path,
@@ -483,8 +488,7 @@ def _after_streams(
     """The streams' sessions first (keys 1 on, staged here: their bytes are held by this
     process), then the files' as the workers stage them."""
     for key, (name, data) in enumerate(streams, 1):
-        size = 0 if isinstance(data, OSError) else len(data)
-        yield key, size, stage_session(name, key, stage, reading, data=data)
+        yield key, _held_size(data), stage_session(name, key, stage, reading, data=data)
     for (group, first_key, _, _), sessions in staged:
         for n, ((_, size), session) in enumerate(zip(group, sessions, strict=True)):
             yield first_key + n, size, session
@@ -709,7 +713,7 @@ def replay(
     logs = [p for p in paths if p != STDIN and p not in {s.path for s in stores}]
     streams = [*([("<stdin>", stdin)] if stdin is not None else []), *((p, held[p]) for p in logs if p in held)]
     groups = list(grouped([p for p in logs if p not in held]))  # reads each file's size once
-    total = sum(group_bytes(group) for group in groups) + sum(len(d) for _, d in streams if not isinstance(d, OSError))
+    total = sum(group_bytes(group) for group in groups) + sum(_held_size(d) for _, d in streams)
     try:
         with _staged(groups, stage, reading, jobs, streams, progress) as staged:
             reports = _load(staged, stage, tmp, total, parquet, stores)
