@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 
 from .jsvalue import json_equal, safe_integer
 from .logshapes import REPLACE_BOUNDS, SURFACE_TYPES, cited_runs, covered, covers, missing_surface_op
@@ -124,5 +125,10 @@ class Surface:
         """A tool result's seq and data getter (its rest, computed now: the event is at hand)."""
         if tag != TOOL_RESULT:
             return []
-        rest = result_rest(event.get("data"), legacy_id)
-        return [(seq, lambda: rest)]
+        return [(seq, partial(_given, result_rest(event.get("data"), legacy_id)))]
+
+
+def _given(rest: object) -> object:
+    """A rest computed when its event was at hand: a `partial` of this is a value (it pickles,
+    so a reader's state that holds the surface can be saved; a lambda cannot)."""
+    return rest

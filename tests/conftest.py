@@ -32,3 +32,10 @@ def protocol_examples() -> list[dict[str, Any]]:
 requires_real_logs = pytest.mark.skipif(
     not REAL_LOGS.is_dir(), reason=f"real session logs not present at {REAL_LOGS} (fresh clone without ../shared)"
 )
+
+
+@pytest.fixture(autouse=True)
+def _own_verdict_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test's commands keep their verdict cache in a folder of the test's own (the CLI's
+    cache is on by default): no test reads what another left, nor the user's cache."""
+    monkeypatch.setenv("SCHEDLOG_CACHE_DIR", str(tmp_path_factory.mktemp("verdict-cache")))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from invariant.findings import Severity
 from replay.audit.hoststore import cross_checked
@@ -77,8 +78,9 @@ def verify_paths(
     jobs: int = 1,
     stdin: Data | None = None,
     progress: Callable[[int], None] | None = None,
+    cache: Path | None = None,
 ) -> Audit:
     """The audit of the logs and Host task stores at `paths` (and first, for `stdin` when given,
     one reported as `<stdin>`): `verify_each`'s reports, the stores cross-checked against the
     logs beside them. `jobs` > 1 verifies in that many worker processes."""
-    return Audit(tuple(cross_checked(list(verify_each(paths, reading, jobs, stdin, progress)))))
+    return Audit(tuple(cross_checked(list(verify_each(paths, reading, jobs, stdin, progress, cache)))))

@@ -13,6 +13,7 @@ import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
+from pathlib import Path
 from typing import Any, Protocol
 
 from invariant import SCHEDULE_CHANGE, Folded, Folder, ScheduleLogError, Step
@@ -129,6 +130,10 @@ class SessionReport:
     """The ids of the reminder messages the Host delivered to this session (receipts name them)."""
     host_message_texts: tuple[str, ...] = ()
     """Those messages' texts, in the same order (they name the tasks delivered)."""
+    read: str = field(default="", compare=False, repr=False)
+    """How the report was had when a verdict cache was asked (replay.cache.verdicts.Use), and
+    `read_why` why an entry of the cache was not trusted: neither is part of the report."""
+    read_why: str = field(default="", compare=False, repr=False)
     store_tasks: Mapping[str, object] = field(default_factory=dict, compare=False, repr=False)
     """A store's tasks by row key, as read for its report (the cross-check with the session
     logs and the Host tables read them here: a store is read once per run)."""
@@ -606,13 +611,39 @@ class _ChangeRows:
         return out
 
 
-VerifyTask = tuple[Group, Reading]
-"""Consecutive files verified by one worker call, and how to read them."""
+VerifyTask = tuple[Group, Reading, Path | None]
+"""Consecutive files verified by one worker call, how to read them, and the verdict cache's folder."""
 
 
 def _verify_group(task: VerifyTask) -> list[SessionReport]:
-    group, reading = task
-    return [verify_path(path, reading) for path, _ in group]
+    group, reading, cache = task
+    try:
+        return [_verified(path, reading, cache) for path, _ in group]
+    finally:
+        _flushed(cache)
+
+
+def _verified(
+    path: str, reading: Reading, cache: Path | None, progress: Callable[[int], None] | None = None
+) -> SessionReport:
+    """`verify_path`, through the verdict cache in folder `cache` when given (replay.cache)."""
+    if cache is None:
+        return verify_path(path, reading, progress=progress)
+    from replay.cache.verdicts import store_in, verify_cached  # (the cache builds on this module)
+
+    store = store_in(cache)
+    if store is None:
+        return verify_path(path, reading, progress=progress)
+    return verify_cached(path, reading, store, progress)
+
+
+def _flushed(cache: Path | None) -> None:
+    if cache is not None:
+        from replay.cache.verdicts import store_in
+
+        store = store_in(cache)
+        if store is not None:
+            store.flush()
 
 
 def _verify_size(task: VerifyTask) -> int:
@@ -630,19 +661,25 @@ def verify_each(
     jobs: int = 1,
     stdin: Data | None = None,
     progress: Callable[[int], None] | None = None,
+    cache: Path | None = None,
 ) -> Iterator[SessionReport]:
     """One report per file of `paths` (and first, for `stdin` when given, one reported as
     `<stdin>`), in input order, as each is judged (`auditrun.verify_paths` adds the Host
     cross-check); with `jobs` > 1, consecutive files are verified in groups by
-    that many worker processes. `progress` hears of every byte read (per group with jobs)."""
+    that many worker processes. `progress` hears of every byte read (per group with jobs).
+    With `cache`, a verdict cache folder: what it holds of each file is trusted as far as the
+    file's bytes show (replay.cache.verdicts)."""
     if stdin is not None:
         yield verify_path("<stdin>", reading, data=stdin)
     if jobs > 1:  # grouped only then: grouping reads every file's size
-        tasks = [(group, reading) for group in grouped(paths)]
+        tasks = [(group, reading, cache) for group in grouped(paths)]
         if len(tasks) > 1:
             with in_processes(_verify_group, tasks, jobs, progress, VERIFY_BUDGET, _verify_size) as results:
                 for _, reports in results:
                     yield from reports
             return
-    for path in paths:
-        yield verify_path(path, reading, progress=progress)
+    try:
+        for path in paths:
+            yield _verified(path, reading, cache, progress)
+    finally:
+        _flushed(cache)

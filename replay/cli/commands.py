@@ -166,6 +166,49 @@ def reading_options(*, logs: bool = True, ideal: bool = False) -> Callable[[F], 
     return decorate
 
 
+def cache_options(command: F) -> F:
+    """--cache-dir, --no-cache and -v, handed to the command as `cache` (the verdict cache's
+    folder, or None) and `verbose`. A folder that cannot be used is said once, on stderr, and
+    the command runs without it (replay.cache)."""
+
+    @functools.wraps(command)
+    def with_cache(*args: Any, **kwargs: Any) -> Any:
+        from replay.cache.verdicts import default_folder, open_store
+
+        named, off = kwargs.pop("cache_dir"), kwargs.pop("no_cache")
+        folder = None if off else Path(named) if named else default_folder()
+        if folder is not None:
+            store, problem = open_store(folder)
+            if store is None:
+                click.echo(printable(f"schedlog: warning: {problem}"), err=True)
+                folder = None
+            else:
+                store.close()
+        return command(*args, cache=folder, **kwargs)
+
+    options = [
+        click.option(
+            "--cache-dir",
+            type=click.Path(file_okay=False),
+            default=None,
+            help="The verdict cache's folder (default: $SCHEDLOG_CACHE_DIR, else the user cache folder).",
+        ),
+        click.option(
+            "--no-cache", is_flag=True, help="Read every log whole, neither asking nor writing the verdict cache."
+        ),
+        click.option("--verbose", "-v", is_flag=True, help="Say why a log the cache held was read whole."),
+    ]
+    for option in reversed(options):
+        with_cache = option(with_cache)
+    return cast(F, with_cache)
+
+
+def _say_cache_misses(reports: Sequence[SessionReport]) -> None:
+    for r in reports:
+        if r.read_why:
+            click.echo(printable(f"schedlog: {r.path}: read whole: {r.read_why}"), err=True)
+
+
 def _version(name: str) -> str:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -341,6 +384,7 @@ def _escape_unencodable_output() -> None:
 )
 @JOBS
 @click.option("--quiet", "-q", is_flag=True, help="Text: print only the sessions with a problem, then the summary.")
+@cache_options
 @selection_options
 def verify(
     paths: tuple[str, ...],
@@ -353,6 +397,8 @@ def verify(
     delivery_history_days: int | None,
     delivery_history_records: int | None,
     tool_surface: str,
+    cache: Path | None,
+    verbose: bool,
 ) -> None:
     """Check session logs (files, directories, or - for stdin) and Host task stores against the
     schedule protocol."""
@@ -386,8 +432,10 @@ def verify(
         raise click.UsageError(NO_INPUTS)
     started, clock = datetime.now(UTC), time.perf_counter()
     with _progress(files, "reading") as progress:
-        audit = verify_paths([p for p in files if p != STDIN], reading, jobs, stdin, progress)
+        audit = verify_paths([p for p in files if p != STDIN], reading, jobs, stdin, progress, cache)
     reports = audit.reports
+    if verbose:
+        _say_cache_misses(reports)
     run = report_output.Run(started, time.perf_counter() - clock, _version("schedlog"))
     if output is not None:
         from replay.duck.verdicts import write_verdicts  # DuckDB loads for Parquet output only
@@ -541,6 +589,57 @@ def explain(paths: tuple[str, ...], session_id: str | None, fmt: Format, reading
     else:
         emit(["\n\n".join("\n".join(printable(line) for line in s) for _, s in told) + "\n"])
     _exit([r for r, _ in told])
+
+
+@main.group()
+def cache() -> None:
+    """The verdict cache: what verify, report, explain, replay and fleet keep of the logs they
+    read, so that a re-audit reads only what changed (see the README)."""
+
+
+def _cache_dir_option(command: F) -> F:
+    return click.option(
+        "--cache-dir",
+        type=click.Path(file_okay=False),
+        default=None,
+        help="The cache's folder (default: $SCHEDLOG_CACHE_DIR, else the user cache folder).",
+    )(command)
+
+
+def _opened_cache(cache_dir: str | None) -> Any:
+    from replay.cache.verdicts import default_folder, open_store
+
+    store, problem = open_store(Path(cache_dir) if cache_dir else default_folder())
+    if store is None:
+        raise InputError(printable(problem))
+    return store
+
+
+@cache.command("info")
+@_cache_dir_option
+def cache_info(cache_dir: str | None) -> None:
+    """Where the cache is, how many entries it holds and their size, and its bound."""
+    store = _opened_cache(cache_dir)
+    try:
+        info = store.info()
+    finally:
+        store.close()
+    say(printable(f"folder: {info.folder}"))
+    say(f"entries: {info.entries:,}")
+    say(f"size: {info.bytes / 2**20:,.1f} MiB of entries ({info.file_bytes / 2**20:,.1f} MiB on disk)")
+    say(f"bound: {info.limit / 2**20:,.0f} MiB (least recently used entries go past it; $SCHEDLOG_CACHE_LIMIT_MB)")
+
+
+@cache.command("clear")
+@_cache_dir_option
+def cache_clear(cache_dir: str | None) -> None:
+    """Delete every entry of the cache."""
+    store = _opened_cache(cache_dir)
+    try:
+        count = store.clear()
+    finally:
+        store.close()
+    say(f"cleared {count:,} entries from {printable(str(store.folder))}")
 
 
 @main.command()

@@ -60,9 +60,10 @@ class FileSource:
             start += len(part)
         return b"".join(parts)
 
-    def pieces(self) -> Iterator[bytes]:
-        """The file's bytes from its start, READ_CHUNK at a time, until its opening size or EOF."""
-        self._file.seek(0)
+    def pieces(self, start: int = 0) -> Iterator[bytes]:
+        """The file's bytes from `start`, READ_CHUNK at a time, until its opening size or EOF."""
+        self._file.seek(start)
+        self.read = start
         while self.read < self.size and (piece := self._file.read(min(READ_CHUNK, self.size - self.read))):
             self.read += len(piece)
             yield piece
@@ -188,18 +189,19 @@ def _bounded(held: int) -> int:
     return held
 
 
-def in_pieces(raw: Data) -> Iterable[Data]:
-    """A log's bytes as the plain reader takes them: in memory, whole (split later without a
-    copy); a mapped spool READ_CHUNK at a time, each piece's pages given back once copied, so
-    that a 2 GB line never counts 2 GB resident (a scan of the mapping for its LF would)."""
+def in_pieces(raw: Data, start: int = 0) -> Iterable[Data]:
+    """A log's bytes from `start` as the plain reader takes them: in memory, whole (split later
+    without a copy); a mapped spool READ_CHUNK at a time, each piece's pages given back once
+    copied, so that a 2 GB line never counts 2 GB resident (a scan of the mapping for its LF
+    would)."""
     if not isinstance(raw, mmap.mmap):
-        return (raw,)
-    return _mapped_pieces(raw)
+        return (raw[start:] if start else raw,)
+    return _mapped_pieces(raw, start)
 
 
-def _mapped_pieces(mapped: mmap.mmap) -> Iterator[bytes]:
+def _mapped_pieces(mapped: mmap.mmap, first: int) -> Iterator[bytes]:
     released = 0
-    for start in range(0, len(mapped), READ_CHUNK):
+    for start in range(first, len(mapped), READ_CHUNK):
         piece = mapped[start : start + READ_CHUNK]
         if CAN_RELEASE:
             released = release(mapped, released, start + len(piece))

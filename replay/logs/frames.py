@@ -134,17 +134,18 @@ def _line(held: list[Data | memoryview], reread: Reread, start: int, end: int) -
 
 
 def plain_lines(
-    pieces: Iterable[Data], reread: Reread, blanks_apart: bool = False
+    pieces: Iterable[Data], reread: Reread, blanks_apart: bool = False, after: int | None = None
 ) -> Iterator[Head | OnlyLine | Block | Tail]:
     """The lines of a plain file given as consecutive pieces of its bytes (the whole file as one,
     or the reads of a FileSource), `reread` giving any stretch of them again: its first line,
     then the others in blocks of about READ_CHUNK bytes, split in C, then the torn tail, if any.
     A line cut between pieces is joined once its LF arrives (a long one from all its pieces at
     once, never piece by piece); past HOLD_BYTES its pieces are let go, and it is read again
-    where it may be a record (a LongLine is not)."""
+    where it may be a record (a LongLine is not). With `after`, the pieces are the file's bytes
+    from that offset on, a line's start past its first line (a read resumed there): no Head."""
     held: list[Data | memoryview] = []  # the bytes after the last LF seen, in pieces, while they are few
-    start = offset = 0  # where that line starts; where the piece starts
-    headed = False
+    start = offset = after or 0  # where that line starts; where the piece starts
+    headed = after is not None
     for piece in pieces:
         first = piece.find(b"\n")
         if first < 0:
@@ -292,6 +293,19 @@ def zstd_head(raw: Data) -> ZstdHead | ZstdProblem:
     if head.count(b"\n") != 1 or not head.endswith(b"\n"):
         return ZstdProblem("first frame is not exactly one header line", False, unframed=True)
     return ZstdHead(frames, head[:-1], budget - len(head))
+
+
+def frames_after(raw: Data, offset: int, plaintext: int) -> ZstdHead | None:
+    """The frames of a Zstandard log from `offset` on (where a read it resumes stopped, after a
+    complete frame), as `zstd_head` gives a whole file's, `plaintext` bytes of it read before
+    (the plaintext bound is the whole file's); None where they do not scan (a cold read says
+    why)."""
+    try:
+        frames = scan_frames(memoryview(raw)[offset:])
+    except FrameError:
+        return None
+    shifted = [Frame(offset + f.start, offset + f.end, f.complete, f.size) for f in frames]
+    return ZstdHead([Frame(0, offset, True), *shifted], b"", zstd_budget(len(raw)) - plaintext)
 
 
 @dataclass(frozen=True)

@@ -65,11 +65,13 @@ from replay.logs.frames import (
     Tail,
     ZstdProblem,
     frame_batches,
+    frames_after,
     plain_lines,
     whole_text,
     zstd_head,
 )
 from replay.logs.jsonline import BeyondBound, Deep, JsonLineError, decode_json, parse_header_line, parse_json_line
+from replay.logs.readstate import ReadState, restore, take
 from replay.reading import DEFAULT_READING, Mode, Reading
 
 __all__ = ["Data", "Entry", "Finding", "OtherRecords", "Selector", "SessionLog", "Severity"]
@@ -245,6 +247,14 @@ class SessionLog:
     """v2+: the index of the last committed `session/end-seed` marker with `inherited: true`."""
     unframed: bool = False
     """A Zstandard file not framed as the harness frames a log, its content read as one plaintext."""
+    resume: ReadState | None = None
+    """Go on from this state, saved by a read of the same file when it was shorter (its bytes
+    before the state's offset checked to be the same, by the caller): the saved records are
+    yielded again, and only the bytes from the offset on are read."""
+    saved: ReadState | None = None
+    """Once `entries(schedule_only=True)` is read: the state at its last committed line, to
+    resume from once the log has grown (None where it cannot be: the read ended early, at a
+    bound, or on a Zstandard file not framed as logs are)."""
 
     _scan: CommittedScan = field(default_factory=CommittedScan)
     _schedule_only: bool = False
@@ -259,6 +269,10 @@ class SessionLog:
     _deep_left: int = 0
     _batch: tuple[FrameBatch, int] | None = None
     """While a batch of Zstandard frames is read, it and the number of the line before it."""
+    _yielded: list[Entry] | None = None
+    """The records yielded so far, while a state may be saved (schedule-only reads: few)."""
+    _replaying: bool = False
+    """While a resumed read yields its saved records: the deep values they hold were charged."""
 
     # --- findings -------------------------------------------------------------------------
 
@@ -336,6 +350,7 @@ class SessionLog:
         being made.
         """
         self._deep_left = DEEP_BUDGET
+        self._yielded = [] if schedule_only else None
         self._schedule_only = schedule_only
         self._others = others if schedule_only else None
         self._select = select if schedule_only else None
@@ -361,8 +376,12 @@ class SessionLog:
                 if not raw:
                     self._unreadable("empty file: no session header and no events")
                     return
-                yield from self._zstd(raw) if raw[:4] == ZSTD_MAGIC else self._plain(in_pieces(raw), slicer(raw))
+                if raw[:4] == ZSTD_MAGIC:
+                    yield from self._zstd(raw)
+                else:
+                    yield from self._plain(self._pieces_after(raw), slicer(raw))
         except BeyondBound:  # from the reader, or from the caller's own reading (`charge_deep`)
+            self.saved = None
             self._find("format.depth.bound", Severity.ERROR, _DEPTH_BOUND_MESSAGE, self.lines or None)
         self._close_scan()
         self._advance(self.size - self._consumed)  # the bytes no block reported: header frame, torn or refused tail
@@ -371,7 +390,10 @@ class SessionLog:
         """Hear a value of `length` characters about to be read without recursion (jsonline.Deep):
         past DEEP_BUDGET of them in this log, BeyondBound. The caller reading this log's values
         (a judge parsing tool arguments) may charge them too, and throw BeyondBound into
-        `entries()`: the log is then not read on."""
+        `entries()`: the log is then not read on. The saved records a resumed read yields again
+        were charged when first read (the saved budget holds it)."""
+        if self._replaying:
+            return
         self._deep_left -= length
         if self._deep_left < 0:
             raise BeyondBound
@@ -386,18 +408,31 @@ class SessionLog:
             if not source.shrunk:
                 yield from self._zstd(raw)
         else:
-            yield from self._plain(source.pieces(), source.read_at)
+            yield from self._plain(source.pieces(0 if self.resume is None else self.resume.offset), source.read_at)
         if source.shrunk:
+            self.saved = None
             self._unreadable(source.shrink_message())
 
-    def _plain(self, pieces: Iterable[Data], reread: Reread) -> Iterator[Entry]:
+    def _pieces_after(self, raw: Data) -> Iterable[Data]:
+        """The pieces of a plain file held whole, from where a resumed read goes on."""
+        return in_pieces(raw, 0 if self.resume is None else self.resume.offset)
+
+    def _plain(self, pieces: Iterable[Data], reread: Reread, saving: bool = True) -> Iterator[Entry]:
+        """The entries of a plain file's lines (`pieces`, from the resumed state's offset on when
+        resuming); the state is saved at the last committed line (before a torn tail)."""
         line_no = self.lines = 1
-        for part in plain_lines(pieces, reread, self._blanks_apart):
+        after = None
+        if self.resume is not None and saving:
+            yield from self._resumed(self.resume)
+            line_no, after = self.lines, self.resume.offset
+        at = after or 0
+        for part in plain_lines(pieces, reread, self._blanks_apart, after):
             if isinstance(part, Block):
                 yield from self._run(part.lines, line_no)
                 line_no += len(part.lines)
                 self.lines = line_no
                 self._advance(part.size)
+                at += part.size
             elif isinstance(part, Head):
                 if isinstance(part.line, LongLine):
                     self._unreadable(f"not a session log: the first line is {_too_long(part.line.size - 1)}", 1)
@@ -405,18 +440,28 @@ class SessionLog:
                 self.header_size = len(part.line)
                 entry = self._first_line(part.line)
                 self._advance(len(part.line) + 1)
+                at = len(part.line) + 1
                 if entry is not None:
                     yield entry
                 if self.unsupported:
                     return
             elif isinstance(part, Tail):
+                if saving:
+                    self._save(at, line_no)
                 self._torn(line_no + 1, part.size)
+                return
             else:
                 self.lines = 0
                 self._first_line_without_lf(part.line)
+                return
+        if saving:
+            self._save(at, line_no)
 
     def _zstd(self, raw: Data) -> Iterator[Entry]:
-        head = zstd_head(raw)
+        head = zstd_head(raw) if self.resume is None else frames_after(raw, self.resume.offset, self.resume.plaintext)
+        if head is None:  # the frames appended to a resumed log do not scan: a cold read says what they hold
+            self.resume = None
+            head = zstd_head(raw)
         if isinstance(head, ZstdProblem):
             if head.unframed:
                 yield from self._unframed(raw)
@@ -425,20 +470,26 @@ class SessionLog:
             else:
                 self._find("format.zstd", Severity.ERROR, head.message)
             return
-        entry = self._first_line(head.header)
-        if entry is not None:
-            yield entry
-        if self.unsupported:
-            return
-        line_no = 1
+        line_no, at, plaintext = 1, head.frames[0].end, len(head.header) + 1
+        if self.resume is not None:
+            yield from self._resumed(self.resume)
+            line_no, at, plaintext = self.resume.line, self.resume.offset, self.resume.plaintext
+        else:
+            entry = self._first_line(head.header)
+            if entry is not None:
+                yield entry
+            if self.unsupported:
+                return
         for text in frame_batches(raw, head):
             if isinstance(text, FrameBatch):
                 ended = yield from self._frames_together(text, line_no)
                 if ended is None:
                     return
-                line_no = ended
+                line_no, at, plaintext = ended, text.frames[-1].end, plaintext + len(text.text)
                 continue
             frame = text.frame
+            if not frame.complete:  # the torn final frame: the state is saved before it
+                self._save(at, line_no, plaintext, zstd=True, more=True)
             self._advance(frame.end - frame.start)
             if text.bound:  # schedlog's limit, not a defect of the log: the log is not judged past it
                 self._find("format.zstd.bound", Severity.ERROR, f"frame at byte {frame.start}: {text.error}")
@@ -459,6 +510,10 @@ class SessionLog:
                 return
             if tail:
                 self._torn(line_no + 1, len(tail))
+            if frame.complete:
+                at, plaintext = frame.end, plaintext + len(text.text)
+        if self.saved is None:
+            self._save(at, line_no, plaintext, zstd=True)
 
     def _unframed(self, raw: Data) -> Iterator[Entry]:
         """A Zstandard file whose first frame is not exactly the header line: written whole by a
@@ -471,7 +526,7 @@ class SessionLog:
         consumed, progress = self._consumed, self.progress
         self.progress = None  # the plaintext's bytes are not the file's: the file is told whole, after
         try:
-            yield from self._plain((whole.text,), slicer(whole.text))
+            yield from self._plain((whole.text,), slicer(whole.text), saving=False)
         finally:
             self._consumed, self.progress = consumed, progress
         if whole.error is not None:
@@ -499,6 +554,27 @@ class SessionLog:
         self._advance(batch.frames[k].end - first.start)
         self._torn_frame(batch.frames[k].start, last_line)
         return None
+
+    def _resumed(self, state: ReadState) -> Iterator[Entry]:
+        """Restore the saved reading and yield its records again (their deep values charged once)."""
+        restore(self, state)
+        self._advance(state.offset)
+        self._replaying = True
+        try:
+            for entry in state.entries:
+                assert isinstance(entry, Entry)
+                if self._yielded is not None:
+                    self._yielded.append(entry)
+                yield entry
+        finally:
+            self._replaying = False
+
+    def _save(self, offset: int, line: int, plaintext: int = 0, zstd: bool = False, more: bool = False) -> None:
+        """Save the reading at a committed line (readstate.py), `more` records to be read past
+        it (a torn final frame's): where only schedule changes and the records beside them
+        were asked for (few, so they are kept)."""
+        if self._yielded is not None:
+            self.saved = take(self, offset, line, plaintext, zstd, self._yielded, more)  # type: ignore[arg-type]
 
     def _torn_frame(self, start: int, line: int) -> None:
         """A complete frame holding a torn or invalid record: fatal (session-log.md §9.3)."""
@@ -703,7 +779,10 @@ class SessionLog:
                 self._cuts(event, index)  # type: ignore[arg-type]
             return Entry(line_no, index, event, row, line)
         if tag == SCHEDULE_CHANGE or (type(tag) is str and self._telling(tag, event, index, raw)):  # type: ignore[arg-type]
-            return Entry(line_no, index, event, row, line)
+            entry = Entry(line_no, index, event, row, line)
+            if self._yielded is not None:
+                self._yielded.append(entry)
+            return entry
         if self._others is not None:
             self._others(line_no, index, event, row, line)
         return None
@@ -790,7 +869,10 @@ class SessionLog:
                 ):
                     continue
             self._scan.advance(starts[i] + 1)
-            yield Entry(before + i + 1, starts[i], event, None, _utf8(lines[i][:-1]))
+            entry = Entry(before + i + 1, starts[i], event, None, _utf8(lines[i][:-1]))
+            if self._yielded is not None:
+                self._yielded.append(entry)
+            yield entry
         self._scan.advance(starts[stop])
         return stop
 

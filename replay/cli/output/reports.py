@@ -63,7 +63,13 @@ def text_line(r: SessionReport) -> str:
 
 
 def summary_line(reports: Sequence[SessionReport]) -> str:
-    return verdict_summary([r.verdict for r in reports])
+    """The verdicts' counts, then, where a verdict cache was asked, how the reports were had
+    (`; 180 from cache, 20 resumed, 3 read whole`)."""
+    from replay.cache.verdicts import Use
+
+    uses = [sum(1 for r in reports if r.read == use) for use in Use]
+    told = ", ".join(f"{n} {use.value}" for use, n in zip(Use, uses, strict=True)) if any(uses) else ""
+    return verdict_summary([r.verdict for r in reports]) + (f"; {told}" if told else "")
 
 
 def verdict_summary(verdicts: Sequence[str]) -> str:

@@ -1,0 +1,201 @@
+"""The verdict cache's store: one SQLite file in the cache folder, an entry per log and reading.
+
+SQLite gives what the cache must be: written atomically (a transaction is whole or absent, so
+a killed run leaves no half entry), shared by runs at once (its locks; WAL lets readers go on
+beside a writer), and bounded (least recently used entries are deleted past `limit` bytes).
+Each entry's blob carries its own checksum and the code fingerprint it was made by: a blob that
+does not check, does not unpickle, or comes from other code is not trusted (`Miss.why`).
+
+Anything wrong with the folder or the file (cannot be created, read-only, not a database) is
+a `CacheProblem`: the run goes on without the cache, warned once. The cache is trusted as the
+user's own files are: its checksums catch damage, not someone who can write the cache folder.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import xxhash
+
+DB_NAME = "verdicts.sqlite"
+LIMIT = 1 << 30
+"""The bytes of entries kept by default (`$SCHEDLOG_CACHE_LIMIT_MB` sets another bound)."""
+_SCHEMA = 2
+_FLUSH_EVERY = 256
+_TOUCH_AFTER = 3600 * 10**9
+"""An entry read is marked used again only when its mark is older than this (an hour): the
+order the least recently used are evicted in needs no finer clock, and most reads write nothing."""
+
+
+class CacheProblem(Exception):
+    """The cache folder or file cannot be used: the run goes on without the cache."""
+
+
+@dataclass(frozen=True)
+class Miss:
+    """No entry to trust, and why (said with `-v`); `why` is empty when there was none."""
+
+    why: str = ""
+
+
+@dataclass(frozen=True)
+class CacheInfo:
+    folder: str
+    entries: int
+    bytes: int
+    limit: int
+    file_bytes: int
+
+
+def _sealed(fingerprint: str, value: object) -> bytes:
+    """`value` pickled with the fingerprint of the code that made it, behind their checksum."""
+    payload = pickle.dumps((fingerprint, value), protocol=pickle.HIGHEST_PROTOCOL)
+    return xxhash.xxh3_128_digest(payload) + payload
+
+
+def _checked(blob: bytes, fingerprint: str) -> object:
+    """The value `blob` holds, or a Miss saying why it is not trusted."""
+    if len(blob) < 16:
+        return Miss("the cache entry is truncated")
+    digest, payload = blob[:16], blob[16:]
+    if xxhash.xxh3_128_digest(payload) != digest:
+        return Miss("the cache entry does not match its checksum (damaged or cut short)")
+    try:
+        made_by, value = pickle.loads(payload)
+    except Exception as err:  # a damaged pickle raises anything: it is simply not trusted
+        return Miss(f"the cache entry does not read back ({type(err).__name__})")
+    if made_by != fingerprint:
+        return Miss("the cache entry was written by another version of schedlog")
+    return value
+
+
+class VerdictStore:
+    """The entries of one cache folder, read and written by one process (each worker opens
+    its own). Writes are kept and committed together (`flush`), every _FLUSH_EVERY puts and at
+    `close`."""
+
+    def __init__(self, folder: Path, fingerprint: str, limit: int = LIMIT) -> None:
+        self.folder, self.fingerprint, self.limit = folder, fingerprint, limit
+        self._pending: list[tuple[str, str, int, int, bytes, bytes]] = []
+        self._used: list[tuple[int, str]] = []
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            self._db = _connect(folder / DB_NAME)
+        except (OSError, sqlite3.Error) as err:
+            raise CacheProblem(f"the cache folder {folder} cannot be used ({err}): running without the cache") from None
+
+    def get(self, key: str, column: str = "head") -> object:
+        """The value stored under `key` in `column` (`head`: what is read first; `rest`: what
+        is read only when the head says it is needed), or a Miss."""
+        assert column in ("head", "rest")
+        try:
+            row = self._db.execute(f"SELECT {column}, used FROM entries WHERE key = ?", (key,)).fetchone()
+        except sqlite3.Error as err:
+            return Miss(f"the cache cannot be read ({err})")
+        if row is None:
+            return Miss()
+        value = _checked(bytes(row[0]), self.fingerprint)
+        now = time.time_ns()
+        if not isinstance(value, Miss) and now - row[1] > _TOUCH_AFTER:
+            self._used.append((now, key))
+        return value
+
+    def put(self, key: str, path: str, head: object, rest: object) -> bool:
+        """Keep `head` and `rest` under `key` (committed at the next flush); False where they
+        cannot be pickled (a value nested past pickle's recursion: that log is not cached)."""
+        try:
+            first, second = _sealed(self.fingerprint, head), _sealed(self.fingerprint, rest)
+        except (RecursionError, pickle.PicklingError, TypeError, AttributeError):
+            return False
+        self._pending.append((key, path, time.time_ns(), len(first) + len(second), first, second))
+        if len(self._pending) >= _FLUSH_EVERY:
+            self.flush()
+        return True
+
+    def flush(self) -> None:
+        """Commit the kept writes in one transaction, then delete the least recently used
+        entries past the limit. A write that fails (a full disk, a lock held too long) loses
+        only those entries: they are read whole next time."""
+        pending, used = self._pending, self._used
+        self._pending, self._used = [], []
+        if not pending and not used:
+            return
+        try:
+            with self._db:
+                self._db.executemany("UPDATE entries SET used = ? WHERE key = ?", used)
+                self._db.executemany("INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?, ?)", pending)
+                total = self._db.execute("SELECT COALESCE(SUM(size), 0) FROM entries").fetchone()[0]
+                if total > self.limit:
+                    self._evict(total)
+        except sqlite3.Error:
+            pass
+
+    def _evict(self, total: int) -> None:
+        """Delete the least recently used entries until the rest fit in 90% of the limit."""
+        goal, dropped = self.limit * 9 // 10, []
+        for key, size in self._db.execute("SELECT key, size FROM entries ORDER BY used"):
+            if total <= goal:
+                break
+            dropped.append((key,))
+            total -= size
+        self._db.executemany("DELETE FROM entries WHERE key = ?", dropped)
+
+    def close(self) -> None:
+        self.flush()
+        self._db.close()
+
+    def info(self) -> CacheInfo:
+        count, total = self._db.execute("SELECT COUNT(*), COALESCE(SUM(size), 0) FROM entries").fetchone()
+        on_disk = sum(p.stat().st_size for p in self.folder.glob(DB_NAME + "*") if p.is_file())
+        return CacheInfo(str(self.folder), count, total, self.limit, on_disk)
+
+    def clear(self) -> int:
+        """Delete every entry; how many there were."""
+        with self._db:
+            count = self._db.execute("SELECT COUNT(*) FROM entries").fetchone()[0]
+            self._db.execute("DELETE FROM entries")
+        self._db.execute("VACUUM")
+        return int(count)
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    """The cache database at `path`, made if absent. A file that is not one of ours (garbage,
+    another schema) is replaced: it holds nothing but entries that can be made again. A lock
+    held too long or a file that cannot be written is an OperationalError (the caller's
+    CacheProblem), never a reason to replace the file."""
+    for attempt in (1, 2):
+        db = sqlite3.connect(path, timeout=30)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")  # atomic, not durable: a lost entry is read again
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            if version == 0:
+                with db:
+                    db.execute(
+                        "CREATE TABLE IF NOT EXISTS entries "
+                        "(key TEXT PRIMARY KEY, path TEXT, used INTEGER, size INTEGER, head BLOB, rest BLOB)"
+                    )
+                    db.execute(f"PRAGMA user_version = {_SCHEMA}")
+            elif version != _SCHEMA:
+                raise _NotOurs
+            db.execute("SELECT key, path, used, size, head, rest FROM entries LIMIT 0")
+            return db
+        except sqlite3.OperationalError:
+            db.close()
+            raise
+        except sqlite3.DatabaseError:
+            db.close()
+            if attempt == 2:
+                raise
+            for stale in path.parent.glob(path.name + "*"):
+                os.unlink(stale)
+    raise AssertionError("unreachable")
+
+
+class _NotOurs(sqlite3.DatabaseError):
+    """A database of another schema in the cache's place."""

@@ -1,0 +1,206 @@
+"""How the verdict cache decides, for one log, what of it must be read (issue 50).
+
+An entry is keyed by what decides the report (schedlog's code, the reading's options) and by
+the log's real path; it holds the file's identity (device, inode), the size judged and a hash
+of those bytes (xxh3-128), the names of the session's other generations beside it, the report,
+and the reading saved at the last committed line (replay/logs/readstate.py). Then:
+
+- the same file, the same size, the same hash: the report from the cache (a stat match alone
+  is no proof: an edit can keep size and mtime, so the bytes are always hashed);
+- the same file, larger, its first bytes hashing as judged: it grew; the saved reading is
+  resumed, and only the appended bytes are read;
+- anything else (edited, truncated, replaced, another header, other generations beside it, an
+  entry that does not check): read whole, saying why (`SessionReport.read_why`).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from functools import cache
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import xxhash
+
+from invariant.logshapes import file_version
+from replay.audit.verify import SessionReport, Verdict, store_report, verify_log
+from replay.cache.store import LIMIT, CacheProblem, Miss, VerdictStore
+from replay.logs.discover import generations_beside
+from replay.logs.logfile import SessionLog
+from replay.logs.readstate import ReadState
+from replay.reading import Reading
+
+_HASHED = 1 << 20
+
+
+class Use(StrEnum):
+    CACHED = "from cache"
+    RESUMED = "resumed"
+    WHOLE = "read whole"
+
+
+@dataclass(frozen=True)
+class Judged:
+    """What an entry says first: which bytes were judged, and their report."""
+
+    device: int
+    inode: int
+    size: int
+    digest: bytes
+    beside: tuple[str, ...]
+    report: SessionReport
+
+
+@cache
+def fingerprint() -> str:
+    """What made the entries: schedlog's code (every source file of its two packages, hashed),
+    its version, Python's and tzdata's. An entry made by anything else is not trusted."""
+    h = xxhash.xxh3_128()
+    root = Path(__file__).resolve().parent.parent.parent
+    for package in ("invariant", "replay"):
+        for source in sorted((root / package).rglob("*.py")):
+            h.update(source.relative_to(root).as_posix().encode() + b"\0" + source.read_bytes())
+    versions = [sys.version.split()[0]]
+    for name in ("schedlog", "tzdata"):
+        try:
+            versions.append(metadata.version(name))
+        except metadata.PackageNotFoundError:
+            versions.append("-")
+    return h.hexdigest() + ":" + ":".join(versions)
+
+
+_STORES: dict[Path, VerdictStore | None] = {}
+
+
+def store_in(folder: Path) -> VerdictStore | None:
+    """This process's store of the cache in `folder` (opened once; None where it cannot be:
+    whoever opened it first in the run said why, `open_store`)."""
+    if folder not in _STORES:
+        _STORES[folder] = open_store(folder)[0]
+    return _STORES[folder]
+
+
+def open_store(folder: Path) -> tuple[VerdictStore | None, str]:
+    """The store in `folder`, or None and why it cannot be used (the run goes on without it)."""
+    try:
+        return VerdictStore(folder, fingerprint(), _limit()), ""
+    except CacheProblem as err:
+        return None, str(err)
+
+
+def _limit() -> int:
+    text = os.environ.get("SCHEDLOG_CACHE_LIMIT_MB", "")
+    return int(text) << 20 if text.isdigit() else LIMIT
+
+
+def default_folder() -> Path:
+    """`$SCHEDLOG_CACHE_DIR`, else the platform's user cache folder's `schedlog/verdicts`."""
+    named = os.environ.get("SCHEDLOG_CACHE_DIR")
+    if named:
+        return Path(named)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("schedlog")) / "verdicts"
+
+
+def reading_key(reading: Reading) -> str:
+    """The reading's options that decide a report, as text."""
+    profile = None if reading.profile is None else reading.profile.name
+    return repr(
+        (
+            profile,
+            reading.mode.value,
+            reading.seed_length,
+            reading.ideal,
+            reading.now,
+            reading.retention,
+            reading.tool_surface,
+        )
+    )
+
+
+def _digest(path: str, size: int, h: Any = None, start: int = 0) -> Any:
+    """`h` (else a new xxh3-128) fed the file's bytes from `start` to `size`; None where fewer
+    could be read (the file shrank)."""
+    h = xxhash.xxh3_128() if h is None else h
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        at = start
+        while at < size and (piece := os.pread(fd, min(_HASHED, size - at), at)):
+            h.update(piece)
+            at += len(piece)
+    finally:
+        os.close(fd)
+    return h if at == size else None
+
+
+def _beside(path: str) -> tuple[str, ...]:
+    """The other generations beside a file whose name identifies one (their names decide a finding)."""
+    return tuple(generations_beside(path)) if file_version(os.path.basename(path)) is not None else ()
+
+
+def verify_cached(path: str, reading: Reading, store: VerdictStore, progress: Any = None) -> SessionReport:
+    """The report `verify_path` gives for the file at `path`, taken from the cache, resumed or
+    read whole as its entry allows; the entry written anew when the log was read."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        st = None
+    if st is None or not stat.S_ISREG(st.st_mode):  # said by the reader (an error, a pipe): not cached
+        from replay.audit.verify import verify_path
+
+        return replace(verify_path(path, reading, progress=progress), read=Use.WHOLE)
+    real = os.path.abspath(path)
+    key = xxhash.xxh3_128_hexdigest(reading_key(reading).encode() + b"\0" + os.fsencode(real))
+    got = store.get(key)
+    if not isinstance(got, Miss | Judged):
+        got = Miss("the cache entry holds something else")
+    why, h = (got.why, None) if isinstance(got, Miss) else _why_not(got, st, path)
+    state = None
+    if not why and isinstance(got, Judged):
+        if st.st_size == got.size:
+            if progress is not None:
+                progress(st.st_size)
+            return replace(got.report, path=path, read=Use.CACHED)
+        rest = store.get(key, "rest")
+        state = rest if isinstance(rest, ReadState) else None
+        if state is None:
+            why = rest.why if isinstance(rest, Miss) and rest.why else "it grew, but its reading could not be saved"
+            h = None
+    if state is not None:
+        log = SessionLog(path, reading, progress=progress, resume=state)
+        use = Use.RESUMED
+    else:
+        held = store_report(path, reading)
+        if held is not None:  # a Host task store: judged at `now`, not cached
+            return replace(held, read=Use.WHOLE)
+        log = SessionLog(path, reading, progress=progress)
+        use = Use.WHOLE
+    report = verify_log(log)
+    if report.verdict is not Verdict.UNREADABLE and log.size:
+        start = got.size if h is not None and isinstance(got, Judged) else 0
+        whole = _digest(path, log.size, h, start)
+        if whole is not None:
+            judged = Judged(st.st_dev, st.st_ino, log.size, whole.digest(), _beside(path), report)
+            store.put(key, real, judged, log.saved)
+    return replace(report, read=use, read_why=why)
+
+
+def _why_not(saved: Judged, st: os.stat_result, path: str) -> tuple[str, Any]:
+    """Why `saved` does not stand for the file (empty: it does, for its first `saved.size`
+    bytes), and the hash of those bytes (to go on with when the file grew)."""
+    if (saved.device, saved.inode) != (st.st_dev, st.st_ino):
+        return "the file was replaced since it was judged (another inode)", None
+    if st.st_size < saved.size:
+        return f"the file is shorter than when judged ({st.st_size:,} < {saved.size:,} bytes): truncated", None
+    if _beside(path) != saved.beside:
+        return "the session's generations beside it changed", None
+    h = _digest(path, saved.size)
+    if h is None or h.digest() != saved.digest:
+        return f"its first {saved.size:,} bytes changed since they were judged (edited in place)", None
+    return "", h

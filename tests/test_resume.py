@@ -1,0 +1,123 @@
+"""A resumed read equals a cold read (issue 50, acceptance 1): a log read when it was shorter,
+its state saved at its last committed line (replay/logs/readstate.py), then resumed over the
+grown file, gives the report a cold read of the grown file gives, byte for byte in
+`--format json`, wherever the split falls: inside a line, a frame, a chunk row or a torn tail;
+plain and Zstandard; v0 to v4; fork children; valid and corrupt logs; both modes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import zstandard
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fuzz.logs import make, sources
+from replay.audit.verify import verify_log
+from replay.logs.logfile import SessionLog
+from replay.logs.readstate import ReadState
+from replay.reading import Mode, Reading
+
+from .conftest import ROOT
+
+SESSIONS = sorted((ROOT / "fixtures").rglob("*.jsonl"))
+POOL = sources(ROOT / "no-real-logs")
+"""The fixture sessions (v0 with chunk rows, fork children) as they are and rewritten as v2-v4,
+plain and Zstandard (what the fuzzer mutates)."""
+
+
+def _json(log: SessionLog) -> str:
+    return json.dumps(verify_log(log).to_json(), sort_keys=True)
+
+
+def _cold(data: bytes, reading: Reading, fast: bool = True) -> tuple[str, ReadState | None]:
+    log = SessionLog("s.jsonl", reading, data, fast=fast)
+    return _json(log), log.saved
+
+
+def _resumed(data: bytes, reading: Reading, state: ReadState, fast: bool = True) -> tuple[str, ReadState | None]:
+    log = SessionLog("s.jsonl", reading, data, fast=fast, resume=state)
+    return _json(log), log.saved
+
+
+def test_the_pool_holds_what_the_property_asks_for() -> None:
+    names = " ".join(source.name for source in POOL)
+    text = b"".join(line for source in POOL for line in source.lines)
+    for version in (0, 2, 3, 4):
+        assert f".v{version}.session" in names
+    assert ".zstd" in names and "fork-child" in names
+    assert b"text-chunks" in text and b'"inherited":true' in text
+
+
+@settings(max_examples=600, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    index=st.integers(0, 10**6),
+    splits=st.lists(st.floats(0, 1), min_size=1, max_size=3),
+    mode=st.sampled_from(list(Mode)),
+    fast=st.booleans(),
+)
+def test_a_resumed_read_equals_a_cold_read_wherever_the_log_was_cut(
+    index: int, splits: list[float], mode: Mode, fast: bool
+) -> None:
+    """Any fuzz input (valid or mutated, plain or framed, torn anywhere), read when it was cut
+    short at up to three places in turn, each read resumed from the last's state, then resumed
+    over the whole: the cold read's report."""
+    item = make(20261205, index, POOL)
+    if item.source.startswith("store:"):
+        return
+    data, reading = item.data, Reading(mode=mode)
+    whole, _ = _cold(data, reading, fast)
+    state = None
+    for cut in sorted(int(s * len(data)) for s in splits):
+        if state is None:
+            _, state = _cold(data[:cut], reading, fast)
+        else:
+            assert state.offset <= cut
+            _, state = _resumed(data[:cut], reading, state, fast)
+    if state is not None:
+        assert _resumed(data, reading, state, fast)[0] == whole
+
+
+@pytest.mark.parametrize("path", SESSIONS[:60], ids=lambda p: p.name)
+def test_every_fixture_session_resumes_at_every_line(path: Path) -> None:
+    data = path.read_bytes()
+    reading = Reading()
+    whole, _ = _cold(data, reading)
+    ends = [k + 1 for k, b in enumerate(data) if b == 0x0A]
+    for cut in ends[:40]:
+        _, state = _cold(data[:cut], reading)
+        if state is not None:
+            assert state.offset == cut
+            assert _resumed(data, reading, state)[0] == whole
+
+
+def test_the_state_is_saved_before_a_torn_tail_and_read_again_with_what_was_appended() -> None:
+    data = next(p.read_bytes() for p in SESSIONS if p.read_bytes().count(b"\n") > 5)
+    cut = data.index(b"\n", data.index(b"\n") + 1) + 10  # ten bytes into the third line
+    _, state = _cold(data[:cut], Reading())
+    assert state is not None and state.offset == data.index(b"\n", data.index(b"\n") + 1) + 1
+    assert state.line == 2
+
+
+def test_no_state_where_the_read_ended_early_or_nothing_was_a_log() -> None:
+    reading = Reading()
+    assert _cold(b"", reading)[1] is None
+    assert _cold(b'{"type":"session","version":4}', reading)[1] is None  # the only line, torn
+    newer = b'{"type":"session","version":99,"id":"x"}\n'
+    assert _cold(newer, reading)[1] is None  # a newer format is not read past its header
+    unframed = zstandard.ZstdCompressor().compress(SESSIONS[0].read_bytes())  # one frame: compressed whole
+    assert _cold(unframed, reading)[1] is None
+
+
+def test_a_resumed_read_asks_the_selector_as_it_was_left() -> None:
+    """A schedule_* call before the cut and its result after it: the result is still read."""
+    path = ROOT / "fixtures" / "host" / "transcripts" / "call-delete-with-patch.session.v4.jsonl"
+    data = path.read_bytes()
+    whole, _ = _cold(data, Reading())
+    assert "tool.call.accepted" in whole
+    for cut in (k + 1 for k, b in enumerate(data) if b == 0x0A):
+        _, state = _cold(data[:cut], Reading())
+        assert state is not None
+        assert _resumed(data, Reading(), state)[0] == whole
