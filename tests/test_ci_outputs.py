@@ -59,7 +59,7 @@ def test_github_annotates_each_violation_with_file_line_and_rule() -> None:
     for name, e in CORRUPT.items():
         expected = f"::error file={SESSIONS / name},line={e['line']},title={e['rule']}::"
         assert any(a.startswith(expected) for a in annotations), expected
-    assert out.splitlines()[-1] == "8 session(s): 3 ok, 5 corrupt, 0 unreadable"
+    assert out.splitlines()[-1] == "8 session(s): 3 ok, 5 corrupt, 0 unreadable; 0 from cache, 0 resumed, 8 read whole"
 
 
 def test_github_escapes_what_the_command_grammar_reads(hostile: Path) -> None:

@@ -78,7 +78,7 @@ def test_text_output_names_file_line_and_rule(example_dir: Path) -> None:
     code, out = run("verify", str(example_dir / "delete-twice.session.jsonl"))
     assert code == 1
     assert "delete-twice.session.jsonl:4" in out and "fold.delete.inactive" in out
-    assert out.strip().endswith("1 session(s): 0 ok, 1 corrupt, 0 unreadable")
+    assert out.strip().endswith("1 session(s): 0 ok, 1 corrupt, 0 unreadable; 0 from cache, 0 resumed, 1 read whole")
 
 
 def test_junit_output(example_dir: Path) -> None:
@@ -231,7 +231,9 @@ def test_quiet_prints_only_the_sessions_with_a_problem() -> None:
     quiet = CliRunner().invoke(main, ["verify", "-q", sessions])
     assert quiet.exit_code == 1
     assert "ok " in loud and not [line for line in quiet.output.splitlines() if line.startswith("ok ")]
-    assert quiet.output.count("CORRUPT") == 5 and quiet.output.endswith("8 session(s): 3 ok, 5 corrupt, 0 unreadable\n")
+    assert quiet.output.count("CORRUPT") == 5 and quiet.output.endswith(
+        "8 session(s): 3 ok, 5 corrupt, 0 unreadable; 8 from cache, 0 resumed, 0 read whole\n"
+    )
 
 
 def test_a_hint_names_the_lenient_mode_when_only_header_rules_refuse(tmp_path: Path) -> None:
@@ -275,8 +277,14 @@ def _through_pipes(command: str, tmp_path: Path) -> subprocess.CompletedProcess[
 @pytest.mark.parametrize(
     ("command", "says"),
     [
-        (f"schedlog verify <(cat {CORRUPT_LOG}) <(cat {VALID_ZSTD})", "2 session(s): 1 ok, 1 corrupt, 0 unreadable"),
-        (f"schedlog verify <(cat {STORE})", "1 session(s): 1 ok, 0 corrupt, 0 unreadable"),
+        (
+            f"schedlog verify <(cat {CORRUPT_LOG}) <(cat {VALID_ZSTD})",
+            "2 session(s): 1 ok, 1 corrupt, 0 unreadable; 0 from cache, 0 resumed, 2 read whole",
+        ),
+        (
+            f"schedlog verify <(cat {STORE})",
+            "1 session(s): 1 ok, 0 corrupt, 0 unreadable; 0 from cache, 0 resumed, 1 read whole",
+        ),
         (f"schedlog explain <(cat {CORRUPT_LOG})", "Rule fold.create.reuse"),
         (f"schedlog explain <(cat {VALID_ZSTD})", "3 schedule(s) created"),
         (f"schedlog report <(cat {CORRUPT_LOG}) -o r.html", "0 ok, 1 corrupt, 0 unreadable"),

@@ -637,13 +637,13 @@ def _verified(
     return verify_cached(path, reading, store, progress)
 
 
-def _flushed(cache: Path | None) -> None:
+def _flushed(cache: Path | None, close: bool = False) -> None:
+    """Commit what this process wrote to the cache in `cache`; with `close`, close it too (the
+    run is over: the next opens it anew, as it then is)."""
     if cache is not None:
-        from replay.cache.verdicts import store_in
+        from replay.cache.verdicts import let_go
 
-        store = store_in(cache)
-        if store is not None:
-            store.flush()
+        let_go(cache, close)
 
 
 def _verify_size(task: VerifyTask) -> int:
@@ -682,4 +682,4 @@ def verify_each(
         for path in paths:
             yield _verified(path, reading, cache, progress)
     finally:
-        _flushed(cache)
+        _flushed(cache, close=True)

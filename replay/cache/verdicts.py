@@ -85,6 +85,15 @@ def store_in(folder: Path) -> VerdictStore | None:
     return _STORES[folder]
 
 
+def let_go(folder: Path, close: bool) -> None:
+    """Commit this process's writes to the store in `folder`; with `close`, close and forget it."""
+    store = _STORES.get(folder)
+    if store is not None:
+        store.close() if close else store.flush()
+    if close:
+        _STORES.pop(folder, None)
+
+
 def open_store(folder: Path) -> tuple[VerdictStore | None, str]:
     """The store in `folder`, or None and why it cannot be used (the run goes on without it)."""
     try:
