@@ -26,6 +26,20 @@ def test_verify_output_is_what_it_was(case: str, fmt: str, tmp_path: Path, monke
     if folder is None:
         pytest.skip("the real logs are not present (fresh clone without ../shared)")
     monkeypatch.chdir(folder)
-    result = CliRunner().invoke(main, ["verify", ".", "--format", fmt])
+    golden = (GOLDEN / f"verify-{case}.{FORMATS[fmt]}").read_bytes()
+    result = CliRunner().invoke(main, ["verify", ".", "--format", fmt, "--no-cache"])
     assert result.exit_code in (0, 1), result.output
-    assert result.stdout_bytes == (GOLDEN / f"verify-{case}.{FORMATS[fmt]}").read_bytes()
+    assert result.stdout_bytes == golden
+    for use in ("read whole", "from cache"):  # through the verdict cache: written, then read back
+        cached = CliRunner().invoke(main, ["verify", ".", "--format", fmt, "--cache-dir", str(tmp_path / "cache")])
+        assert cached.exit_code == result.exit_code
+        if fmt != "text":
+            assert cached.stdout_bytes == golden
+            continue
+        body, summary = cached.stdout_bytes.rstrip(b"\n").rsplit(b"\n", 1)
+        count = int(golden.rstrip(b"\n").rsplit(b"\n", 1)[1].split(b" ")[0])
+        uses = {
+            "read whole": f"0 from cache, 0 resumed, {count} read whole",
+            "from cache": f"{count} from cache, 0 resumed, 0 read whole",
+        }
+        assert body + b"\n" + summary == golden.rstrip(b"\n") + f"; {uses[use]}".encode()

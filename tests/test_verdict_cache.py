@@ -154,7 +154,7 @@ def test_a_damaged_entry_is_not_trusted(logs: Path, tmp_path: Path, how: str) ->
 def test_an_entry_of_another_version_is_not_trusted(
     logs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from replay.cache import verdicts
+    from replay.audit import cached as verdicts
 
     cache = tmp_path / "cache"
     monkeypatch.setattr(verdicts, "fingerprint", lambda: "another schedlog")
@@ -190,8 +190,8 @@ def test_the_cache_is_written_beside_nothing_of_the_logs(logs: Path, tmp_path: P
 
 
 def test_the_cache_stays_within_its_bound(logs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from replay.cache.store import VerdictStore
-    from replay.cache.verdicts import fingerprint
+    from replay.audit.cached import fingerprint
+    from replay.audit.cachestore import VerdictStore
 
     cache = tmp_path / "cache"
     _verify(logs, cache)
@@ -199,7 +199,7 @@ def test_the_cache_stays_within_its_bound(logs: Path, tmp_path: Path, monkeypatc
     assert whole.entries == len(_all_logs(logs))
     shutil.rmtree(cache)
     limit = whole.bytes // 3
-    monkeypatch.setattr("replay.cache.verdicts._limit", lambda: limit)
+    monkeypatch.setattr("replay.audit.cached._limit", lambda: limit)
     _verify(logs, cache)
     kept = VerdictStore(cache, fingerprint(), limit).info()
     assert 0 < kept.entries < whole.entries and kept.bytes <= limit
@@ -217,7 +217,7 @@ def test_cache_info_and_clear(logs: Path, tmp_path: Path) -> None:
 
 
 def test_the_default_folder_is_the_environments_then_the_platforms(monkeypatch: pytest.MonkeyPatch) -> None:
-    from replay.cache.verdicts import default_folder
+    from replay.audit.cached import default_folder
 
     monkeypatch.setenv("SCHEDLOG_CACHE_DIR", "/somewhere/else")
     assert default_folder() == Path("/somewhere/else")

@@ -7,8 +7,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from invariant.findings import Severity
+from replay.audit.cached import let_go, store_in, verify_cached
+from replay.audit.fanout import Group, group_bytes, grouped, in_processes
 from replay.audit.hoststore import cross_checked
-from replay.audit.verify import SessionReport, Verdict, verify_each, verify_path
+from replay.audit.verify import VERIFY_BUDGET, SessionReport, Verdict, verify_path
 from replay.exitstatus import exit_status
 from replay.logs.bytesource import Data
 from replay.logs.discover import STDIN
@@ -84,3 +86,69 @@ def verify_paths(
     one reported as `<stdin>`): `verify_each`'s reports, the stores cross-checked against the
     logs beside them. `jobs` > 1 verifies in that many worker processes."""
     return Audit(tuple(cross_checked(list(verify_each(paths, reading, jobs, stdin, progress, cache)))))
+
+
+# --- many logs, each through the verdict cache when given, in worker processes with jobs ------------
+
+
+VerifyTask = tuple[Group, Reading, Path | None]
+"""Consecutive files verified by one worker call, how to read them, and the verdict cache's folder."""
+
+
+def _verify_group(task: VerifyTask) -> list[SessionReport]:
+    group, reading, cache = task
+    try:
+        return [_verified(path, reading, cache) for path, _ in group]
+    finally:
+        _flushed(cache)
+
+
+def _verified(
+    path: str, reading: Reading, cache: Path | None, progress: Callable[[int], None] | None = None
+) -> SessionReport:
+    """`verify_path`, through the verdict cache in folder `cache` when given (replay.audit.cached)."""
+    store = None if cache is None else store_in(cache)
+    if store is None:
+        return verify_path(path, reading, progress=progress)
+    return verify_cached(path, reading, store, progress)
+
+
+def _flushed(cache: Path | None, close: bool = False) -> None:
+    """Commit what this process wrote to the cache in `cache`; with `close`, close it too (the
+    run is over: the next opens it anew, as it then is)."""
+    if cache is not None:
+        let_go(cache, close)
+
+
+def _verify_size(task: VerifyTask) -> int:
+    return group_bytes(task[0])
+
+
+def verify_each(
+    paths: Sequence[str],
+    reading: Reading = DEFAULT_READING,
+    jobs: int = 1,
+    stdin: Data | None = None,
+    progress: Callable[[int], None] | None = None,
+    cache: Path | None = None,
+) -> Iterator[SessionReport]:
+    """One report per file of `paths` (and first, for `stdin` when given, one reported as
+    `<stdin>`), in input order, as each is judged (`auditrun.verify_paths` adds the Host
+    cross-check); with `jobs` > 1, consecutive files are verified in groups by
+    that many worker processes. `progress` hears of every byte read (per group with jobs).
+    With `cache`, a verdict cache folder: what it holds of each file is trusted as far as the
+    file's bytes show (replay.audit.cached)."""
+    if stdin is not None:
+        yield verify_path("<stdin>", reading, data=stdin)
+    if jobs > 1:  # grouped only then: grouping reads every file's size
+        tasks = [(group, reading, cache) for group in grouped(paths)]
+        if len(tasks) > 1:
+            with in_processes(_verify_group, tasks, jobs, progress, VERIFY_BUDGET, _verify_size) as results:
+                for _, reports in results:
+                    yield from reports
+            return
+    try:
+        for path in paths:
+            yield _verified(path, reading, cache, progress)
+    finally:
+        _flushed(cache, close=True)

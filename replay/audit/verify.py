@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
-from pathlib import Path
 from typing import Any, Protocol
 
 from invariant import SCHEDULE_CHANGE, Folded, Folder, ScheduleLogError, Step
@@ -39,7 +38,6 @@ from invariant.logshapes import file_version
 from invariant.profiles import Profile, get_profile
 from invariant.reminders import ReminderMessage, delivery_findings, reminder_messages
 from invariant.tools.judge import TOOL_TYPES
-from replay.audit.fanout import Group, group_bytes, grouped, in_processes
 from replay.audit.telling import TellingEvents
 from replay.audit.transcript import Transcript
 from replay.logs import bytesource, deepjson
@@ -131,7 +129,7 @@ class SessionReport:
     host_message_texts: tuple[str, ...] = ()
     """Those messages' texts, in the same order (they name the tasks delivered)."""
     read: str = field(default="", compare=False, repr=False)
-    """How the report was had when a verdict cache was asked (replay.cache.verdicts.Use), and
+    """How the report was had when a verdict cache was asked (replay.audit.cached.Use), and
     `read_why` why an entry of the cache was not trusted: neither is part of the report."""
     read_why: str = field(default="", compare=False, repr=False)
     store_tasks: Mapping[str, object] = field(default_factory=dict, compare=False, repr=False)
@@ -611,75 +609,6 @@ class _ChangeRows:
         return out
 
 
-VerifyTask = tuple[Group, Reading, Path | None]
-"""Consecutive files verified by one worker call, how to read them, and the verdict cache's folder."""
-
-
-def _verify_group(task: VerifyTask) -> list[SessionReport]:
-    group, reading, cache = task
-    try:
-        return [_verified(path, reading, cache) for path, _ in group]
-    finally:
-        _flushed(cache)
-
-
-def _verified(
-    path: str, reading: Reading, cache: Path | None, progress: Callable[[int], None] | None = None
-) -> SessionReport:
-    """`verify_path`, through the verdict cache in folder `cache` when given (replay.cache)."""
-    if cache is None:
-        return verify_path(path, reading, progress=progress)
-    from replay.cache.verdicts import store_in, verify_cached  # (the cache builds on this module)
-
-    store = store_in(cache)
-    if store is None:
-        return verify_path(path, reading, progress=progress)
-    return verify_cached(path, reading, store, progress)
-
-
-def _flushed(cache: Path | None, close: bool = False) -> None:
-    """Commit what this process wrote to the cache in `cache`; with `close`, close it too (the
-    run is over: the next opens it anew, as it then is)."""
-    if cache is not None:
-        from replay.cache.verdicts import let_go
-
-        let_go(cache, close)
-
-
-def _verify_size(task: VerifyTask) -> int:
-    return group_bytes(task[0])
-
-
 VERIFY_BUDGET = 32 << 20
 """Input bytes of the groups in flight beyond one per worker: a report is small, so more groups
 queued keep both workers busy behind a large log the results wait for (in input order)."""
-
-
-def verify_each(
-    paths: Sequence[str],
-    reading: Reading = DEFAULT_READING,
-    jobs: int = 1,
-    stdin: Data | None = None,
-    progress: Callable[[int], None] | None = None,
-    cache: Path | None = None,
-) -> Iterator[SessionReport]:
-    """One report per file of `paths` (and first, for `stdin` when given, one reported as
-    `<stdin>`), in input order, as each is judged (`auditrun.verify_paths` adds the Host
-    cross-check); with `jobs` > 1, consecutive files are verified in groups by
-    that many worker processes. `progress` hears of every byte read (per group with jobs).
-    With `cache`, a verdict cache folder: what it holds of each file is trusted as far as the
-    file's bytes show (replay.cache.verdicts)."""
-    if stdin is not None:
-        yield verify_path("<stdin>", reading, data=stdin)
-    if jobs > 1:  # grouped only then: grouping reads every file's size
-        tasks = [(group, reading, cache) for group in grouped(paths)]
-        if len(tasks) > 1:
-            with in_processes(_verify_group, tasks, jobs, progress, VERIFY_BUDGET, _verify_size) as results:
-                for _, reports in results:
-                    yield from reports
-            return
-    try:
-        for path in paths:
-            yield _verified(path, reading, cache, progress)
-    finally:
-        _flushed(cache, close=True)

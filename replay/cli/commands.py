@@ -173,7 +173,7 @@ def cache_options(command: F) -> F:
 
     @functools.wraps(command)
     def with_cache(*args: Any, **kwargs: Any) -> Any:
-        from replay.cache.verdicts import default_folder, open_store
+        from replay.audit.cached import default_folder, open_store
 
         named, off = kwargs.pop("cache_dir"), kwargs.pop("no_cache")
         folder = None if off else Path(named) if named else default_folder()
@@ -607,7 +607,7 @@ def _cache_dir_option(command: F) -> F:
 
 
 def _opened_cache(cache_dir: str | None) -> Any:
-    from replay.cache.verdicts import default_folder, open_store
+    from replay.audit.cached import default_folder, open_store
 
     store, problem = open_store(Path(cache_dir) if cache_dir else default_folder())
     if store is None:

@@ -13,7 +13,7 @@ taken from (the verdict cache hashes them).
 
 from __future__ import annotations
 
-import pickle
+import copy
 from dataclasses import dataclass
 
 SAVED_FIELDS = (
@@ -57,29 +57,36 @@ class ReadState:
     reader changes once yielded."""
 
 
-def take(
-    reader: object, offset: int, line: int, plaintext: int, zstd: bool, entries: list[object], more: bool
-) -> ReadState | None:
-    """The state of `reader` now. Where the reader reads on past this line (`more`: a torn
-    final frame's records), its fields are copied whole (pickled and read back); else only the
-    ones the end of a read still changes (the findings, their counts), the others being final.
-    None where a value cannot be copied (one nested past pickle's recursion: such a log is read
-    whole each time)."""
-    values = tuple(getattr(reader, name) for name in SAVED_FIELDS)
-    if more:
-        try:
-            values = pickle.loads(pickle.dumps(values, protocol=pickle.HIGHEST_PROTOCOL))
-        except (RecursionError, pickle.PicklingError, TypeError, AttributeError):
-            return None
-    else:
-        values = tuple(list(v) if type(v) is list else dict(v) if type(v) is dict else v for v in values)
-    return ReadState(offset, line, plaintext, zstd, values, tuple(entries))
+def take(reader: object, offset: int, line: int, plaintext: int, zstd: bool, entries: list[object]) -> ReadState:
+    """The state of `reader` now (its fields copied: it reads on, to the end of the log)."""
+    return ReadState(
+        offset, line, plaintext, zstd, tuple(_fresh(getattr(reader, n)) for n in SAVED_FIELDS), tuple(entries)
+    )
 
 
 def restore(reader: object, state: ReadState) -> None:
-    """Set `reader`'s SAVED_FIELDS to a copy of the values `state` holds (a state can be resumed
+    """Set `reader`'s SAVED_FIELDS to copies of the values `state` holds (a state can be resumed
     from more than once, and the reader changes what it is given)."""
-    for name, value in zip(
-        SAVED_FIELDS, pickle.loads(pickle.dumps(state.fields, pickle.HIGHEST_PROTOCOL)), strict=True
-    ):
-        setattr(reader, name, value)
+    for name, value in zip(SAVED_FIELDS, state.fields, strict=True):
+        setattr(reader, name, _fresh(value))
+
+
+def _fresh(value: object) -> object:
+    """A copy of a field as deep as a reader changes it: a list or dict copied; an object (the
+    committed scan, the surface, the load checks, the selector) copied with each list and dict
+    it holds. What they hold deeper (events, findings, defects) no reader changes. (No deep
+    copy: a header's value may nest past any recursion limit.)"""
+    if type(value) is list or type(value) is dict:
+        return value.copy()
+    if not hasattr(value, "__dict__"):
+        return value  # an int, a str, None, a frozen value
+    fresh = copy.copy(value)
+    for name, held in vars(value).items():
+        if type(held) is list or type(held) is dict:
+            setattr(fresh, name, held.copy()) if not _frozen(value) else object.__setattr__(fresh, name, held.copy())
+    return fresh
+
+
+def _frozen(value: object) -> bool:
+    params = getattr(type(value), "__dataclass_params__", None)
+    return bool(params is not None and params.frozen)

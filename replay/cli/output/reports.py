@@ -65,7 +65,7 @@ def text_line(r: SessionReport) -> str:
 def summary_line(reports: Sequence[SessionReport]) -> str:
     """The verdicts' counts, then, where a verdict cache was asked, how the reports were had
     (`; 180 from cache, 20 resumed, 3 read whole`)."""
-    from replay.cache.verdicts import Use
+    from replay.audit.cached import Use
 
     uses = [sum(1 for r in reports if r.read == use) for use in Use]
     told = ", ".join(f"{n} {use.value}" for use, n in zip(Use, uses, strict=True)) if any(uses) else ""

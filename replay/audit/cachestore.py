@@ -81,7 +81,7 @@ class VerdictStore:
 
     def __init__(self, folder: Path, fingerprint: str, limit: int = LIMIT) -> None:
         self.folder, self.fingerprint, self.limit = folder, fingerprint, limit
-        self._pending: list[tuple[str, str, int, int, bytes, bytes]] = []
+        self._pending: list[tuple[str, bytes, int, int, bytes, bytes]] = []
         self._used: list[tuple[int, str]] = []
         try:
             folder.mkdir(parents=True, exist_ok=True)
@@ -112,7 +112,7 @@ class VerdictStore:
             first, second = _sealed(self.fingerprint, head), _sealed(self.fingerprint, rest)
         except (RecursionError, pickle.PicklingError, TypeError, AttributeError):
             return False
-        self._pending.append((key, path, time.time_ns(), len(first) + len(second), first, second))
+        self._pending.append((key, os.fsencode(path), time.time_ns(), len(first) + len(second), first, second))
         if len(self._pending) >= _FLUSH_EVERY:
             self.flush()
         return True
@@ -178,7 +178,7 @@ def _connect(path: Path) -> sqlite3.Connection:
                 with db:
                     db.execute(
                         "CREATE TABLE IF NOT EXISTS entries "
-                        "(key TEXT PRIMARY KEY, path TEXT, used INTEGER, size INTEGER, head BLOB, rest BLOB)"
+                        "(key TEXT PRIMARY KEY, path BLOB, used INTEGER, size INTEGER, head BLOB, rest BLOB)"
                     )
                     db.execute(f"PRAGMA user_version = {_SCHEMA}")
             elif version != _SCHEMA:

@@ -28,8 +28,8 @@ from typing import Any
 import xxhash
 
 from invariant.logshapes import file_version
+from replay.audit.cachestore import LIMIT, CacheProblem, Miss, VerdictStore
 from replay.audit.verify import SessionReport, Verdict, store_report, verify_log
-from replay.cache.store import LIMIT, CacheProblem, Miss, VerdictStore
 from replay.logs.discover import generations_beside
 from replay.logs.logfile import SessionLog
 from replay.logs.readstate import ReadState
