@@ -57,10 +57,17 @@ def test_the_fleet_gives_the_rows_verify_gives(fleet_logs: Path, tmp_path: Path)
     counts = {v: sum(1 for row in rows if row[1] == v) for v in ("ok", "corrupt", "unreadable", "unsupported")}
     summary = (
         f"{len(rows)} session(s): {counts['ok']} ok, {counts['corrupt']} corrupt, {counts['unreadable']} unreadable, "
-        f"{counts['unsupported']} unsupported; verdicts in {by_fleet}"
+        f"{counts['unsupported']} unsupported; "
     )
-    assert summary in done.output
+    assert summary in done.output and f"; verdicts in {by_fleet}" in done.output
     assert rows == _rows(by_verify)
+    # verify left its entries in the cache (the test's own): the fleet's workers took them, and
+    # read whole only what is never kept (the unreadable log; the stores are judged by the driver)
+    stores = sum(1 for row in rows if str(row[0]).endswith("schedule.json"))
+    cached = len(rows) - stores - counts["unreadable"]
+    assert f"; {cached} from cache, 0 resumed, {counts['unreadable']} read whole; verdicts in" in done.output
+    again = CliRunner().invoke(main, ["fleet", str(fleet_logs), "--output", str(by_fleet), "--no-cache"])
+    assert "from cache" not in again.output and _rows(by_fleet) == rows
     verdicts = {row[1] for row in rows}
     assert {"ok", "corrupt", "unreadable", "unsupported"} <= verdicts
     assert any(str(row[0]).endswith(".zstd") for row in rows)

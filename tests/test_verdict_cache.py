@@ -225,3 +225,43 @@ def test_the_default_folder_is_the_environments_then_the_platforms(monkeypatch: 
     import platformdirs
 
     assert default_folder() == Path(platformdirs.user_cache_dir("schedlog")) / "verdicts"
+
+
+def _grown_twice(logs: Path, run: object) -> list[object]:
+    """What `run` gives over `logs` cut short, then grown, then unchanged (the cache read whole,
+    resumed, then read back), each beside what it gives with no cache."""
+    full = {p: p.read_bytes() for p in _all_logs(logs)}
+    for path, data in full.items():
+        path.write_bytes(data[: len(data) // 2])
+    outputs = [run(True)]  # type: ignore[operator]
+    for path, data in full.items():
+        path.write_bytes(data)
+    outputs += [run(True), run(True), run(False)]  # type: ignore[operator]
+    return outputs
+
+
+def test_explain_through_the_cache_tells_what_a_cold_read_tells(logs: Path, tmp_path: Path) -> None:
+    def explain(cached: bool) -> str:
+        more = ["--cache-dir", str(tmp_path / "cache")] if cached else ["--no-cache"]
+        return CliRunner().invoke(main, ["explain", "--format", "json", *more, str(logs)]).stdout
+
+    _, grown, unchanged, cold = _grown_twice(logs, explain)
+    assert grown == unchanged == cold and json.loads(cold)
+
+
+def test_report_through_the_cache_draws_what_a_cold_read_draws(logs: Path, tmp_path: Path) -> None:
+    def report(cached: bool) -> bytes:
+        page = tmp_path / "page.html"
+        more = ["--cache-dir", str(tmp_path / "cache")] if cached else ["--no-cache"]
+        CliRunner().invoke(main, ["report", "-o", str(page), *more, str(logs)], catch_exceptions=False)
+        return page.read_bytes()
+
+    _, grown, unchanged, cold = _grown_twice(logs, report)
+    assert grown == unchanged == cold
+
+
+def test_verify_report_and_explain_share_their_entries(logs: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    CliRunner().invoke(main, ["report", "-o", str(tmp_path / "p.html"), "--cache-dir", str(cache), str(logs)])
+    count = len(_all_logs(logs))
+    assert _summary(logs, cache).endswith(f"; {count} from cache, 0 resumed, 0 read whole")

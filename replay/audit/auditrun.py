@@ -98,12 +98,12 @@ VerifyTask = tuple[Group, Reading, Path | None]
 def _verify_group(task: VerifyTask) -> list[SessionReport]:
     group, reading, cache = task
     try:
-        return [_verified(path, reading, cache) for path, _ in group]
+        return [verified(path, reading, cache) for path, _ in group]
     finally:
         _flushed(cache)
 
 
-def _verified(
+def verified(
     path: str, reading: Reading, cache: Path | None, progress: Callable[[int], None] | None = None
 ) -> SessionReport:
     """`verify_path`, through the verdict cache in folder `cache` when given (replay.audit.cached)."""
@@ -149,6 +149,6 @@ def verify_each(
             return
     try:
         for path in paths:
-            yield _verified(path, reading, cache, progress)
+            yield verified(path, reading, cache, progress)
     finally:
         _flushed(cache, close=True)

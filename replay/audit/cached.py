@@ -29,7 +29,7 @@ import xxhash
 
 from invariant.logshapes import file_version
 from replay.audit.cachestore import LIMIT, CacheProblem, Miss, VerdictStore
-from replay.audit.verify import SessionReport, Verdict, store_report, verify_log
+from replay.audit.verify import Judgement, SessionReport, Verdict, judge_log, store_report, verify_log
 from replay.logs.discover import generations_beside
 from replay.logs.logfile import SessionLog
 from replay.logs.readstate import ReadState
@@ -153,51 +153,106 @@ def _beside(path: str) -> tuple[str, ...]:
     return tuple(generations_beside(path)) if file_version(os.path.basename(path)) is not None else ()
 
 
-def verify_cached(path: str, reading: Reading, store: VerdictStore, progress: Any = None) -> SessionReport:
-    """The report `verify_path` gives for the file at `path`, taken from the cache, resumed or
-    read whole as its entry allows; the entry written anew when the log was read."""
+@dataclass
+class Consulted:
+    """What the cache says of one regular file before it is read: the entry trusted for the
+    file's first `judged.size` bytes (`hashed` their hash, to go on with), or why none is."""
+
+    path: str
+    key: str
+    stat: os.stat_result
+    judged: Judged | None
+    hashed: Any
+    why: str
+
+    @property
+    def unchanged(self) -> bool:
+        return self.judged is not None and self.stat.st_size == self.judged.size
+
+
+def consult(path: str, reading: Reading, store: VerdictStore) -> Consulted | None:
+    """What the cache holds of the file at `path` read with `reading`, checked against its
+    bytes; None for anything but a regular file (a pipe, a device, a path that cannot be
+    read: the reader says what it is, and nothing is cached)."""
     try:
         st = os.stat(path)
     except OSError:
-        st = None
-    if st is None or not stat.S_ISREG(st.st_mode):  # said by the reader (an error, a pipe): not cached
-        from replay.audit.verify import verify_path
-
-        return replace(verify_path(path, reading, progress=progress), read=Use.WHOLE)
-    real = os.path.abspath(path)
-    key = xxhash.xxh3_128_hexdigest(reading_key(reading).encode() + b"\0" + os.fsencode(real))
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    key = xxhash.xxh3_128_hexdigest(reading_key(reading).encode() + b"\0" + os.fsencode(os.path.abspath(path)))
     got = store.get(key)
     if not isinstance(got, Miss | Judged):
         got = Miss("the cache entry holds something else")
-    why, h = (got.why, None) if isinstance(got, Miss) else _why_not(got, st, path)
-    state = None
-    if not why and isinstance(got, Judged):
-        if st.st_size == got.size:
-            if progress is not None:
-                progress(st.st_size)
-            return replace(got.report, path=path, read=Use.CACHED)
-        rest = store.get(key, "rest")
-        state = rest if isinstance(rest, ReadState) else None
-        if state is None:
-            why = rest.why if isinstance(rest, Miss) and rest.why else "it grew, but its reading could not be saved"
-            h = None
-    if state is not None:
-        log = SessionLog(path, reading, progress=progress, resume=state)
-        use = Use.RESUMED
-    else:
-        held = store_report(path, reading)
-        if held is not None:  # a Host task store: judged at `now`, not cached
-            return replace(held, read=Use.WHOLE)
-        log = SessionLog(path, reading, progress=progress)
-        use = Use.WHOLE
-    report = verify_log(log)
-    if report.verdict is not Verdict.UNREADABLE and log.size:
-        start = got.size if h is not None and isinstance(got, Judged) else 0
-        whole = _digest(path, log.size, h, start)
+    if isinstance(got, Miss):
+        return Consulted(path, key, st, None, None, got.why)
+    why, hashed = _why_not(got, st, path)
+    return Consulted(path, key, st, None if why else got, hashed, why)
+
+
+def reader(consulted: Consulted, reading: Reading, store: VerdictStore, progress: Any = None) -> tuple[SessionLog, Use]:
+    """The log to judge, and how: resumed from the entry's saved reading where the file is the
+    one judged, unchanged (its torn tail read again, if any) or grown; else read whole."""
+    c = consulted
+    if c.judged is not None:
+        rest = store.get(c.key, "rest")
+        if isinstance(rest, ReadState):
+            use = Use.CACHED if c.unchanged else Use.RESUMED
+            return SessionLog(c.path, reading, progress=progress, resume=rest), use
+        c.why = rest.why if isinstance(rest, Miss) and rest.why else "its reading could not be saved"
+        c.judged = c.hashed = None
+    return SessionLog(c.path, reading, progress=progress), Use.WHOLE
+
+
+def remember(
+    consulted: Consulted, store: VerdictStore, log: SessionLog, report: SessionReport, use: Use
+) -> SessionReport:
+    """`report`, saying how it was had, its entry written where the log was read (an unreadable
+    one is not kept: it is read whole each time, and is small or a read that failed)."""
+    c = consulted
+    if use is not Use.CACHED and report.verdict is not Verdict.UNREADABLE and log.size:
+        start = c.judged.size if c.judged is not None else 0
+        whole = _digest(c.path, log.size, c.hashed if c.judged is not None else None, start)
         if whole is not None:
-            judged = Judged(st.st_dev, st.st_ino, log.size, whole.digest(), _beside(path), report)
-            store.put(key, real, judged, log.saved)
-    return replace(report, read=use, read_why=why)
+            judged = Judged(c.stat.st_dev, c.stat.st_ino, log.size, whole.digest(), _beside(c.path), report)
+            store.put(c.key, os.path.abspath(c.path), judged, log.saved)
+    return replace(report, read=use, read_why=c.why)
+
+
+def verify_cached(path: str, reading: Reading, store: VerdictStore, progress: Any = None) -> SessionReport:
+    """The report `verify_path` gives for the file at `path`: from the cache where the file is
+    unchanged, resumed where it grew, else read whole (a Host task store is judged at `now`,
+    never cached)."""
+    c = consult(path, reading, store)
+    if c is None:
+        from replay.audit.verify import verify_path
+
+        return replace(verify_path(path, reading, progress=progress), read=Use.WHOLE)
+    if c.unchanged:
+        assert c.judged is not None
+        if progress is not None:
+            progress(c.stat.st_size)
+        return replace(c.judged.report, path=path, read=Use.CACHED)
+    if c.judged is None and (held := store_report(path, reading)) is not None:
+        return replace(held, read=Use.WHOLE)
+    log, use = reader(c, reading, store, progress)
+    return remember(c, store, log, verify_log(log), use)
+
+
+def judged(
+    path: str, reading: Reading, cache: Path | None = None, progress: Any = None
+) -> tuple[SessionReport, Judgement]:
+    """`judge_log` of the log at `path` (the report and the judgement behind it, for the
+    stories and pictures told of a session), through the verdict cache in folder `cache` when
+    given: an unchanged log's saved reading is resumed (its records yielded again, nothing
+    read but a torn tail), a grown one's reads only what was appended."""
+    store = None if cache is None else store_in(cache)
+    c = None if store is None else consult(path, reading, store)
+    if store is None or c is None:
+        return judge_log(SessionLog(path, reading, progress=progress))
+    log, use = reader(c, reading, store, progress)
+    report, judgement = judge_log(log)
+    return remember(c, store, log, report, use), judgement
 
 
 def _why_not(saved: Judged, st: os.stat_result, path: str) -> tuple[str, Any]:

@@ -15,6 +15,7 @@ import json
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from invariant.changes import (
     Change,
@@ -38,9 +39,10 @@ from invariant.occurrences import next_occurrence
 from invariant.profiles import Profile, get_profile
 from invariant.zones import load_zone
 from replay.audit.auditrun import lenient_report
+from replay.audit.cached import judged
 from replay.audit.rules import describe
-from replay.audit.verify import Judgement, SessionReport, Verdict, judge_log
-from replay.logs.logfile import Entry, SessionLog
+from replay.audit.verify import Judgement, SessionReport, Verdict
+from replay.logs.logfile import Entry
 from replay.reading import DEFAULT_READING, Mode, Reading
 
 INTENDED = 3
@@ -361,10 +363,12 @@ def _summary(
     return lines
 
 
-def explain_path(path: str, reading: Reading = DEFAULT_READING) -> tuple[SessionReport, list[str]]:
-    """The report and the story of one session log, read once: the judgement behind the report
-    holds every schedule change."""
-    report, judgement = judge_log(SessionLog(path, reading))
+def explain_path(
+    path: str, reading: Reading = DEFAULT_READING, cache: Path | None = None
+) -> tuple[SessionReport, list[str]]:
+    """The report and the story of one session log, read once (through the verdict cache in
+    folder `cache` when given): the judgement behind the report holds every schedule change."""
+    report, judgement = judged(path, reading, cache)
     if report.verdict is Verdict.UNREADABLE:
         return report, story(report, None)
     told = story(report, judgement)

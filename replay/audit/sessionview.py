@@ -14,6 +14,7 @@ line, index, json, note]`, its kind `create`, `dispatch`, `delete`, `inherited` 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 from invariant.changes import CreateChange, DeleteChange, DispatchChange, Record, decode_change
@@ -22,12 +23,13 @@ from invariant.instant import GATE_MS, MAX_MS, parse_instant
 from invariant.jsvalue import safe_integer
 from invariant.ledger import Status
 from invariant.profiles import get_profile
+from replay.audit.cached import judged, let_go
 from replay.audit.explain import intended, record_text
 from replay.audit.fanout import Group, file_size, group_bytes, grouped, in_processes
 from replay.audit.rules import describe
-from replay.audit.verify import VERIFY_BUDGET, Judgement, SessionReport, Verdict, judge_log
+from replay.audit.verify import VERIFY_BUDGET, Judgement, SessionReport, Verdict
 from replay.logs import deepjson
-from replay.logs.logfile import Entry, SessionLog
+from replay.logs.logfile import Entry
 from replay.reading import DEFAULT_READING, Reading
 
 JSON_CHARS = 2000
@@ -158,20 +160,30 @@ def _ticks(record: Record) -> list[int]:
     return [t for t in found if t is not None]
 
 
-def session_view(path: str, key: int, reading: Reading = DEFAULT_READING) -> dict[str, Any]:
-    """One log's picture data (its size from the bytes read)."""
-    report, judgement = judge_log(SessionLog(path, reading))
+def session_view(path: str, key: int, reading: Reading = DEFAULT_READING, cache: Path | None = None) -> dict[str, Any]:
+    """One log's picture data (its size from the bytes read), through the verdict cache in
+    folder `cache` when given."""
+    report, judgement = judged(path, reading, cache)
     if report.verdict is Verdict.UNREADABLE:
         judgement = Judgement(None, None, (), ())
     return view(report, judgement, file_size(path), key)
 
 
-def _view_group(task: tuple[Group, int, Reading]) -> list[dict[str, Any]]:
-    group, first, reading = task
-    return [session_view(path, first + n, reading) for n, (path, _) in enumerate(group)]
+ViewTask = tuple[Group, int, Reading, Path | None]
+"""Consecutive logs pictured by one worker call, the key of the first, how to read them, and the
+verdict cache's folder."""
 
 
-def _task_size(task: tuple[Group, int, Reading]) -> int:
+def _view_group(task: ViewTask) -> list[dict[str, Any]]:
+    group, first, reading, cache = task
+    try:
+        return [session_view(path, first + n, reading, cache) for n, (path, _) in enumerate(group)]
+    finally:
+        if cache is not None:
+            let_go(cache, close=False)
+
+
+def _task_size(task: ViewTask) -> int:
     return group_bytes(task[0])
 
 
@@ -180,21 +192,28 @@ def fleet_views(
     reading: Reading = DEFAULT_READING,
     jobs: int = 1,
     progress: Callable[[int], None] | None = None,
+    cache: Path | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Each log's picture data, keyed by its position, in input order (groups of logs in
-    `jobs` worker processes when jobs > 1, as verify reads them)."""
+    `jobs` worker processes when jobs > 1, as verify reads them), through the verdict cache in
+    folder `cache` when given."""
     if jobs > 1:
-        tasks, first = [], 0
+        tasks: list[ViewTask] = []
+        first = 0
         for group in grouped(paths):
-            tasks.append((group, first, reading))
+            tasks.append((group, first, reading, cache))
             first += len(group)
         if len(tasks) > 1:
             with in_processes(_view_group, tasks, jobs, progress, VERIFY_BUDGET, _task_size) as results:
                 for _, views in results:
                     yield from views
             return
-    for key, path in enumerate(paths):
-        view_ = session_view(path, key, reading)
-        if progress is not None:
-            progress(view_["bytes"])
-        yield view_
+    try:
+        for key, path in enumerate(paths):
+            view_ = session_view(path, key, reading, cache)
+            if progress is not None:
+                progress(view_["bytes"])
+            yield view_
+    finally:
+        if cache is not None:
+            let_go(cache, close=True)

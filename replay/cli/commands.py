@@ -167,8 +167,8 @@ def reading_options(*, logs: bool = True, ideal: bool = False) -> Callable[[F], 
 
 
 def cache_options(command: F) -> F:
-    """--cache-dir, --no-cache and -v, handed to the command as `cache` (the verdict cache's
-    folder, or None) and `verbose`. A folder that cannot be used is said once, on stderr, and
+    """--cache-dir and --no-cache, handed to the command as `cache` (the verdict cache's folder,
+    or None). A folder that cannot be used is said once, on stderr, and
     the command runs without it (replay.cache)."""
 
     @functools.wraps(command)
@@ -196,7 +196,6 @@ def cache_options(command: F) -> F:
         click.option(
             "--no-cache", is_flag=True, help="Read every log whole, neither asking nor writing the verdict cache."
         ),
-        click.option("--verbose", "-v", is_flag=True, help="Say why a log the cache held was read whole."),
     ]
     for option in reversed(options):
         with_cache = option(with_cache)
@@ -385,6 +384,7 @@ def _escape_unencodable_output() -> None:
 @JOBS
 @click.option("--quiet", "-q", is_flag=True, help="Text: print only the sessions with a problem, then the summary.")
 @cache_options
+@click.option("--verbose", "-v", is_flag=True, help="Say, on standard error, why a log the cache held was read whole.")
 @selection_options
 def verify(
     paths: tuple[str, ...],
@@ -541,7 +541,8 @@ def _reading(what: str) -> Iterator[None]:
 @click.option("--title", default="schedlog report", show_default=True, help="The page title.")
 @reading_options()
 @JOBS
-def report(paths: tuple[str, ...], output: str, title: str, reading: Reading, jobs: int) -> None:
+@cache_options
+def report(paths: tuple[str, ...], output: str, title: str, reading: Reading, jobs: int, cache: Path | None) -> None:
     """Write one self-contained HTML report (no network, works from file://): a fleet page of
     every session's verdict, and per session a timeline with one lane per schedule id. The
     report is written in every case but a usage error."""
@@ -555,7 +556,7 @@ def report(paths: tuple[str, ...], output: str, title: str, reading: Reading, jo
     if not files:
         raise click.UsageError(NO_LOGS)
     with _progress(files, "reading") as progress:
-        views = list(fleet_views(files, reading, jobs, progress))
+        views = list(fleet_views(files, reading, jobs, progress, cache))
     with _writing(Path(output)):
         write_atomic(Path(output), html_output.page(views, title).encode("utf-8"))
     verdicts = [view["verdict"] for view in views]
@@ -568,7 +569,8 @@ def report(paths: tuple[str, ...], output: str, title: str, reading: Reading, jo
 @click.option("--session", "session_id", default=None, help="Only the session with this id (from the header).")
 @format_option(Format.TEXT, Format.JSON)
 @reading_options()
-def explain(paths: tuple[str, ...], session_id: str | None, fmt: Format, reading: Reading) -> None:
+@cache_options
+def explain(paths: tuple[str, ...], session_id: str | None, fmt: Format, reading: Reading, cache: Path | None) -> None:
     """Tell a session's schedule story: for a corrupt one, the rule, the history up to the
     violation, the offending and related events, and what would have been valid instead."""
     from replay.audit.explain import explain_path
@@ -577,7 +579,13 @@ def explain(paths: tuple[str, ...], session_id: str | None, fmt: Format, reading
     files = [p for p in discover(paths, skipped=_say_skipped) if p != STDIN]
     if not files:
         raise click.UsageError(NO_LOGS)
-    told = [explain_path(p, reading) for p in files]
+    try:
+        told = [explain_path(p, reading, cache) for p in files]
+    finally:
+        if cache is not None:
+            from replay.audit.cached import let_go
+
+            let_go(cache, close=True)
     if session_id is not None:
         told = [(r, lines) for r, lines in told if r.session == session_id]
         if not told:
@@ -874,7 +882,10 @@ def inspect(db: str, fmt: Format) -> None:
 @click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True, help="Local worker processes.")
 @click.option("--scheduler", default=None, help="The address of a running Dask scheduler (instead of a local one).")
 @reading_options()
-def fleet(paths: tuple[str, ...], output: str, workers: int, scheduler: str | None, reading: Reading) -> None:
+@cache_options
+def fleet(
+    paths: tuple[str, ...], output: str, workers: int, scheduler: str | None, reading: Reading, cache: Path | None
+) -> None:
     """Verify a fleet of logs (paths, directories, globs or fsspec URLs such as s3://bucket/logs/)
     on a Dask cluster; each task writes a Parquet part of verdict rows into OUTPUT, read them
     with read_parquet('OUTPUT/**/*.parquet'). Needs schedlog[dask]."""
@@ -899,14 +910,17 @@ def fleet(paths: tuple[str, ...], output: str, workers: int, scheduler: str | No
         _check_scheduler(scheduler)
     try:
         with _sessions_progress(len(found), "judging") as progress:
-            run = run_fleet(found, Path(output), reading, workers=workers, scheduler=scheduler, progress=progress)
+            run = run_fleet(
+                found, Path(output), reading, workers=workers, scheduler=scheduler, progress=progress, cache=cache
+            )
     except (FileNotFoundError, FileExistsError) as err:  # before any work: the output folder cannot be used
         raise InputError(printable(f"cannot write {output}: {err.strerror or err}")) from None
     except (OSError, TimeoutError) as err:  # a scheduler that cannot be reached, a part that cannot be written
         raise InputError(f"the fleet run failed: {err}") from None
     from replay.cli.output import reports as report_output
 
-    say(printable(f"{report_output.verdict_summary(run.verdicts)}; verdicts in {output}"))
+    told = report_output.reads_told(run.reads)
+    say(printable(f"{report_output.verdict_summary(run.verdicts)}{told}; verdicts in {output}"))
     _exit_for(run.verdicts)
 
 

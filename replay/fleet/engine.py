@@ -30,9 +30,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from replay.atomic import folder_of, replace_folder
+from replay.audit.auditrun import verified
+from replay.audit.cached import let_go
 from replay.audit.fanout import grouped
 from replay.audit.hoststore import cross_checked
-from replay.audit.verify import SessionReport, store_report, verify_bytes, verify_path
+from replay.audit.verify import SessionReport, store_report, verify_bytes
 from replay.duck.verdicts import write_verdicts
 from replay.logs.discover import LOG_SUFFIXES, Skipped, current_generations, discover
 from replay.reading import DEFAULT_READING, Reading
@@ -82,16 +84,41 @@ def read_bytes(path: str) -> bytes:
 
 
 def verify_group(
-    paths: Sequence[str], part: int, out: str, reading: Reading, delay: float = 0.0, deliveries: bool = False
+    paths: Sequence[str],
+    part: int,
+    out: str,
+    reading: Reading,
+    delay: float = 0.0,
+    deliveries: bool = False,
+    cache: str | None = None,
 ) -> tuple[list[str], list[SessionReport]]:
     """Verify `paths` and write their verdicts as part `part` in `out`; the verdicts, and with
     `deliveries` what a Host root's cross-check reads of each (the reports without their
     fold, violation and findings). (A log that cannot be read is an unreadable verdict, as in
-    `verify`.)"""
+    `verify`.) Local files go through the verdict cache in folder `cache` when given (a worker
+    that cannot open it reads them whole); each report says how it was had (`read`)."""
+    reports: list[SessionReport] = []
+    folder = None if cache is None else Path(cache)
+    try:
+        reports = _verified_group(paths, reading, delay, folder)
+    finally:
+        if folder is not None:
+            let_go(folder, close=False)
+    write_verdicts(reports, Path(out), name=f"part-{part:05d}")
+    light = [replace(r, folded=None, findings=(), violation=None) for r in reports]
+    return [r.verdict.value for r in reports], light if deliveries else [_only_read(r) for r in light]
+
+
+def _only_read(report: SessionReport) -> SessionReport:
+    """What the driver reads of a report it does not cross-check: how it was had."""
+    return replace(report, session=None, host_messages=(), host_message_texts=(), seed_length=0)
+
+
+def _verified_group(paths: Sequence[str], reading: Reading, delay: float, cache: Path | None) -> list[SessionReport]:
     reports: list[SessionReport] = []
     for path in paths:
         if "://" not in path:  # a local file: read as verify reads it (its generations beside it too)
-            reports.append(verify_path(path, reading))
+            reports.append(verified(path, reading, cache))
         else:
             try:
                 data = read_bytes(path)
@@ -99,9 +126,7 @@ def verify_group(
                 data = b""  # judged unreadable: an empty log
             reports.append(verify_bytes(path, data, reading))
         time.sleep(delay)  # (tests: a task long enough to kill its worker under it)
-    write_verdicts(reports, Path(out), name=f"part-{part:05d}")
-    light = [replace(r, folded=None, findings=(), violation=None) for r in reports] if deliveries else []
-    return [r.verdict.value for r in reports], light
+    return reports
 
 
 @dataclass(frozen=True)
@@ -109,6 +134,8 @@ class FleetRun:
     """What a fleet run judged: each session's (and Host store's) verdict, in no order."""
 
     verdicts: tuple[str, ...]
+    reads: tuple[str, ...] = ()
+    """How each session's report was had, where the verdict cache was asked (cached.Use)."""
 
     @property
     def judged(self) -> int:
@@ -126,6 +153,7 @@ def run_fleet(
     delay: float = 0.0,
     started: Callable[[object], None] | None = None,
     progress: Callable[[int], None] | None = None,
+    cache: Path | None = None,
 ) -> FleetRun:
     """Verify every path on a Dask cluster (a local one of `workers` processes, or the one at
     `scheduler`), writing Parquet parts into `out` as a whole: they are written into a new folder
@@ -140,7 +168,7 @@ def run_fleet(
         )
     fresh = Path(tempfile.mkdtemp(prefix=f".{out.name}.fleet-", dir=folder_of(out)))
     try:
-        run = _run_into(paths, fresh, reading, workers, scheduler, group, delay, started, progress)
+        run = _run_into(paths, fresh, reading, workers, scheduler, group, delay, started, progress, cache)
         replace_folder(fresh, out)
     finally:
         shutil.rmtree(fresh, ignore_errors=True)
@@ -168,6 +196,7 @@ def _run_into(
     delay: float,
     started: Callable[[object], None] | None,
     progress: Callable[[int], None] | None,
+    cache: Path | None = None,
 ) -> FleetRun:
     """`run_fleet`, its parts written into the folder `out` (a new one)."""
     from distributed import Client, LocalCluster, as_completed
@@ -180,6 +209,7 @@ def _run_into(
     groups = [[path for path, _ in g] for g in grouped(local, group, TASK_BYTES)]  # by files and bytes
     remote = [p for p in paths if "://" in p]
     groups += [remote[n : n + group] for n in range(0, len(remote), group)]
+    folder = None if cache is None else str(cache)
     cluster = None
     if scheduler is None:
         # ":0", a free port: None does not disable the dashboard (dask/distributed#8136), and a
@@ -188,7 +218,7 @@ def _run_into(
     try:
         with Client(scheduler or cluster) as client:
             futures = [
-                client.submit(verify_group, g, n, str(out), reading, delay, bool(stores), pure=False, retries=3)
+                client.submit(verify_group, g, n, str(out), reading, delay, bool(stores), folder, pure=False, retries=3)
                 for n, g in enumerate(groups)
             ]
             if started is not None:
@@ -207,4 +237,5 @@ def _run_into(
         checked = [r for r in cross_checked([*judged_stores, *sessions]) if r.store]
         write_verdicts(checked, out, name=f"part-{len(groups):05d}")
         verdicts += [r.verdict.value for r in checked]
-    return FleetRun(tuple(verdicts))
+    reads = tuple(r.read for _, light in results for r in light if r.read)
+    return FleetRun(tuple(verdicts), reads)

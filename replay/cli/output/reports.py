@@ -63,13 +63,19 @@ def text_line(r: SessionReport) -> str:
 
 
 def summary_line(reports: Sequence[SessionReport]) -> str:
-    """The verdicts' counts, then, where a verdict cache was asked, how the reports were had
-    (`; 180 from cache, 20 resumed, 3 read whole`)."""
+    """The verdicts' counts, then how the reports were had where a verdict cache was asked."""
+    return verdict_summary([r.verdict for r in reports]) + reads_told([r.read for r in reports])
+
+
+def reads_told(reads: Sequence[str]) -> str:
+    """`; 180 from cache, 20 resumed, 3 read whole` (how each report was had: `SessionReport.read`),
+    or nothing where the verdict cache was not asked."""
     from replay.audit.cached import Use
 
-    uses = [sum(1 for r in reports if r.read == use) for use in Use]
-    told = ", ".join(f"{n} {use.value}" for use, n in zip(Use, uses, strict=True)) if any(uses) else ""
-    return verdict_summary([r.verdict for r in reports]) + (f"; {told}" if told else "")
+    counts = [sum(1 for r in reads if r == use) for use in Use]
+    if not any(counts):
+        return ""
+    return "; " + ", ".join(f"{n} {use.value}" for use, n in zip(Use, counts, strict=True))
 
 
 def verdict_summary(verdicts: Sequence[str]) -> str:
