@@ -489,7 +489,7 @@ class SessionLog:
                 continue
             frame = text.frame
             if not frame.complete:  # the torn final frame: the state is saved before it
-                self._save(at, line_no, plaintext, zstd=True)
+                self._save(at, line_no, plaintext, zstd=True, more=True)
             self._advance(frame.end - frame.start)
             if text.bound:  # schedlog's limit, not a defect of the log: the log is not judged past it
                 self._find("format.zstd.bound", Severity.ERROR, f"frame at byte {frame.start}: {text.error}")
@@ -569,11 +569,12 @@ class SessionLog:
         finally:
             self._replaying = False
 
-    def _save(self, offset: int, line: int, plaintext: int = 0, zstd: bool = False) -> None:
-        """Save the reading at a committed line (readstate.py): where only schedule changes and
-        the records beside them were asked for (few, so they are kept)."""
+    def _save(self, offset: int, line: int, plaintext: int = 0, zstd: bool = False, more: bool = False) -> None:
+        """Save the reading at a committed line (readstate.py), `more` records to be read past it
+        (a torn final frame's): where only schedule changes and the records beside them were
+        asked for (few, so they are kept)."""
         if self._yielded is not None:
-            self.saved = take(self, offset, line, plaintext, zstd, self._yielded)  # type: ignore[arg-type]
+            self.saved = take(self, offset, line, plaintext, zstd, self._yielded, more)  # type: ignore[arg-type]
 
     def _torn_frame(self, start: int, line: int) -> None:
         """A complete frame holding a torn or invalid record: fatal (session-log.md §9.3)."""

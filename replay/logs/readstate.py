@@ -57,11 +57,15 @@ class ReadState:
     reader changes once yielded."""
 
 
-def take(reader: object, offset: int, line: int, plaintext: int, zstd: bool, entries: list[object]) -> ReadState:
-    """The state of `reader` now (its fields copied: it reads on, to the end of the log)."""
-    return ReadState(
-        offset, line, plaintext, zstd, tuple(_fresh(getattr(reader, n)) for n in SAVED_FIELDS), tuple(entries)
-    )
+def take(
+    reader: object, offset: int, line: int, plaintext: int, zstd: bool, entries: list[object], more: bool
+) -> ReadState:
+    """The state of `reader` now. Where it reads more records past this line (`more`: a torn
+    final frame's), every field is copied as deep as a reader changes it; else only the lists
+    and dicts the end of a read still adds to (the findings, their counts per code)."""
+    values = (getattr(reader, n) for n in SAVED_FIELDS)
+    fields = tuple(_fresh(v) if more else v.copy() if type(v) is list or type(v) is dict else v for v in values)
+    return ReadState(offset, line, plaintext, zstd, fields, tuple(entries))
 
 
 def restore(reader: object, state: ReadState) -> None:
