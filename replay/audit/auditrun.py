@@ -100,7 +100,7 @@ def _verify_group(task: VerifyTask) -> list[SessionReport]:
     try:
         return [verified(path, reading, cache) for path, _ in group]
     finally:
-        _flushed(cache)
+        let_go(cache, close=False)
 
 
 def verified(
@@ -111,13 +111,6 @@ def verified(
     if store is None:
         return verify_path(path, reading, progress=progress)
     return verify_cached(path, reading, store, progress)
-
-
-def _flushed(cache: Path | None, close: bool = False) -> None:
-    """Commit what this process wrote to the cache in `cache`; with `close`, close it too (the
-    run is over: the next opens it anew, as it then is)."""
-    if cache is not None:
-        let_go(cache, close)
 
 
 def _verify_size(task: VerifyTask) -> int:
@@ -151,4 +144,4 @@ def verify_each(
         for path in paths:
             yield verified(path, reading, cache, progress)
     finally:
-        _flushed(cache, close=True)
+        let_go(cache, close=True)

@@ -85,12 +85,13 @@ def store_in(folder: Path) -> VerdictStore | None:
     return _STORES[folder]
 
 
-def let_go(folder: Path, close: bool) -> None:
-    """Commit this process's writes to the store in `folder`; with `close`, close and forget it."""
-    store = _STORES.get(folder)
+def let_go(folder: Path | None, close: bool) -> None:
+    """Commit this process's writes to the store in `folder` (none: no cache was asked); with
+    `close`, close and forget it (the run is over: the next opens the cache as it then is)."""
+    store = None if folder is None else _STORES.get(folder)
     if store is not None:
         store.close() if close else store.flush()
-    if close:
+    if close and folder is not None:
         _STORES.pop(folder, None)
 
 

@@ -179,8 +179,7 @@ def _view_group(task: ViewTask) -> list[dict[str, Any]]:
     try:
         return [session_view(path, first + n, reading, cache) for n, (path, _) in enumerate(group)]
     finally:
-        if cache is not None:
-            let_go(cache, close=False)
+        let_go(cache, close=False)
 
 
 def _task_size(task: ViewTask) -> int:
@@ -215,5 +214,4 @@ def fleet_views(
                 progress(view_["bytes"])
             yield view_
     finally:
-        if cache is not None:
-            let_go(cache, close=True)
+        let_go(cache, close=True)

@@ -582,10 +582,9 @@ def explain(paths: tuple[str, ...], session_id: str | None, fmt: Format, reading
     try:
         told = [explain_path(p, reading, cache) for p in files]
     finally:
-        if cache is not None:
-            from replay.audit.cached import let_go
+        from replay.audit.cached import let_go
 
-            let_go(cache, close=True)
+        let_go(cache, close=True)
     if session_id is not None:
         told = [(r, lines) for r, lines in told if r.session == session_id]
         if not told:

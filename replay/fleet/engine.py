@@ -102,8 +102,7 @@ def verify_group(
     try:
         reports = _verified_group(paths, reading, delay, folder)
     finally:
-        if folder is not None:
-            let_go(folder, close=False)
+        let_go(folder, close=False)
     write_verdicts(reports, Path(out), name=f"part-{part:05d}")
     light = [replace(r, folded=None, findings=(), violation=None) for r in reports]
     return [r.verdict.value for r in reports], light if deliveries else [_only_read(r) for r in light]
