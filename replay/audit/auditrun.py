@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from invariant.findings import Severity
-from replay.audit.cached import let_go, store_in, verify_cached
+from replay.audit.cached import let_go, verified
 from replay.audit.fanout import Group, group_bytes, grouped, in_processes
 from replay.audit.hoststore import cross_checked
 from replay.audit.verify import VERIFY_BUDGET, SessionReport, Verdict, verify_path
@@ -101,16 +101,6 @@ def _verify_group(task: VerifyTask) -> list[SessionReport]:
         return [verified(path, reading, cache) for path, _ in group]
     finally:
         let_go(cache, close=False)
-
-
-def verified(
-    path: str, reading: Reading, cache: Path | None, progress: Callable[[int], None] | None = None
-) -> SessionReport:
-    """`verify_path`, through the verdict cache in folder `cache` when given (replay.audit.cached)."""
-    store = None if cache is None else store_in(cache)
-    if store is None:
-        return verify_path(path, reading, progress=progress)
-    return verify_cached(path, reading, store, progress)
 
 
 def _verify_size(task: VerifyTask) -> int:

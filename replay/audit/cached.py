@@ -29,7 +29,7 @@ import xxhash
 
 from invariant.logshapes import file_version
 from replay.audit.cachestore import LIMIT, CacheProblem, Miss, VerdictStore
-from replay.audit.verify import Judgement, SessionReport, Verdict, judge_log, store_report, verify_log
+from replay.audit.verify import Judgement, SessionReport, Verdict, judge_log, store_report, verify_log, verify_path
 from replay.logs.discover import generations_beside
 from replay.logs.logfile import SessionLog
 from replay.logs.readstate import ReadState
@@ -160,6 +160,8 @@ class Consulted:
     file's first `judged.size` bytes (`hashed` their hash, to go on with), or why none is."""
 
     path: str
+    real: str
+    """The absolute path the entry is keyed by (and names)."""
     key: str
     stat: os.stat_result
     judged: Judged | None
@@ -181,14 +183,15 @@ def consult(path: str, reading: Reading, store: VerdictStore) -> Consulted | Non
         return None
     if not stat.S_ISREG(st.st_mode):
         return None
-    key = xxhash.xxh3_128_hexdigest(reading_key(reading).encode() + b"\0" + os.fsencode(os.path.abspath(path)))
+    real = os.path.abspath(path)
+    key = xxhash.xxh3_128_hexdigest(reading_key(reading).encode() + b"\0" + os.fsencode(real))
     got = store.get(key)
     if not isinstance(got, Miss | Judged):
         got = Miss("the cache entry holds something else")
     if isinstance(got, Miss):
-        return Consulted(path, key, st, None, None, got.why)
+        return Consulted(path, real, key, st, None, None, got.why)
     why, hashed = _why_not(got, st, path)
-    return Consulted(path, key, st, None if why else got, hashed, why)
+    return Consulted(path, real, key, st, None if why else got, hashed, why)
 
 
 def reader(consulted: Consulted, reading: Reading, store: VerdictStore, progress: Any = None) -> tuple[SessionLog, Use]:
@@ -216,7 +219,7 @@ def remember(
         whole = _digest(c.path, log.size, c.hashed if c.judged is not None else None, start)
         if whole is not None:
             judged = Judged(c.stat.st_dev, c.stat.st_ino, log.size, whole.digest(), _beside(c.path), report)
-            store.put(c.key, os.path.abspath(c.path), judged, log.saved)
+            store.put(c.key, c.real, judged, log.saved)
     return replace(report, read=use, read_why=c.why)
 
 
@@ -226,8 +229,6 @@ def verify_cached(path: str, reading: Reading, store: VerdictStore, progress: An
     never cached)."""
     c = consult(path, reading, store)
     if c is None:
-        from replay.audit.verify import verify_path
-
         return replace(verify_path(path, reading, progress=progress), read=Use.WHOLE)
     if c.unchanged:
         assert c.judged is not None
@@ -238,6 +239,14 @@ def verify_cached(path: str, reading: Reading, store: VerdictStore, progress: An
         return replace(held, read=Use.WHOLE)
     log, use = reader(c, reading, store, progress)
     return remember(c, store, log, verify_log(log), use)
+
+
+def verified(path: str, reading: Reading, cache: Path | None, progress: Any = None) -> SessionReport:
+    """`verify_path`, through the verdict cache in folder `cache` when given (`verify_cached`)."""
+    store = None if cache is None else store_in(cache)
+    if store is None:
+        return verify_path(path, reading, progress=progress)
+    return verify_cached(path, reading, store, progress)
 
 
 def judged(

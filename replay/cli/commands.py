@@ -14,7 +14,7 @@ import sys
 import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
@@ -614,6 +614,7 @@ def _cache_dir_option(command: F) -> F:
 
 
 def _opened_cache(cache_dir: str | None) -> Any:
+    """The cache's store in `cache_dir` (else the default folder); one that cannot be used is an input error."""
     from replay.audit.cached import default_folder, open_store
 
     store, problem = open_store(Path(cache_dir) if cache_dir else default_folder())
@@ -626,11 +627,8 @@ def _opened_cache(cache_dir: str | None) -> Any:
 @_cache_dir_option
 def cache_info(cache_dir: str | None) -> None:
     """Where the cache is, how many entries it holds and their size, and its bound."""
-    store = _opened_cache(cache_dir)
-    try:
+    with closing(_opened_cache(cache_dir)) as store:
         info = store.info()
-    finally:
-        store.close()
     say(printable(f"folder: {info.folder}"))
     say(f"entries: {info.entries:,}")
     say(f"size: {info.bytes / 2**20:,.1f} MiB of entries ({info.file_bytes / 2**20:,.1f} MiB on disk)")
@@ -641,11 +639,8 @@ def cache_info(cache_dir: str | None) -> None:
 @_cache_dir_option
 def cache_clear(cache_dir: str | None) -> None:
     """Delete every entry of the cache."""
-    store = _opened_cache(cache_dir)
-    try:
+    with closing(_opened_cache(cache_dir)) as store:
         count = store.clear()
-    finally:
-        store.close()
     say(f"cleared {count:,} entries from {printable(str(store.folder))}")
 
 

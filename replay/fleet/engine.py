@@ -30,8 +30,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from replay.atomic import folder_of, replace_folder
-from replay.audit.auditrun import verified
-from replay.audit.cached import let_go
+from replay.audit.cached import let_go, verified
 from replay.audit.fanout import grouped
 from replay.audit.hoststore import cross_checked
 from replay.audit.verify import SessionReport, store_report, verify_bytes

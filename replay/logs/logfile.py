@@ -408,14 +408,19 @@ class SessionLog:
             if not source.shrunk:
                 yield from self._zstd(raw)
         else:
-            yield from self._plain(source.pieces(0 if self.resume is None else self.resume.offset), source.read_at)
+            yield from self._plain(source.pieces(self._resume_at), source.read_at)
         if source.shrunk:
             self.saved = None
             self._unreadable(source.shrink_message())
 
     def _pieces_after(self, raw: Data) -> Iterable[Data]:
         """The pieces of a plain file held whole, from where a resumed read goes on."""
-        return in_pieces(raw, 0 if self.resume is None else self.resume.offset)
+        return in_pieces(raw, self._resume_at)
+
+    @property
+    def _resume_at(self) -> int:
+        """The byte a read starts at: a resumed state's offset, else the file's start."""
+        return 0 if self.resume is None else self.resume.offset
 
     def _plain(self, pieces: Iterable[Data], reread: Reread, saving: bool = True) -> Iterator[Entry]:
         """The entries of a plain file's lines (`pieces`, from the resumed state's offset on when
@@ -489,7 +494,7 @@ class SessionLog:
                 continue
             frame = text.frame
             if not frame.complete:  # the torn final frame: the state is saved before it
-                self._save(at, line_no, plaintext, zstd=True, more=True)
+                self._save(at, line_no, plaintext, more=True)
             self._advance(frame.end - frame.start)
             if text.bound:  # schedlog's limit, not a defect of the log: the log is not judged past it
                 self._find("format.zstd.bound", Severity.ERROR, f"frame at byte {frame.start}: {text.error}")
@@ -513,7 +518,7 @@ class SessionLog:
             if frame.complete:
                 at, plaintext = frame.end, plaintext + len(text.text)
         if self.saved is None:
-            self._save(at, line_no, plaintext, zstd=True)
+            self._save(at, line_no, plaintext)
 
     def _unframed(self, raw: Data) -> Iterator[Entry]:
         """A Zstandard file whose first frame is not exactly the header line: written whole by a
@@ -563,18 +568,22 @@ class SessionLog:
         try:
             for entry in state.entries:
                 assert isinstance(entry, Entry)
-                if self._yielded is not None:
-                    self._yielded.append(entry)
-                yield entry
+                yield self._kept(entry)
         finally:
             self._replaying = False
 
-    def _save(self, offset: int, line: int, plaintext: int = 0, zstd: bool = False, more: bool = False) -> None:
+    def _kept(self, entry: Entry) -> Entry:
+        """`entry`, about to be yielded, kept for the state while one may be saved."""
+        if self._yielded is not None:
+            self._yielded.append(entry)
+        return entry
+
+    def _save(self, offset: int, line: int, plaintext: int = 0, more: bool = False) -> None:
         """Save the reading at a committed line (readstate.py), `more` records to be read past it
         (a torn final frame's): where only schedule changes and the records beside them were
         asked for (few, so they are kept)."""
         if self._yielded is not None:
-            self.saved = take(self, offset, line, plaintext, zstd, self._yielded, more)  # type: ignore[arg-type]
+            self.saved = take(self, offset, line, plaintext, self._yielded, more)  # type: ignore[arg-type]
 
     def _torn_frame(self, start: int, line: int) -> None:
         """A complete frame holding a torn or invalid record: fatal (session-log.md §9.3)."""
@@ -779,10 +788,7 @@ class SessionLog:
                 self._cuts(event, index)  # type: ignore[arg-type]
             return Entry(line_no, index, event, row, line)
         if tag == SCHEDULE_CHANGE or (type(tag) is str and self._telling(tag, event, index, raw)):  # type: ignore[arg-type]
-            entry = Entry(line_no, index, event, row, line)
-            if self._yielded is not None:
-                self._yielded.append(entry)
-            return entry
+            return self._kept(Entry(line_no, index, event, row, line))
         if self._others is not None:
             self._others(line_no, index, event, row, line)
         return None
@@ -869,10 +875,7 @@ class SessionLog:
                 ):
                     continue
             self._scan.advance(starts[i] + 1)
-            entry = Entry(before + i + 1, starts[i], event, None, _utf8(lines[i][:-1]))
-            if self._yielded is not None:
-                self._yielded.append(entry)
-            yield entry
+            yield self._kept(Entry(before + i + 1, starts[i], event, None, _utf8(lines[i][:-1])))
         self._scan.advance(starts[stop])
         return stop
 

@@ -49,7 +49,6 @@ class ReadState:
     """The number of the last line read (the header's is 1)."""
     plaintext: int
     """A Zstandard log's plaintext read up to `offset` (its share of the plaintext bound)."""
-    zstd: bool
     fields: tuple[object, ...]
     """The reader's SAVED_FIELDS at that line."""
     entries: tuple[object, ...]
@@ -57,15 +56,13 @@ class ReadState:
     reader changes once yielded."""
 
 
-def take(
-    reader: object, offset: int, line: int, plaintext: int, zstd: bool, entries: list[object], more: bool
-) -> ReadState:
+def take(reader: object, offset: int, line: int, plaintext: int, entries: list[object], more: bool) -> ReadState:
     """The state of `reader` now. Where it reads more records past this line (`more`: a torn
     final frame's), every field is copied as deep as a reader changes it; else only the lists
     and dicts the end of a read still adds to (the findings, their counts per code)."""
     values = (getattr(reader, n) for n in SAVED_FIELDS)
     fields = tuple(_fresh(v) if more else v.copy() if type(v) is list or type(v) is dict else v for v in values)
-    return ReadState(offset, line, plaintext, zstd, fields, tuple(entries))
+    return ReadState(offset, line, plaintext, fields, tuple(entries))
 
 
 def restore(reader: object, state: ReadState) -> None:
@@ -87,10 +84,5 @@ def _fresh(value: object) -> object:
     fresh = copy.copy(value)
     for name, held in vars(value).items():
         if type(held) is list or type(held) is dict:
-            setattr(fresh, name, held.copy()) if not _frozen(value) else object.__setattr__(fresh, name, held.copy())
+            object.__setattr__(fresh, name, held.copy())  # (past a frozen dataclass's guard too)
     return fresh
-
-
-def _frozen(value: object) -> bool:
-    params = getattr(type(value), "__dataclass_params__", None)
-    return bool(params is not None and params.frozen)
