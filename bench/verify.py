@@ -163,7 +163,7 @@ def framed(paths: list[Path], out: Path) -> tuple[list[Path], list[Path]]:
             v0.parent.mkdir(parents=True, exist_ok=True)
             log = SessionLog(str(path))
             events = [e for entry in log.entries() for e in entry.events()]
-            head, upgraded, _ = upgrade(dict(log.header or {}), events, 4)
+            head, upgraded, _ = upgrade(dict(log.head.header or {}), events, 4)
             v4.write_bytes(log_bytes(head, upgraded))
             cut = next((e["seq"] for e in upgraded if e["type"] == "session/end-seed"), 0)
             old = {k: v for k, v in head.items() if k != "isSeeded"} | {"version": 0, "seedLength": cut}
@@ -175,22 +175,22 @@ def framed(paths: list[Path], out: Path) -> tuple[list[Path], list[Path]]:
 
 def left_fast_path(paths: list[Path]) -> tuple[int, float]:
     """(lines the fast path handed to the exact reader, the CPU seconds of that exact reading)."""
-    from replay.logs.logfile import SessionLog
+    from replay.logs.records import Records
 
-    exact = SessionLog._exact
+    exact = Records.lines  # what the fast path (FastRecords) hands the exact reader
     count, spent = [0], [0.0]
 
-    def counted(self: SessionLog, lines: list[bytes], before: int):  # type: ignore[no-untyped-def]
+    def counted(self: Records, lines: list[bytes], before: int):  # type: ignore[no-untyped-def]
         count[0] += len(lines)
         start = time.process_time()
         yield from exact(self, lines, before)
         spent[0] += time.process_time() - start
 
-    SessionLog._exact = counted  # type: ignore[method-assign]
+    Records.lines = counted  # type: ignore[method-assign]
     try:
         verify(paths)
     finally:
-        SessionLog._exact = exact  # type: ignore[method-assign]
+        Records.lines = exact  # type: ignore[method-assign]
     return count[0], spent[0]
 
 

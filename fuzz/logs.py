@@ -110,10 +110,10 @@ def sources(real_logs: Path = REAL_LOGS) -> list[Source]:
         out.append(Source(f"{stem}.v0.session.jsonl.zstd", lines))
         log = SessionLog(path.name, data=data)
         events = [e for entry in log.entries() for e in entry.events()]
-        if log.header is None or log.header.get("version") != 0 or log.unreadable:
+        if log.head.header is None or log.head.header.get("version") != 0 or log.unreadable:
             continue
         for version in (2, 3, 4):
-            head, upgraded, _ = upgrade.upgrade(dict(log.header), events, version)
+            head, upgraded, _ = upgrade.upgrade(dict(log.head.header), events, version)
             text = tuple(upgrade.log_bytes(head, upgraded).splitlines())
             out.append(Source(f"{stem}.v{version}.session.v{version}.jsonl", text))
             out.append(Source(f"{stem}.v{version}.session.v{version}.jsonl.zstd", text))

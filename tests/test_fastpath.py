@@ -23,6 +23,7 @@ from replay.audit.telling import TellingEvents
 from replay.audit.verify import verify_log
 from replay.logs import envelope
 from replay.logs.logfile import SessionLog
+from replay.logs.records import Records
 from replay.reading import Mode, Reading
 from replay.testing.strategies import valid_logs
 from tests.test_hostile_values import _mutate
@@ -46,7 +47,7 @@ def both_ways(name: str, data: bytes, reading: Reading) -> tuple[Any, Any]:
         entries = [
             (e.line, e.event_index, e.event, e.raw) for e in log.entries(schedule_only=True, select=TellingEvents())
         ]
-        seen = (entries, [f.to_json() for f in log.findings], log.event_count, log.marker_cut, log.rejected)
+        seen = (entries, [f.to_json() for f in log.findings], log.event_count, log.records.marker_cut, log.rejected)
         report = verify_log(SessionLog(name, reading, data, fast=fast)).to_json()
         out.append((seen, report))
     return out[0], out[1]
@@ -466,9 +467,9 @@ def _read_exactly(monkeypatch: pytest.MonkeyPatch, data: bytes, load_checks: boo
     """The lines of the log `data` the fast reader hands to the exact path (and, with
     `load_checks`, those whose event the exact load checks read)."""
     exact: list[int] = []
-    monkeypatch.setattr(SessionLog, "_exact", lambda self, lines, before: exact.append(before + 1) or iter(()))
+    monkeypatch.setattr(Records, "lines", lambda self, lines, before: exact.append(before + 1) or iter(()))
     if load_checks:
-        monkeypatch.setattr(SessionLog, "_check_load", lambda self, event, line: exact.append(line))
+        monkeypatch.setattr(Records, "check_load", lambda self, event, line: exact.append(line))
     for _ in SessionLog("read.jsonl", Reading(), data).entries(schedule_only=True):
         pass
     return exact

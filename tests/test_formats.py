@@ -29,7 +29,7 @@ REAL = sorted(REAL_LOGS.glob("*.jsonl")) if REAL_LOGS.is_dir() else []
 def _v0(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     log = SessionLog(str(path))
     events = [e for entry in log.entries() for e in entry.events()]
-    return dict(log.header or {}), events
+    return dict(log.head.header or {}), events
 
 
 def _write(directory: Path, header: dict[str, Any], events: list[dict[str, Any]], zstd: bool = False) -> Path:

@@ -121,7 +121,7 @@ def test_header_version_float_zero_is_accepted() -> None:
 
 def test_headerless_file_of_bare_events() -> None:
     log, seqs = read(line(ev(0)) + line(ev(1)))
-    assert seqs == [0, 1] and log.headerless and log.header is None
+    assert seqs == [0, 1] and log.head.headerless and log.head.header is None
     assert ("format.headerless", "warning") in codes(log)
 
 

@@ -212,9 +212,16 @@ def test_the_pytest_plugin_loads_the_verifier_only_to_verify_a_log() -> None:
 READER_LAYERS = {
     "replay.logs.bytesource": 0,
     "replay.logs.frames": 1,
+    "replay.logs.notes": 1,
     "replay.logs.committed": 2,
     "replay.logs.fastruns": 2,
-    "replay.logs.logfile": 3,
+    "replay.logs.header": 2,
+    "replay.logs.records": 3,
+    "replay.logs.fastpath": 4,
+    "replay.logs.plainlog": 4,
+    "replay.logs.zstdlog": 4,
+    "replay.logs.readstate": 4,
+    "replay.logs.logfile": 5,
 }
 """The reader's layers, bytes up to the reader: each imports only layers below it."""
 JUDGES_VOCABULARY = {"invariant.detect", "invariant.tools.judge", "replay.audit"}

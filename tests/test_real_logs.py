@@ -89,7 +89,7 @@ def test_real_log_matches_source(expected: Expected) -> None:
             e.event_index for e in entries if e.event is not None and e.event.get("type") == "session/end-seed"
         ]
         assert end_seeds == expected.end_seed
-        assert (log.header or {}).get("seedLength") == expected.seed_length
+        assert (log.head.header or {}).get("seedLength") == expected.seed_length
         _check_outcome(log, outcome)
     report = verify_path(str(path))
     assert report.events == expected.events and report.violation is None and report.schedule_events == 0

@@ -17,7 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from replay.audit.verify import verify_log
-from replay.logs import frames, logfile
+from replay.logs import frames, zstdlog
 from replay.logs.logfile import SessionLog
 from replay.reading import Mode, Reading
 
@@ -73,7 +73,7 @@ def test_frames_read_together_read_as_each_frame_alone(
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(frames, "BATCH_BYTES", chunk)  # small: batches end by size too
         together = _read(data, mode, tmp)
-        patch.setattr(logfile, "frame_batches", frames.frame_texts)  # each frame alone
+        patch.setattr(zstdlog, "frame_batches", frames.frame_texts)  # each frame alone
         alone = _read(data, mode, tmp)
     assert together == alone
 

@@ -84,7 +84,7 @@ def check_log_candidate(
     payload, event_type, seq = read_candidate(candidate)
     log, events = read_events(path, reading, log_data)
     index = len(events)
-    if log.unsupported:
+    if log.head.unsupported:
         raise CandidateInputError(f"{path}: a format newer than v4, which schedlog cannot judge")
     refusal = next((f for f in log.findings if f.severity == "error"), None)
     if refusal is not None:
@@ -99,9 +99,9 @@ def check_log_candidate(
     profile = reading.profile
     if profile is None:  # auto: the log's evidence; where it does not decide, the candidate's too
         logged = [e for e in events if isinstance(e, dict)]
-        detection = detect(logged, log.version)
+        detection = detect(logged, log.head.version)
         if not detection.decided:
-            detection = detect([*logged, {"type": SCHEDULE_CHANGE, "data": payload}], log.version)
+            detection = detect([*logged, {"type": SCHEDULE_CHANGE, "data": payload}], log.head.version)
         profile = detection.profile
     try:
         folded = check_candidate(events, payload, seed, profile, ideal=reading.ideal)

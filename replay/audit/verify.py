@@ -389,10 +389,10 @@ def judge_log(log: SessionLog, sink: SessionSink | None = None) -> tuple[Session
             if sink is not None:
                 sink.other_record(entry.line, entry.event_index, event, entry.row, entry.raw)
     seed = log.reading.seed_for(log.seed_length)
-    header_line = 1 if log.header is not None else None
+    header_line = 1 if log.head.header is not None else None
     detection = None
     if log.reading.profile is None:
-        detection = choose([*clues, *era_clue(log.version), *batch_clues(accepted)])
+        detection = choose([*clues, *era_clue(log.head.version), *batch_clues(accepted)])
         profile = detection.profile
     else:
         profile = log.reading.profile
@@ -408,7 +408,7 @@ def judge_log(log: SessionLog, sink: SessionSink | None = None) -> tuple[Session
     folded = None if log.unreadable else judgement.folded
     if log.unreadable:
         verdict = Verdict.UNREADABLE
-    elif log.unsupported:
+    elif log.head.unsupported:
         verdict = Verdict.UNSUPPORTED
     elif judgement.violation is not None or log.rejected:
         verdict = Verdict.CORRUPT
@@ -422,7 +422,7 @@ def judge_log(log: SessionLog, sink: SessionSink | None = None) -> tuple[Session
     )
     report = SessionReport(
         path=log.path,
-        session=log.session_id,
+        session=log.head.session_id,
         seed_length=seed,
         events=log.event_count,
         schedule_events=len(changes),
@@ -430,7 +430,7 @@ def judge_log(log: SessionLog, sink: SessionSink | None = None) -> tuple[Session
         violation=judgement.violation,
         findings=_with_content_verdict(findings, judgement.violation is not None) if log.unframed else findings,
         folded=folded,
-        format_version=log.version,
+        format_version=log.head.version,
         profile=ProfileChoice.of(profile, detection, others),
         generation=file_version(os.path.basename(log.path)),
         host_messages=tuple(messages),

@@ -370,13 +370,13 @@ class SessionStager:
                     reason = "active" if schedule.row["id"] in active else "exhausted"
                 schedule.row["end_reason"] = reason
             self._write("schedules", _dumps(schedule.row) + b"\n")
-        header = log.header or {}
+        header = log.head.header or {}
         verdict = report.row()  # the verdict record a fleet gets, column for column
         session = {
             "session_key": self.key,
             **verdict,
-            "header": log.header,
-            "headerless": log.headerless,
+            "header": log.head.header,
+            "headerless": log.head.headerless,
             "created_at_ms": safe_integer(header.get("createdAt")),
             "cwd": header.get("cwd") if isinstance(header.get("cwd"), str) else None,
             "parent_session": header.get("parentSession") if isinstance(header.get("parentSession"), str) else None,
@@ -443,6 +443,6 @@ def _stage(
         raise
     records = None if stager.inline is None else stager.inline.getvalue()
     small = stager.small_rows()
-    longest = max(stager.longest, log.header_size if source is not None else 0)
+    longest = max(stager.longest, log.head.size if source is not None else 0)
     chunks = None if stager.chunk_events is None else str(stager.chunk_events)
     return StagedSession(report, source, stager.owned_from, small, records, longest, chunks)

@@ -240,3 +240,19 @@ def listing_error(path: str) -> str:
     except OSError as err:
         return str(err.strerror or err)
     return "it was not listed when walked"
+
+
+def opened(path: str, data: Data | OSError | None = None) -> Data | FileSource | str:
+    """The bytes of the log at `path` (`load`), or `data` when given (a stream already read, or
+    the error reading it gave); else why it cannot be read (a finding's message, never a raise)."""
+    try:
+        raw = load(path) if data is None else data
+        if isinstance(raw, OSError):
+            raise raw
+    except IsADirectoryError:  # a directory a walk could not list (discover names it)
+        return f"cannot list the directory: {listing_error(path)}"
+    except OSError as err:
+        return f"cannot read: {err.strerror or err}"
+    except MemoryError:
+        return "cannot read: not enough memory to hold the stream"
+    return raw

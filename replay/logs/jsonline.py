@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import msgspec
 
@@ -36,6 +37,33 @@ Deep = Callable[[int], None]
 """Hears the length of each value read without recursion (nested deeper than the standard
 library goes) before it is read, and raises BeyondBound to refuse it: a pure-Python parse costs
 a hundred times a C one, so a log's reader bounds what it spends on them."""
+
+
+DEEP_BUDGET = 1 << 20
+"""The most characters of values nested deeper than the standard library reads (about 1,000
+levels; `JSON.parse` has no limit) that one log's reading parses, at a hundred times the cost
+of the others: harness logs hold none, and a crafted one (64 MiB of brackets in a 1 MB zstd
+file) would cost minutes and gigabytes. Past it: `format.depth.bound`, the log not read on."""
+DEPTH_BOUND_MESSAGE = (
+    f"schedlog reads at most {DEEP_BUDGET:,} characters of values nested deeper than about 1,000 levels "
+    "in one log (its bound, not a defect of the log): not read further"
+)
+
+
+@dataclass
+class DeepBudget:
+    """One log's DEEP_BUDGET, a `Deep`: what is left of it, charged value by value."""
+
+    left: int = DEEP_BUDGET
+    replaying: bool = False
+    """While a resumed read yields its saved records again: their values were charged."""
+
+    def __call__(self, length: int) -> None:
+        if self.replaying:
+            return
+        self.left -= length
+        if self.left < 0:
+            raise BeyondBound
 
 
 def _no_constants(name: str) -> object:

@@ -1,0 +1,114 @@
+"""The records stage's fast path: runs of lines decoded at once (fastruns.py), behind the exact
+path's interface (records.py).
+
+Where only schedule changes are asked for and nobody hears the other records, most lines need
+no event of their own: a run is decoded into light records, the committed-record checks are
+made on the run, and only the events yielded are built. Each line the decoder refuses, or whose
+record it cannot vouch for (`fastruns.in_line`), is read the exact way, and the lines between go
+on fast. The property tests in tests/test_fastpath.py hold the two paths to the same answers.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Generator, Iterator
+from itertools import compress
+
+from replay.logs.envelope import Record
+from replay.logs.fastruns import decode_run, event_of, in_line, kinds_for, learn
+from replay.logs.records import Entry, Records
+
+_SLICE = 8192
+"""Lines decoded ahead of the scan: past a defect nothing more is decoded (a crafted tail of
+refused lines would cost a decode and a refusal each)."""
+_NOTHING: frozenset[str] = frozenset()
+
+
+def _utf8(line: bytes) -> bytes | None:
+    """`line` when it is valid UTF-8 (an Entry's `raw`), else None."""
+    if line.isascii():
+        return line
+    try:
+        line.decode()
+    except UnicodeDecodeError:
+        return None
+    return line
+
+
+class FastRecords(Records):
+    """The records stage reading runs of lines fast (a schedule-only read nobody else hears)."""
+
+    def lines(self, lines: list[bytes], before: int) -> Iterator[Entry]:
+        """The entries of `lines`, decoded fast a slice at a time; past a defect no more is decoded."""
+        for start in range(0, len(lines), _SLICE):
+            if self.scan.defect is not None:
+                self.past_defect(lines[start:], before + start)
+                return
+            yield from self._slice(lines[start : start + _SLICE], before + start)
+
+    def _slice(self, lines: list[bytes], before: int) -> Iterator[Entry]:
+        records, refused = decode_run(lines)
+        at, count = 0, len(records)
+        while at < count:
+            if self.scan.defect is not None:
+                self.past_defect(lines[at:], before + at)
+                return
+            if records[at] is None:  # refused by the decoder: read exactly
+                learn(lines[at])
+                yield from super().lines(lines[at : at + 1], before + at)
+                at += 1
+                continue
+            k = bisect_left(refused, at)
+            end = refused[k] if k < len(refused) else count
+            at += yield from self._window(records[at:end], lines[at:end], before + at)  # type: ignore[arg-type]
+            if at < end:  # a record out of line: read exactly
+                yield from super().lines(lines[at : at + 1], before + at)
+                at += 1
+
+    def _window(self, records: list[Record], lines: list[bytes], before: int) -> Generator[Entry, None, int]:
+        """The entries of decoded `records` (line `before + 1` on) up to the first the fast
+        decoder cannot vouch for (`fastruns.in_line`); returns how many were taken. Of those,
+        the load checks read the checked types (fast where `loadfast` is sure), and the
+        schedule changes, cutting markers and selected events are yielded (the selector screens
+        the lines of its types for the whole window first, and is asked about those it keeps)."""
+        select, budget = self.select, self.budget
+        known = kinds_for(_NOTHING if select is None else select.types)
+        roles = known.roles_cut if self.marks_cut else known.roles
+        count, version = self.scan.event_count, self.version or 0
+        kinds, starts, stop, checked, wanted, selected = in_line(
+            records, lines, count, not self.marks_cut, roles, self.surface, version
+        )
+        tag_of, message_ids, verdicts = known.tag_of, self.load_checks.message_ids, known.verdicts
+        for i in checked:
+            record = records[i]
+            verdict = verdicts.get(kinds[i])
+            found = None if verdict is None else verdict(record.data)  # type: ignore[attr-defined]
+            if found is None:
+                self.check_load(event_of(record, lines[i], budget), before + i + 1)
+            elif found:
+                message_ids[record.seq] = found
+        if selected:
+            assert select is not None
+            tags = list(map(tag_of.__getitem__, map(kinds.__getitem__, selected)))
+            selected = list(compress(selected, select.screen(tags, list(map(lines.__getitem__, selected)))))
+            if selected:
+                wanted = sorted(wanted + selected)
+        for i in wanted:
+            kind = kinds[i]
+            if kind is known.change:
+                event = event_of(records[i], lines[i], budget)
+            elif kind is known.marker:
+                if not self.cuts(event := event_of(records[i], lines[i], budget), starts[i]):
+                    continue
+            else:
+                assert select is not None
+                tag = tag_of[kind]
+                if not (
+                    select.by_bytes(tag, lines[i])
+                    and select.by_event(tag, event := event_of(records[i], lines[i], budget))
+                ):
+                    continue
+            self.scan.advance(starts[i] + 1)
+            yield self.keep(Entry(before + i + 1, starts[i], event, None, _utf8(lines[i][:-1])))
+        self.scan.advance(starts[stop])
+        return stop
