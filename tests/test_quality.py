@@ -250,3 +250,17 @@ def test_no_property_test_can_fail_for_slowness() -> None:
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.keyword) and node.arg == "deadline":
                 assert isinstance(node.value, ast.Constant) and node.value.value is None, f"{path.name}:{node.lineno}"
+
+
+LONGEST_CLASS = 250
+"""Issue 50: no class under replay/ holds more lines than this (the reader was one of 730)."""
+
+
+def test_no_class_in_replay_is_over_its_length() -> None:
+    long = [
+        f"{path.relative_to(ROOT)}:{node.lineno} {node.name} ({node.end_lineno - node.lineno + 1} lines)"
+        for path in REPLAY_MODULES.values()
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.ClassDef) and (node.end_lineno or 0) - node.lineno + 1 > LONGEST_CLASS
+    ]
+    assert not long, long
