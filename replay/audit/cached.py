@@ -149,7 +149,16 @@ def _digest(path: str, size: int, h: Any = None, start: int = 0) -> Any:
     return h if at == size else None
 
 
-def _beside(path: str) -> tuple[str, ...]:
+def content_digest(path: str, size: int) -> str | None:
+    """The xxh3-128 of the file's first `size` bytes (hex), or None where fewer could be read."""
+    try:
+        h = _digest(path, size)
+    except OSError:
+        return None
+    return None if h is None else str(h.hexdigest())
+
+
+def beside(path: str) -> tuple[str, ...]:
     """The other generations beside a file whose name identifies one (their names decide a finding)."""
     return tuple(generations_beside(path)) if file_version(os.path.basename(path)) is not None else ()
 
@@ -218,7 +227,7 @@ def remember(
         start = c.judged.size if c.judged is not None else 0
         whole = _digest(c.path, log.size, c.hashed if c.judged is not None else None, start)
         if whole is not None:
-            judged = Judged(c.stat.st_dev, c.stat.st_ino, log.size, whole.digest(), _beside(c.path), report)
+            judged = Judged(c.stat.st_dev, c.stat.st_ino, log.size, whole.digest(), beside(c.path), report)
             store.put(c.key, c.real, judged, log.saved)
     return replace(report, read=use, read_why=c.why)
 
@@ -272,7 +281,7 @@ def _why_not(saved: Judged, st: os.stat_result, path: str) -> tuple[str, Any]:
         return "the file was replaced since it was judged (another inode)", None
     if st.st_size < saved.size:
         return f"the file is shorter than when judged ({st.st_size:,} < {saved.size:,} bytes): truncated", None
-    if _beside(path) != saved.beside:
+    if beside(path) != saved.beside:
         return "the session's generations beside it changed", None
     h = _digest(path, saved.size)
     if h is None or h.digest() != saved.digest:

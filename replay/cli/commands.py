@@ -782,16 +782,30 @@ def _terminate_cleanly() -> None:
 @reading_options()
 @JOBS
 @click.option("--parquet", type=click.Path(file_okay=False), default=None, help="Also write every table as Parquet.")
+@click.option(
+    "--rebuild", is_flag=True, help="Build the database anew, even where it could take only what changed in the logs."
+)
+@cache_options
 @selection_options
-def replay(paths: tuple[str, ...], db: str, fmt: Format, reading: Reading, jobs: int, parquet: str | None) -> None:
+def replay(
+    paths: tuple[str, ...],
+    db: str,
+    fmt: Format,
+    reading: Reading,
+    jobs: int,
+    parquet: str | None,
+    rebuild: bool,
+    cache: Path | None,
+) -> None:
     """Replay session logs into a DuckDB database for inspection (written atomically, also when
-    a session is corrupt). Text output is one summary line; the other formats give each
-    session's report, as verify does."""
+    a session is corrupt). Into a database an earlier replay made (same schedlog, same reading
+    options), only what changed in the logs is read and written: new logs, grown ones, edited
+    ones; logs no longer given are removed. Text output is one summary line; the other formats
+    give each session's report, as verify does."""
     import duckdb
 
     from replay.cli.output import reports as report_output
-    from replay.duck.build import TargetError
-    from replay.duck.build import replay as replay_logs
+    from replay.duck.build import TargetError, replay_into
     from replay.logs.discover import STDIN, discover
 
     _terminate_cleanly()
@@ -802,7 +816,7 @@ def replay(paths: tuple[str, ...], db: str, fmt: Format, reading: Reading, jobs:
     stdin = _stdin() if STDIN in paths else None
     try:
         with _progress(files, "replaying") as progress:
-            reports = replay_logs(
+            reports, changed = replay_into(
                 files,
                 Path(db),
                 reading=reading,
@@ -810,6 +824,8 @@ def replay(paths: tuple[str, ...], db: str, fmt: Format, reading: Reading, jobs:
                 stdin=stdin,
                 parquet=Path(parquet) if parquet else None,
                 progress=progress,
+                cache=cache,
+                rebuild=rebuild,
             )
     except TargetError as err:  # raised before any work: the target is left as it was
         raise InputError(str(err)) from None
@@ -821,7 +837,7 @@ def replay(paths: tuple[str, ...], db: str, fmt: Format, reading: Reading, jobs:
         kept = f", {db} left as it was" if Path(db).exists() else ""
         click.echo(printable(f"replay failed{kept}: {err}"), err=True)
         sys.exit(2)
-    where = f"; database {db}" + (f", parquet {parquet}" if parquet else "")
+    where = f"; database {db}" + (f" ({changed})" if changed else "") + (f", parquet {parquet}" if parquet else "")
     summary = report_output.summary_line(reports) + where
     _report(reports, fmt, report_output.Run(started, time.perf_counter() - clock, _version("schedlog")), summary)
     _exit(reports)

@@ -15,20 +15,24 @@ import shutil
 import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, closing, contextmanager
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import duckdb
 
 from replay.atomic import folder_of, replace_folder
+from replay.audit.cached import Use, let_go, verified
 from replay.audit.fanout import Group, group_bytes, grouped, in_processes
 from replay.audit.hoststore import cross_checked
 from replay.audit.verify import SessionReport, store_report
 from replay.duck.host import COLUMNS as HOST_COLUMNS
 from replay.duck.host import INSTANTS as HOST_INSTANTS
 from replay.duck.host import VIEW as HOST_VIEW
+from replay.duck.host import VIEW_NAME as HOST_VIEW_NAME
 from replay.duck.host import stage_rows as stage_host_rows
+from replay.duck.increment import META, SOURCES, Plan, after_lines, holdings, meta_row, plan_for, removals
 from replay.duck.loading import ParallelLoader
 from replay.duck.query import is_database
 from replay.duck.staging import SMALL_TABLES, StagedSession, stage_session, staged_name
@@ -151,13 +155,15 @@ def insert_records(
     direct: Sequence[tuple[Path, Path]],
     owned_from: Mapping[int, int | None],
     longest: int = 0,
+    grown: Mapping[int, int] | None = None,
 ) -> str:
     """Append the committed records of staged sessions: one row per verbatim event or packed row.
 
     `copied` are staged files holding the records; `direct` pairs a log file with its staged
     line descriptions, one per line (a header's is skipped), joined by position. Each record's
     length guards the pairing: a log that changed since it was staged fails loudly. `owned_from`
-    gives each session's seedLength (see `staging.owned_from`); `longest` bounds every line read.
+    gives each session's seedLength (see `staging.owned_from`); `longest` bounds every line read;
+    of a `grown` session (its key, the line of its last record held) only the records past it.
 
     A record is stored as the log wrote it, with the few fields the views need decoded beside it
     (by the stager, which has parsed the record already; DuckDB parses only a record whose type
@@ -187,6 +193,7 @@ def insert_records(
            CASE WHEN type IS NOT NULL THEN time ELSE TRY_CAST(json_extract(raw, '$.time') AS BIGINT) END,
            CASE WHEN p THEN from_json(offsets, '["BIGINT"]') END, raw
     FROM ({" UNION ALL ".join(parts)})
+    WHERE {after_lines(dict(grown or {}))}
     """
 
 
@@ -220,8 +227,12 @@ def _small(stage: Path, table: str, longest: int = 0) -> str:
     return _ndjson(stage / staged_name(table, GATHERED), _COLUMNS[table], longest)
 
 
-def _host_tables(stores: Sequence[SessionReport], stage: Path) -> Iterator[str]:
-    """The Host tables of the stores' reports (their rows staged in `stage`), and their view."""
+def _host_tables(stores: Sequence[SessionReport], stage: Path, fresh: bool = True) -> Iterator[str]:
+    """The Host tables of the stores' reports (their rows staged in `stage`), and their view:
+    made again whole in an existing database (not `fresh`; a store is read whole every run)."""
+    if not fresh:
+        yield f"DROP VIEW {HOST_VIEW_NAME}"
+        yield from (f"DROP TABLE {table}" for table in HOST_COLUMNS)
     files, longest = stage_host_rows(stores, stage)
     for table, columns in HOST_COLUMNS.items():
         select = ", ".join(f"{_instant(c)} AS {c}" if c in HOST_INSTANTS else c for c in columns)
@@ -242,6 +253,8 @@ def _create() -> Iterator[str]:
     yield "SET threads = 1"
     yield "SET write_buffer_row_group_count = 1"
     yield f"CREATE TABLE records ({_RECORD_TABLE})"
+    yield SOURCES
+    yield META
 
 
 _CHANGE_PATHS = (
@@ -252,22 +265,39 @@ _CHANGE_PATHS = (
 """The fields `schedule_changes` decodes, in the order its query indexes them (f[1] is time)."""
 
 
-def _finish(stage: Path, longest: int, chunk_files: Sequence[Path] = ()) -> Iterator[str]:
+def _finish(
+    stage: Path,
+    longest: int,
+    chunk_files: Sequence[Path] = (),
+    fresh: bool = True,
+    grown: Mapping[int, int] | None = None,
+) -> Iterator[str]:
     """The tables derived from the small tables' rows gathered in `stage` and the chunk events
-    of `chunk_files` (none longer than `longest` bytes), and the views."""
-    yield f"CREATE TABLE sessions AS SELECT * FROM {_small(stage, 'sessions', longest)} ORDER BY session_key"
+    of `chunk_files` (none longer than `longest` bytes), and the views: created (`fresh`), or
+    their rows added to an existing database's (a `grown` session's chunk events past the last
+    record held, as its records)."""
     gathered = stage / staged_name("chunk_events", GATHERED)
     chunks = _fields([gathered, *chunk_files], _CHUNK_EVENT_COLUMNS, longest=longest)
-    yield f"""CREATE TABLE chunk_events ({_CHUNK_EVENT_TABLE})"""
+    if fresh:
+        yield f"""CREATE TABLE chunk_events ({_CHUNK_EVENT_TABLE})"""
     yield f"""INSERT INTO chunk_events
     SELECT s, i + unnest(range(CAST(json_array_length(t) AS BIGINT))) AS idx, l, type,
            unnest(from_json(t, '["BIGINT"]')), unnest(from_json(d, '["JSON"]'))
-    FROM {chunks}
+    FROM {chunks} WHERE {after_lines(dict(grown or {}))}
     ORDER BY s, idx"""
-    yield EVENTS_VIEW
+    for table, select in _derived(stage, longest):
+        yield f"CREATE TABLE {table} AS {select}" if fresh else f"INSERT INTO {table} {select}"
+    if fresh:
+        yield from _VIEWS
+
+
+def _derived(stage: Path, longest: int) -> Iterator[tuple[str, str]]:
+    """Each table derived from the small tables' rows gathered in `stage`, and the query of its rows."""
+    yield "sessions", f"SELECT * FROM {_small(stage, 'sessions', longest)} ORDER BY session_key"
     fields = ", ".join(f"'$.{path}'" for path in _CHANGE_PATHS)
-    yield f"""
-    CREATE TABLE schedule_changes AS
+    yield (
+        "schedule_changes",
+        f"""
     WITH e AS (  -- one parse per record: every field in one json_extract
         SELECT session_key, idx, idx AS seq, line, owned, status, TRY_CAST(f[1] AS BIGINT) AS time_ms, f
         FROM (SELECT *, json_extract(record, [{fields}]) AS f FROM {_changes(stage, longest)})
@@ -289,44 +319,61 @@ def _finish(stage: Path, longest: int, chunk_files: Sequence[Path] = ()) -> Iter
            f[2] AS data
     FROM e
     ORDER BY e.session_key, e.idx
-    """
-    yield f"""
-    CREATE TABLE schedules AS
+    """,
+    )
+    yield (
+        "schedules",
+        f"""
     SELECT session_key, id, kind, prompt, after_seconds, every_seconds, cron, time_zone,
            created_index, created_seq, created_line, {_ts("created_time_ms")} AS created_time,
            {_instant("first_target")} AS first_target, {_instant("current_target")} AS current_target,
            ended_index, ended_seq, end_reason, dispatch_count
     FROM {_small(stage, "schedules", longest)} ORDER BY session_key, created_index
-    """
-    yield f"""
-    CREATE TABLE dispatches AS
+    """,
+    )
+    yield (
+        "dispatches",
+        f"""
     SELECT session_key, idx, seq, line, id, kind, shape, {_instant("target")} AS target,
            {_instant("occurrence_at")} AS occurrence_at, {_instant("accepted_at")} AS accepted_at,
            {_instant("next_target")} AS next_target, batch, {_ts("time_ms")} AS time
     FROM {_small(stage, "dispatches", longest)} ORDER BY session_key, idx
-    """
-    yield f"""CREATE TABLE violations AS
+    """,
+    )
+    yield (
+        "violations",
+        f"""
     SELECT session_key, "index", seq, line, code, rule, pointer, message FROM {_small(stage, "violations", longest)}
-    ORDER BY session_key"""
-    yield f"""CREATE TABLE violation_related AS
+    ORDER BY session_key""",
+    )
+    yield (
+        "violation_related",
+        f"""
     SELECT session_key, role, "index", seq, line, pointer FROM {_small(stage, "violation_related", longest)}
-    ORDER BY session_key, line NULLS FIRST"""
-    yield "CREATE VIEW active_schedules AS SELECT * FROM schedules WHERE end_reason = 'active'"
-    yield """
+    ORDER BY session_key, line NULLS FIRST""",
+    )
+
+
+_VIEWS = (
+    EVENTS_VIEW,
+    "CREATE VIEW active_schedules AS SELECT * FROM schedules WHERE end_reason = 'active'",
+    """
     CREATE VIEW timeline AS
     SELECT c.session_key, s.path, c.time, c.idx, c.seq, c.line, c.operation, c.id, c.kind, c.status,
            c.scheduled_at, c.occurrence_at, c.accepted_at, c.next_scheduled_at
     FROM schedule_changes c JOIN sessions s USING (session_key)
     ORDER BY c.session_key, c.time_ms, c.idx
+    """,
     """
-    yield """
     CREATE VIEW batches AS
     SELECT session_key, batch, accepted_at, count(*) AS size, list(id ORDER BY idx) AS ids,
            min(idx) AS first_index, max(idx) AS last_index, min(occurrence_at) AS earliest_occurrence
     FROM dispatches WHERE batch IS NOT NULL
     GROUP BY session_key, batch, accepted_at
     ORDER BY session_key, batch
-    """
+    """,
+)
+"""The views, made once with the tables."""
 
 
 TABLES = (
@@ -336,9 +383,9 @@ TABLES = (
 PARTITIONED = ("events", "schedule_changes", "schedules", "dispatches")
 
 
-StageTask = tuple[Group, int, str, Reading]
-"""Consecutive session files staged by one worker call, the first one's session key (the others
-follow in order), the staging directory, and how to read them."""
+StageTask = tuple[Group, tuple[int, ...], str, Reading]
+"""Consecutive session files staged by one worker call, their session keys, the staging
+directory, and how to read them."""
 
 
 def _stage_size(task: StageTask) -> int:
@@ -346,8 +393,8 @@ def _stage_size(task: StageTask) -> int:
 
 
 def _stage_group(task: StageTask) -> list[StagedSession]:
-    group, first_key, out, reading = task
-    return [stage_session(path, first_key + n, Path(out), reading) for n, (path, _) in enumerate(group)]
+    group, keys, out, reading = task
+    return [stage_session(path, key, Path(out), reading) for (path, _), key in zip(group, keys, strict=True)]
 
 
 ROW_GROUP_SIZE = 2048
@@ -387,8 +434,14 @@ def batch_limit(first: bool, remaining: int) -> int:
     return max(LAST_BATCH_BYTES, min(BATCH_BYTES, remaining // 4))
 
 
-def _ingest(con: duckdb.DuckDBPyConnection, stage: Path, batch: Sequence[tuple[int, StagedSession]]) -> None:
-    """Load the records of the staged sessions in `batch` (key, session) and delete their files.
+def _ingest(
+    con: duckdb.DuckDBPyConnection,
+    stage: Path,
+    batch: Sequence[tuple[int, StagedSession]],
+    grown: Mapping[int, int] | None = None,
+) -> None:
+    """Load the records of the staged sessions in `batch` (key, session) and delete their files
+    (of a `grown` one, those past the last record held: `insert_records`).
 
     The inline records of the batch's small sessions are written to one file first (named
     after the batch's first key): DuckDB opens it once for them all.
@@ -403,7 +456,9 @@ def _ingest(con: duckdb.DuckDBPyConnection, stage: Path, batch: Sequence[tuple[i
     try:
         longest = max(s.longest for _, s in batch)
         con.execute(
-            insert_records(([inline] if records else []) + copied, direct, {k: s.owned_from for k, s in batch}, longest)
+            insert_records(
+                ([inline] if records else []) + copied, direct, {k: s.owned_from for k, s in batch}, longest, grown
+            )
         )
     finally:
         inline.unlink(missing_ok=True)
@@ -453,6 +508,7 @@ def _staged(
     jobs: int,
     streams: Sequence[tuple[str, Data | OSError]],
     progress: Callable[[int], None] | None,
+    keys: Mapping[str, int] | None = None,
 ) -> Iterator[Iterator[tuple[int, int, StagedSession]]]:
     """Gives (session key, input bytes, staged session) in input order (the `streams` read once,
     standard input's and the pipes', then the files' in `groups`), staged ahead by worker
@@ -463,15 +519,16 @@ def _staged(
     executing on this process's thread takes the GIL back between its tasks, so a busy Python
     thread here would throttle it. Workers stage at most one batch (BATCH_BYTES of input) beyond
     the sessions awaited, so the staging directory stays bounded when DuckDB is the slower side.
-    Progress is reported per staging task (one file, or a group of small ones).
+    Progress is reported per staging task (one file, or a group of small ones). The sessions are
+    keyed 1 on in that order, or by `keys` (each input's, by its path: a replay into an existing
+    database keeps the keys it holds).
     """
-    tasks: list[StageTask] = []
-    key = 1 + len(streams)
-    for group in groups:
-        tasks.append((group, key, str(stage), reading))
-        key += len(group)
+    if keys is None:
+        order = [*(name for name, _ in streams), *(path for group in groups for path, _ in group)]
+        keys = {path: n for n, path in enumerate(order, 1)}
+    tasks = [(group, tuple(keys[path] for path, _ in group), str(stage), reading) for group in groups]
     with in_processes(_stage_group, tasks, max(1, jobs), progress, BATCH_BYTES, _stage_size) as staged:
-        yield _after_streams(streams, stage, reading, staged)
+        yield _after_streams(streams, stage, reading, staged, keys)
 
 
 def _held_size(data: Data | OSError) -> int:
@@ -484,14 +541,15 @@ def _after_streams(
     stage: Path,
     reading: Reading,
     staged: Iterator[tuple[StageTask, list[StagedSession]]],
+    keys: Mapping[str, int],
 ) -> Iterator[tuple[int, int, StagedSession]]:
-    """The streams' sessions first (keys 1 on, staged here: their bytes are held by this
-    process), then the files' as the workers stage them."""
-    for key, (name, data) in enumerate(streams, 1):
-        yield key, _held_size(data), stage_session(name, key, stage, reading, data=data)
-    for (group, first_key, _, _), sessions in staged:
-        for n, ((_, size), session) in enumerate(zip(group, sessions, strict=True)):
-            yield first_key + n, size, session
+    """The streams' sessions first (staged here: their bytes are held by this process), then the
+    files' as the workers stage them."""
+    for name, data in streams:
+        yield keys[name], _held_size(data), stage_session(name, keys[name], stage, reading, data=data)
+    for (group, group_keys, _, _), sessions in staged:
+        for (_, size), key, session in zip(group, group_keys, sessions, strict=True):
+            yield key, size, session
 
 
 def _parquet(con: duckdb.DuckDBPyConnection, target: Path) -> None:
@@ -622,9 +680,14 @@ def _load(
     remaining: int,
     parquet: Path | None,
     stores: Sequence[SessionReport] = (),
+    meta: tuple[str, str] | None = None,
+    plan: Plan | None = None,
+    kept: Sequence[SessionReport] = (),
 ) -> list[SessionReport]:
     """Build the database at `tmp` from the sessions as they are staged (`remaining` bytes of
-    input in all); return their reports."""
+    input in all), `meta` what made it; or, with a `plan`, change the copy of an existing one at
+    `tmp` as it says (`increment.py`), `kept` the reports of the sessions it keeps. Return the
+    staged sessions' reports, the stores' last."""
     reports: list[SessionReport] = []
     con = duckdb.connect()
     try:
@@ -632,40 +695,52 @@ def _load(
         con.execute(f"SET temp_directory = '{_quoted(stage / 'spill')}'")
         con.execute(f"ATTACH '{_quoted(tmp)}' AS replay (ROW_GROUP_SIZE {ROW_GROUP_SIZE})")
         con.execute("USE replay")
-        for statement in _create():
+        for statement in _create() if plan is None else ("SET TimeZone = 'UTC'", *removals(plan)):
             con.execute(statement)
+        if plan is None:
+            con.execute("INSERT INTO replay_meta VALUES (?, ?)", meta)
+        grown = {} if plan is None else plan.grown
         with closing(_Gathered(stage)) as gathered:
             loader = ParallelLoader(con, LOADERS, ["USE replay"])
             try:
                 batch: list[tuple[int, StagedSession]] = []
                 pending = 0
                 loading: list[int] = []  # the input bytes of the batches submitted, the last LOADERS may be loading
+                sources: list[tuple[object, ...]] = []
+                seeds: list[tuple[int | None, int]] = []
                 for key, size, session in staged:
                     reports.append(session.report)
                     gathered.add(session)
+                    sources.append((key, os.fsencode(session.report.path), *session.source_row))
+                    if key in grown:  # its fork cut may have moved: its records held are owned from there
+                        seeds.append((session.owned_from, key))
                     batch.append((key, session))
                     pending += size
                     remaining -= size
                     if pending >= batch_limit(len(reports) == len(batch), remaining):
-                        loader.submit(partial(_ingest, stage=stage, batch=batch))
+                        loader.submit(partial(_ingest, stage=stage, batch=batch, grown=grown))
                         loading.append(pending)
                         batch, pending = [], 0
                 if batch:
-                    loader.submit(partial(_ingest, stage=stage, batch=batch))
+                    loader.submit(partial(_ingest, stage=stage, batch=batch, grown=grown))
                     loading.append(pending)
                 committed = loader.finish()
                 gathered.close()
                 if not overlaps(loading):
                     committed.result()
                 # the derived tables need no records: built while the last batches load and commit
-                for statement in _finish(stage, gathered.longest, gathered.chunk_files):
+                for statement in _finish(stage, gathered.longest, gathered.chunk_files, plan is None, grown):
                     con.execute(statement)
-                judged = cross_checked([*reports, *stores])
+                if sources:
+                    con.executemany("INSERT INTO sources VALUES (?, ?, ?, ?, ?)", sources)
+                judged = cross_checked([*kept, *reports, *stores])
                 host_reports = [r for r in judged if r.store]
-                for statement in _host_tables(host_reports, stage):
+                for statement in _host_tables(host_reports, stage, fresh=plan is None):
                     con.execute(statement)
                 reports = [*reports, *host_reports]
                 committed.result()
+                if seeds:
+                    con.executemany("UPDATE records SET seed_length = ? WHERE session_key = ?", seeds)
             finally:
                 loader.close()
         if parquet is not None:
@@ -676,7 +751,12 @@ def _load(
     return reports
 
 
-def replay(
+def replay(paths: Sequence[str], db: Path, **options: Any) -> list[SessionReport]:
+    """`replay_into`'s reports (see it)."""
+    return replay_into(paths, db, **options)[0]
+
+
+def replay_into(
     paths: Sequence[str],
     db: Path,
     *,
@@ -685,10 +765,18 @@ def replay(
     stdin: Data | None = None,
     parquet: Path | None = None,
     progress: Callable[[int], None] | None = None,
-) -> list[SessionReport]:
-    """Replay the session logs at `paths` into a new DuckDB database at `db`, and the Host task
+    cache: Path | None = None,
+    rebuild: bool = False,
+) -> tuple[list[SessionReport], str]:
+    """Replay the session logs at `paths` into a DuckDB database at `db`, and the Host task
     stores among them (each read once, for its report) into its Host tables; return their
-    reports (the stores' last).
+    reports (the stores' last), and what changed in the database (`Plan.told`, or "built anew"
+    in place of an earlier one; nothing where there was none).
+
+    Where `db` is a replay database made by this schedlog with this reading, it is changed by
+    what changed in the logs (`increment.py`; the reports of the logs it keeps from the verdict
+    cache in folder `cache`, or read); else (or with `rebuild`) built anew. Either way the new
+    database is made beside it and put in its place once complete.
 
     Raises TargetError when `db` exists and is not a DuckDB database, or `parquet` holds files an
     export did not write.
@@ -698,6 +786,8 @@ def replay(
     _settle(db)  # before any work: a database another process holds is refused at once
     if parquet is not None:
         check_parquet_target(parquet)
+    existed = db.exists()
+    holding = None if rebuild else holdings(db, reading)
     try:
         folder_of(db)
         remove_leftovers(db)
@@ -712,14 +802,27 @@ def replay(
     stores = [report for p in paths if p != STDIN and (report := store_report(p, reading, held.get(p))) is not None]
     logs = [p for p in paths if p != STDIN and p not in {s.path for s in stores}]
     streams = [*([("<stdin>", stdin)] if stdin is not None else []), *((p, held[p]) for p in logs if p in held)]
-    groups = list(grouped([p for p in logs if p not in held]))  # reads each file's size once
-    total = sum(group_bytes(group) for group in groups) + sum(_held_size(d) for _, d in streams)
+    files = [p for p in logs if p not in held]
     try:
-        with _staged(groups, stage, reading, jobs, streams, progress) as staged:
-            reports = _load(staged, stage, tmp, total, parquet, stores)
+        plan, kept = None, {}
+        if holding is not None:
+            shutil.copyfile(db, tmp)  # changed as a copy: an interrupted run leaves the database as it was
+            with closing(duckdb.connect(str(tmp), read_only=True)) as con:
+                plan = plan_for(holding, files, [name for name, _ in streams], con)
+            kept = {p: verified(p, reading, cache, progress) for p in plan.kept}
+            files = [p for p in files if p not in kept]
+        groups = list(grouped(files))  # reads each file's size once
+        total = sum(group_bytes(group) for group in groups) + sum(_held_size(d) for _, d in streams)
+        keys = None if plan is None else plan.keys
+        with _staged(groups, stage, reading, jobs, streams, progress, keys) as staged:
+            made = _load(staged, stage, tmp, total, parquet, stores, meta_row(reading), plan, list(kept.values()))
         _replace(tmp, db)
-        return reports
     finally:
+        let_go(cache, close=False)
         shutil.rmtree(stage, ignore_errors=True)
         for leftover in (tmp, tmp.with_name(tmp.name + ".wal")):
             leftover.unlink(missing_ok=True)
+    if plan is None:
+        return made, "built anew" if existed else ""
+    read = {r.path: replace(r, read=Use.WHOLE.value) for r in made if not r.store}
+    return [kept[p] if p in kept else read[p] for p in plan.keys] + [r for r in made if r.store], plan.told

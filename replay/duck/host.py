@@ -73,8 +73,9 @@ def _rows(store: SessionReport) -> Iterator[tuple[str, dict[str, Any]]]:
 INSTANTS = ("scheduled_at", "delivered_at")
 """The columns staged as written and cast to TIMESTAMPTZ in the tables."""
 
-VIEW = """
-    CREATE VIEW host_reminder_deliveries AS
+VIEW_NAME = "host_reminder_deliveries"
+VIEW = f"""
+    CREATE VIEW {VIEW_NAME} AS
     SELECT d.*, m.session_key, m.idx AS message_index, m.line AS message_line, m.session_key IS NOT NULL AS reached
     FROM host_deliveries d
     LEFT JOIN (

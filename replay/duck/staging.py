@@ -40,6 +40,7 @@ from invariant import CreateChange, DeleteChange, DispatchChange, Step
 from invariant.changes import ONE_SHOT_KINDS
 from invariant.jsvalue import safe_integer
 from invariant.ledger import LedgerRow, owned_from
+from replay.audit.cached import beside, content_digest
 from replay.audit.fanout import file_size
 from replay.audit.verify import Judgement, SessionReport, verify_log
 from replay.logs import deepjson
@@ -94,6 +95,9 @@ class StagedSession(NamedTuple):
     chunk_events: str | None = None
     """The file of its chunk events, when it is staged (not inline) and holds packed rows; else
     they are among its small rows."""
+    source_row: tuple[int | None, str | None, str] = (None, None, "")
+    """What the database records of the file read (`sources`): its size and the digest of those
+    bytes (None for a stream: never found unchanged), and the generations beside it."""
 
 
 INLINE_BYTES = 1 << 20
@@ -445,4 +449,15 @@ def _stage(
     small = stager.small_rows()
     longest = max(stager.longest, log.head.size if source is not None else 0)
     chunks = None if stager.chunk_events is None else str(stager.chunk_events)
-    return StagedSession(report, source, stager.owned_from, small, records, longest, chunks)
+    return StagedSession(
+        report, source, stager.owned_from, small, records, longest, chunks, _source_row(path, log, data)
+    )
+
+
+def _source_row(path: str, log: SessionLog, data: Data | OSError | None) -> tuple[int | None, str | None, str]:
+    """The `sources` row of a log just read: a regular file's size as read and the digest of
+    those bytes (taken after the read: a file edited between the two is found changed next
+    time), and the names of the generations beside it (they decide a finding)."""
+    if data is not None or log.notes.unreadable:
+        return None, None, ""
+    return log.size, content_digest(path, log.size), "\0".join(beside(path))
