@@ -13,6 +13,10 @@ from the kernel), best of `--runs`, then again with `--format json` for the comp
 
 It prints each case's seconds and its ratio to cold, and checks that every cached run's output
 equals the cold run's byte for byte. Goals (issue 50): unchanged <= 0.10 of cold, grown <= 0.20.
+
+Then the same for `schedlog replay` into one database (`replay/duck/increment.py`): built anew
+(`--rebuild --no-cache`), again over the unchanged folder, and after the same growth; each
+run's verdict summary compared with the fresh build's.
 """
 
 from __future__ import annotations
@@ -91,6 +95,39 @@ def case(mb: int, share: float, runs: int) -> dict[str, float]:
         }
 
 
+def _replay(folder: Path, db: Path, *more: str) -> tuple[float, str]:
+    """CPU seconds of one `schedlog replay` process into `db`, and its verdict summary (the
+    summary line up to the database's name)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run([SCHEDLOG, "replay", str(folder), "--db", str(db), *more], capture_output=True, check=False)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return cpu, done.stdout.decode().split("; ")[0]
+
+
+def replay_case(mb: int, share: float, runs: int) -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "logs"
+        shutil.copytree(build_from_real_logs(Path(tmp) / "corpus", mb, 1, share)[0].parent, folder)
+        for stamp in folder.glob(".built-*"):
+            stamp.unlink()
+        paths = sorted(folder.glob("*.jsonl"))
+        db, cache = Path(tmp) / "r.duckdb", ["--cache-dir", str(Path(tmp) / "cache")]
+        fresh, expected = min(_replay(folder, db, "--rebuild", "--no-cache") for _ in range(runs))
+        _replay(folder, db, *cache)  # the cache learns the logs the database keeps
+        unchanged = [_replay(folder, db, *cache) for _ in range(runs)]
+        grown = []
+        for k in range(runs):
+            whole = _cut(paths, random.Random(k))
+            _replay(folder, db, *cache)
+            for path, data in whole.items():
+                path.write_bytes(data)
+            grown.append(_replay(folder, db, *cache))
+        if any(summary != expected for _, summary in unchanged + grown):
+            raise SystemExit("replay: a summary differs from the fresh build's")
+        return {"fresh": fresh, "unchanged": min(c for c, _ in unchanged), "grown": min(c for c, _ in grown)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=int, default=100)
@@ -102,6 +139,9 @@ def main() -> None:
         got = case(args.mb, share, args.runs)
         told = ", ".join(f"{k} {v:.2f} s ({v / got['cold']:.2f}x)" for k, v in got.items())
         print(f"{args.mb} MB, schedule share {share:.0%}: {told}; outputs equal")
+        got = replay_case(args.mb, share, args.runs)
+        told = ", ".join(f"{k} {v:.2f} s ({v / got['fresh']:.2f}x)" for k, v in got.items())
+        print(f"  replay into one database: {told}; verdicts equal")
 
 
 if __name__ == "__main__":
