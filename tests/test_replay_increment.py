@@ -126,3 +126,25 @@ def test_a_database_of_other_options_is_rebuilt(tmp_path: Path) -> None:
     assert replay_into(inputs, db, reading=Reading(mode=Mode.LENIENT))[1] == "built anew"
     assert replay_into(inputs, db, reading=Reading(mode=Mode.LENIENT))[1].startswith(f"{len(inputs)} kept")
     assert replay_into(inputs, db, reading=Reading(mode=Mode.LENIENT), rebuild=True)[1] == "built anew"
+
+
+def test_host_stores_and_standard_input_are_taken_again_each_time(tmp_path: Path) -> None:
+    """A Host task store's tables are made again from the store (read whole every run), and
+    cross-checked with every session, kept or read; standard input is read again under its key."""
+    import shutil
+
+    root = tmp_path / "root"
+    shutil.copytree(ROOT / "fixtures" / "host" / "root", root)
+    alpha = root / "--home-dev-app--" / "s-alpha" / "session.v4.jsonl"
+    whole = alpha.read_bytes()
+    lines = whole.splitlines(keepends=True)
+    alpha.write_bytes(b"".join(lines[: len(lines) // 2]))
+    stdin = (ROOT / "fixtures/sessions/valid/fork-child.session.jsonl").read_bytes()
+    db, fresh = tmp_path / "grown.duckdb", tmp_path / "fresh.duckdb"
+    replay_into([*_inputs(root), "-"], db, stdin=stdin)
+    alpha.write_bytes(whole)
+    assert replay_into([*_inputs(root), "-"], db, stdin=stdin)[1] == "1 kept, 1 grown, 1 read again, 0 added, 0 removed"
+    replay([*_inputs(root), "-"], fresh, stdin=stdin)
+    got = contents(db)
+    assert got == contents(fresh)
+    assert got["host_tasks"] and got["host_reminder_deliveries"]

@@ -18,7 +18,7 @@ from contextlib import ExitStack, closing, contextmanager
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 import duckdb
 
@@ -751,9 +751,30 @@ def _load(
     return reports
 
 
-def replay(paths: Sequence[str], db: Path, **options: Any) -> list[SessionReport]:
+def replay(
+    paths: Sequence[str],
+    db: Path,
+    *,
+    reading: Reading = DEFAULT_READING,
+    jobs: int = 1,
+    stdin: Data | None = None,
+    parquet: Path | None = None,
+    progress: Callable[[int], None] | None = None,
+    cache: Path | None = None,
+    rebuild: bool = False,
+) -> list[SessionReport]:
     """`replay_into`'s reports (see it)."""
-    return replay_into(paths, db, **options)[0]
+    return replay_into(
+        paths,
+        db,
+        reading=reading,
+        jobs=jobs,
+        stdin=stdin,
+        parquet=parquet,
+        progress=progress,
+        cache=cache,
+        rebuild=rebuild,
+    )[0]
 
 
 def replay_into(
