@@ -63,13 +63,18 @@ def _cut(paths: list[Path], rng: random.Random) -> dict[Path, bytes]:
     return whole
 
 
+def _corpus(tmp: Path, mb: int, share: float) -> tuple[Path, list[Path]]:
+    """A folder of `mb` MB of the real logs' bodies at a schedule `share` in `tmp`, and its logs."""
+    folder = tmp / "logs"
+    shutil.copytree(build_from_real_logs(tmp / "corpus", mb, 1, share)[0].parent, folder)
+    for stamp in folder.glob(".built-*"):
+        stamp.unlink()
+    return folder, sorted(folder.glob("*.jsonl"))
+
+
 def case(mb: int, share: float, runs: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp) / "logs"
-        shutil.copytree(build_from_real_logs(Path(tmp) / "corpus", mb, 1, share)[0].parent, folder)
-        for stamp in folder.glob(".built-*"):
-            stamp.unlink()
-        paths = sorted(folder.glob("*.jsonl"))
+        folder, paths = _corpus(Path(tmp), mb, share)
         cache = ["--cache-dir", str(Path(tmp) / "cache")]
         cold, expected = min(_run(folder, "--no-cache") for _ in range(runs))
         firsts = []
@@ -107,11 +112,7 @@ def _replay(folder: Path, db: Path, *more: str) -> tuple[float, str]:
 
 def replay_case(mb: int, share: float, runs: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp) / "logs"
-        shutil.copytree(build_from_real_logs(Path(tmp) / "corpus", mb, 1, share)[0].parent, folder)
-        for stamp in folder.glob(".built-*"):
-            stamp.unlink()
-        paths = sorted(folder.glob("*.jsonl"))
+        folder, paths = _corpus(Path(tmp), mb, share)
         db, cache = Path(tmp) / "r.duckdb", ["--cache-dir", str(Path(tmp) / "cache")]
         fresh, expected = min(_replay(folder, db, "--rebuild", "--no-cache") for _ in range(runs))
         _replay(folder, db, *cache)  # the cache learns the logs the database keeps

@@ -231,7 +231,7 @@ def test_types_and_times_the_stager_leaves_to_duckdb(tmp_path: Path) -> None:
 def test_real_logs_expand_exactly_like_the_reader(tmp_path: Path) -> None:
     db = tmp_path / "real.duckdb"
     paths = sorted(str(p) for p in REAL_LOGS.glob("*.jsonl"))
-    reports = replay(paths, db)
+    reports = replay(paths, db).reports
     assert q(db, "SELECT count(*) FROM sessions") == [(len(paths),)]
     for report in reports:
         log = SessionLog(report.path)
@@ -583,7 +583,7 @@ def test_staging_runs_only_a_few_sessions_ahead_of_ingest(
     monkeypatch.setattr(duck, "batch_limit", lambda first, remaining: 1)  # ingest every session on its own
     monkeypatch.setattr(duck, "BATCH_BYTES", 1)  # and stage no more than one batch ahead
     monkeypatch.setattr(duck, "_ingest", slow_ingest)
-    reports = replay(list(discover([str(corpus)])), tmp_path / "b.duckdb", jobs=jobs)
+    reports = replay(list(discover([str(corpus)])), tmp_path / "b.duckdb", jobs=jobs).reports
     assert [r.verdict for r in reports] == ["ok"] * 12
     assert len(staged_counts) == 12
     # the batches loading, a task per staging worker, one queued

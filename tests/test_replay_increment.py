@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from fuzz.logs import make, sources
 from replay.duck import staging
-from replay.duck.build import TABLES, replay, replay_into
+from replay.duck.build import TABLES, replay
 from replay.logs.discover import discover
 from replay.reading import Mode, Reading
 
@@ -60,9 +60,9 @@ def _grown_twice(tmp: Path, before: dict[str, bytes], after: dict[str, bytes], r
     folder.mkdir(exist_ok=True)
     _write(folder, before)
     db = tmp / "grown.duckdb"
-    _, first = replay_into(_inputs(folder), db, reading=reading)
+    _, first = replay(_inputs(folder), db, reading=reading)
     _write(folder, after)
-    _, second = replay_into(_inputs(folder), db, reading=reading)
+    _, second = replay(_inputs(folder), db, reading=reading)
     assert second != "built anew"
     fresh = tmp / "fresh.duckdb"
     replay(_inputs(folder), fresh, reading=reading)
@@ -123,9 +123,9 @@ def test_a_database_of_other_options_is_rebuilt(tmp_path: Path) -> None:
     inputs = _inputs(ROOT / "fixtures" / "sessions")
     db = tmp_path / "r.duckdb"
     replay(inputs, db)
-    assert replay_into(inputs, db, reading=Reading(mode=Mode.LENIENT))[1] == "built anew"
-    assert replay_into(inputs, db, reading=Reading(mode=Mode.LENIENT))[1].startswith(f"{len(inputs)} kept")
-    assert replay_into(inputs, db, reading=Reading(mode=Mode.LENIENT), rebuild=True)[1] == "built anew"
+    assert replay(inputs, db, reading=Reading(mode=Mode.LENIENT))[1] == "built anew"
+    assert replay(inputs, db, reading=Reading(mode=Mode.LENIENT))[1].startswith(f"{len(inputs)} kept")
+    assert replay(inputs, db, reading=Reading(mode=Mode.LENIENT), rebuild=True)[1] == "built anew"
 
 
 def test_host_stores_and_standard_input_are_taken_again_each_time(tmp_path: Path) -> None:
@@ -141,9 +141,9 @@ def test_host_stores_and_standard_input_are_taken_again_each_time(tmp_path: Path
     alpha.write_bytes(b"".join(lines[: len(lines) // 2]))
     stdin = (ROOT / "fixtures/sessions/valid/fork-child.session.jsonl").read_bytes()
     db, fresh = tmp_path / "grown.duckdb", tmp_path / "fresh.duckdb"
-    replay_into([*_inputs(root), "-"], db, stdin=stdin)
+    replay([*_inputs(root), "-"], db, stdin=stdin)
     alpha.write_bytes(whole)
-    assert replay_into([*_inputs(root), "-"], db, stdin=stdin)[1] == "1 kept, 1 grown, 1 read again, 0 added, 0 removed"
+    assert replay([*_inputs(root), "-"], db, stdin=stdin)[1] == "1 kept, 1 grown, 1 read again, 0 added, 0 removed"
     replay([*_inputs(root), "-"], fresh, stdin=stdin)
     got = contents(db)
     assert got == contents(fresh)

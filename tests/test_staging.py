@@ -178,7 +178,7 @@ def test_lone_surrogates_are_staged_as_replacement_characters(tmp_path: Path) ->
     """A JavaScript string may hold a lone surrogate; DuckDB can hold neither it nor its JSON
     escape, so the database has U+FFFD in its place, and every table and view reads."""
     log = _with_lone_surrogates(tmp_path)
-    (report,) = replay([str(log)], tmp_path / "x.duckdb")
+    (report,) = replay([str(log)], tmp_path / "x.duckdb").reports
     assert report.verdict == "ok"
     with duckdb.connect(str(tmp_path / "x.duckdb"), read_only=True) as con:
         assert con.execute("SELECT session_id, header ->> 'id' FROM sessions").fetchall() == [("a1b2\ufffd",) * 2]
@@ -214,7 +214,7 @@ def test_a_file_name_with_undecodable_bytes_is_replayed(tmp_path: Path) -> None:
     except (OSError, UnicodeEncodeError):
         pytest.skip("this file system does not take undecodable file names")
     assert not staging._may_read_directly(str(log))
-    (report,) = replay([str(log)], tmp_path / "x.duckdb")
+    (report,) = replay([str(log)], tmp_path / "x.duckdb").reports
     assert report.verdict == "ok"
     with duckdb.connect(str(tmp_path / "x.duckdb"), read_only=True) as con:
         (path,) = con.execute("SELECT path FROM sessions").fetchone() or ("",)
@@ -226,7 +226,7 @@ def test_a_number_beyond_doubles_is_stored_as_null(tmp_path: Path) -> None:
     """JavaScript reads 1e400 as Infinity, which JSON.stringify writes as null; so does the database."""
     log = tmp_path / "big.session.jsonl"
     log.write_bytes(REMINDERS.read_bytes().replace(b'"data":{"turn":1}', b'"data":{"turn":1,"big":1e400}', 1))
-    (report,) = replay([str(log)], tmp_path / "x.duckdb")
+    (report,) = replay([str(log)], tmp_path / "x.duckdb").reports
     assert report.verdict == "ok"
     with duckdb.connect(str(tmp_path / "x.duckdb"), read_only=True) as con:
         assert con.execute("SELECT data FROM events WHERE idx = 0").fetchall() == [('{"turn":1,"big":null}',)]

@@ -805,7 +805,8 @@ def replay(
     import duckdb
 
     from replay.cli.output import reports as report_output
-    from replay.duck.build import TargetError, replay_into
+    from replay.duck.build import TargetError
+    from replay.duck.build import replay as replay_logs
     from replay.logs.discover import STDIN, discover
 
     _terminate_cleanly()
@@ -816,7 +817,7 @@ def replay(
     stdin = _stdin() if STDIN in paths else None
     try:
         with _progress(files, "replaying") as progress:
-            reports, changed = replay_into(
+            reports, changed = replay_logs(
                 files,
                 Path(db),
                 reading=reading,

@@ -18,7 +18,7 @@ from contextlib import ExitStack, closing, contextmanager
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import IO
+from typing import IO, NamedTuple
 
 import duckdb
 
@@ -751,6 +751,13 @@ def _load(
     return reports
 
 
+class Replayed(NamedTuple):
+    """What a replay gives: the reports (the stores' last), and what changed in the database."""
+
+    reports: list[SessionReport]
+    changed: str
+
+
 def replay(
     paths: Sequence[str],
     db: Path,
@@ -762,33 +769,7 @@ def replay(
     progress: Callable[[int], None] | None = None,
     cache: Path | None = None,
     rebuild: bool = False,
-) -> list[SessionReport]:
-    """`replay_into`'s reports (see it)."""
-    return replay_into(
-        paths,
-        db,
-        reading=reading,
-        jobs=jobs,
-        stdin=stdin,
-        parquet=parquet,
-        progress=progress,
-        cache=cache,
-        rebuild=rebuild,
-    )[0]
-
-
-def replay_into(
-    paths: Sequence[str],
-    db: Path,
-    *,
-    reading: Reading = DEFAULT_READING,
-    jobs: int = 1,
-    stdin: Data | None = None,
-    parquet: Path | None = None,
-    progress: Callable[[int], None] | None = None,
-    cache: Path | None = None,
-    rebuild: bool = False,
-) -> tuple[list[SessionReport], str]:
+) -> Replayed:
     """Replay the session logs at `paths` into a DuckDB database at `db`, and the Host task
     stores among them (each read once, for its report) into its Host tables; return their
     reports (the stores' last), and what changed in the database (`Plan.told`, or "built anew"
@@ -844,6 +825,6 @@ def replay_into(
         for leftover in (tmp, tmp.with_name(tmp.name + ".wal")):
             leftover.unlink(missing_ok=True)
     if plan is None:
-        return made, "built anew" if existed else ""
+        return Replayed(made, "built anew" if existed else "")
     read = {r.path: replace(r, read=Use.WHOLE.value) for r in made if not r.store}
-    return [kept[p] if p in kept else read[p] for p in plan.keys] + [r for r in made if r.store], plan.told
+    return Replayed([kept[p] if p in kept else read[p] for p in plan.keys] + [r for r in made if r.store], plan.told)
