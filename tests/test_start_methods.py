@@ -82,6 +82,34 @@ def test_replay_gives_the_same_database_under_every_start_method(tmp_path: Path,
 
 
 @pytest.mark.slow
+def test_replay_into_an_existing_database_is_the_same_under_every_start_method(tmp_path: Path, many_logs: Path) -> None:
+    """The second replay finds a third of the logs new and one grown: it stages them with the keys
+    it chose (worker tasks carry them) under each start method alike."""
+    tables = {}
+    for method in METHODS:
+        logs = tmp_path / "logs"  # one path for every method: the sessions table holds it
+        shutil.rmtree(logs, ignore_errors=True)
+        shutil.copytree(many_logs, logs)
+        later = sorted(p for p in logs.rglob("*.jsonl*") if p.is_file())
+        held = {p: p.read_bytes() for p in later[: len(later) // 3]}
+        grown = later[-1]
+        whole = grown.read_bytes()
+        for path in held:
+            path.unlink()
+        grown.write_bytes(whole[: len(whole) // 2])
+        db = tmp_path / f"{method}.duckdb"
+        assert _schedlog(method, "replay", str(logs), "--db", str(db), "--no-cache").returncode == 1
+        for path, data in held.items():
+            path.write_bytes(data)
+        grown.write_bytes(whole)
+        done = _schedlog(method, "replay", str(logs), "--db", str(db), "--jobs", "2", "--no-cache")
+        assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+        assert f"1 grown, 0 read again, {len(held)} added, 0 removed" in done.stdout, done.stdout
+        tables[method] = _tables(db)
+    assert tables["forkserver"] == tables["fork"] == tables["spawn"]
+
+
+@pytest.mark.slow
 def test_report_jobs_writes_the_same_page_under_every_start_method(tmp_path: Path, many_logs: Path) -> None:
     pages = {}
     for method in METHODS:
