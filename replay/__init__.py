@@ -12,21 +12,15 @@ from invariant.exports import lazy_exports
 
 if TYPE_CHECKING:
     from replay.audit.auditrun import Audit, verify_paths
-    from replay.audit.verify import (
-        SessionReport,
-        Verdict,
-        verify_bytes,
-        verify_bytes_with_changes,
-        verify_path,
-    )
+    from replay.audit.report import SessionReport, Verdict
+    from replay.audit.verify import verify_bytes, verify_bytes_with_changes, verify_path
     from replay.reading import Mode, Reading
     from replay.sim.simulator import Scenario, ScenarioError, SimulationResult, TooManyEvents, simulate
 
 _HOMES = {
     "audit.auditrun": ("Audit", "verify_paths"),
+    "audit.report": ("SessionReport", "Verdict"),
     "audit.verify": (
-        "SessionReport",
-        "Verdict",
         "verify_bytes",
         "verify_bytes_with_changes",
         "verify_path",

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from replay.audit.verify import Verdict, verify_path
+from replay.audit.report import Verdict
+from replay.audit.verify import verify_path
 
 from .conftest import ROOT
 

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 import zstandard
 
-from replay.audit.verify import SessionReport, Verdict, verify_path
+from replay.audit.report import SessionReport, Verdict
+from replay.audit.verify import verify_path
 from replay.logs.logfile import SessionLog
 
 from .conftest import REAL_LOGS, ROOT, requires_real_logs

@@ -10,7 +10,7 @@ from invariant.findings import Severity
 from replay.audit.cached import let_go, verified
 from replay.audit.fanout import Group, group_bytes, grouped, in_processes
 from replay.audit.hoststore import cross_checked
-from replay.audit.verify import VERIFY_BUDGET, SessionReport, Verdict, verify_path
+from replay.audit.report import SessionReport, Verdict
 from replay.exitstatus import exit_status
 from replay.logs.bytesource import Data
 from replay.logs.discover import STDIN
@@ -71,6 +71,8 @@ def refused_by_header_rules_only(report: SessionReport) -> bool:
 
 def lenient_report(path: str, reading: Reading) -> SessionReport:
     """The log at `path` read as the lenient reader (the fixture reader's rules) reads it."""
+    from replay.audit.verify import verify_path
+
     return verify_path(path, replace(reading, mode=Mode.LENIENT))
 
 
@@ -122,10 +124,14 @@ def verify_each(
     With `cache`, a verdict cache folder: what it holds of each file is trusted as far as the
     file's bytes show (replay.audit.cached)."""
     if stdin is not None:
+        from replay.audit.verify import verify_path
+
         yield verify_path("<stdin>", reading, data=stdin)
     if jobs > 1:  # grouped only then: grouping reads every file's size
         tasks = [(group, reading, cache) for group in grouped(paths)]
         if len(tasks) > 1:
+            from replay.audit.verify import VERIFY_BUDGET
+
             with in_processes(_verify_group, tasks, jobs, progress, VERIFY_BUDGET, _verify_size) as results:
                 for _, reports in results:
                     yield from reports

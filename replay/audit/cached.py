@@ -21,19 +21,20 @@ import sys
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from functools import cache
-from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import xxhash
 
 from invariant.logshapes import file_version
 from replay.audit.cachestore import LIMIT, CacheProblem, Miss, VerdictStore
-from replay.audit.verify import Judgement, SessionReport, Verdict, judge_log, store_report, verify_log, verify_path
+from replay.audit.report import SessionReport, Verdict
 from replay.logs.discover import generations_beside
-from replay.logs.logfile import SessionLog
-from replay.logs.readstate import ReadState
 from replay.reading import Reading
+
+if TYPE_CHECKING:  # the judge and the reader load on the first log the cache does not answer for
+    from replay.audit.verify import Judgement
+    from replay.logs.logfile import SessionLog
 
 _HASHED = 1 << 20
 
@@ -58,20 +59,17 @@ class Judged:
 
 @cache
 def fingerprint() -> str:
-    """What made the entries: schedlog's code (every source file of its two packages, hashed),
-    its version, Python's and tzdata's. An entry made by anything else is not trusted."""
+    """What made the entries: schedlog's code and data (every file of its two packages, hashed),
+    Python's version and the tz rules' (tzdata's IANA release). An entry made by anything else
+    is not trusted."""
+    import tzdata  # type: ignore[import-untyped]  # (no stubs: IANA_VERSION is a str)
+
     h = xxhash.xxh3_128()
     root = Path(__file__).resolve().parent.parent.parent
     for package in ("invariant", "replay"):
-        for source in sorted((root / package).rglob("*.py")):
+        for source in sorted(p for p in (root / package).rglob("*") if p.suffix in (".py", ".json")):
             h.update(source.relative_to(root).as_posix().encode() + b"\0" + source.read_bytes())
-    versions = [sys.version.split()[0]]
-    for name in ("schedlog", "tzdata"):
-        try:
-            versions.append(metadata.version(name))
-        except metadata.PackageNotFoundError:
-            versions.append("-")
-    return h.hexdigest() + ":" + ":".join(versions)
+    return f"{h.hexdigest()}:{sys.version.split()[0]}:{tzdata.IANA_VERSION}"
 
 
 _STORES: dict[Path, VerdictStore | None] = {}
@@ -206,6 +204,9 @@ def consult(path: str, reading: Reading, store: VerdictStore) -> Consulted | Non
 def reader(consulted: Consulted, reading: Reading, store: VerdictStore, progress: Any = None) -> tuple[SessionLog, Use]:
     """The log to judge, and how: resumed from the entry's saved reading where the file is the
     one judged, unchanged (its torn tail read again, if any) or grown; else read whole."""
+    from replay.logs.logfile import SessionLog
+    from replay.logs.readstate import ReadState
+
     c = consulted
     if c.judged is not None:
         rest = store.get(c.key, "rest")
@@ -235,15 +236,20 @@ def remember(
 def verify_cached(path: str, reading: Reading, store: VerdictStore, progress: Any = None) -> SessionReport:
     """The report `verify_path` gives for the file at `path`: from the cache where the file is
     unchanged, resumed where it grew, else read whole (a Host task store is judged at `now`,
-    never cached)."""
+    never cached). The judge is loaded only for a log the cache does not answer for."""
     c = consult(path, reading, store)
-    if c is None:
-        return replace(verify_path(path, reading, progress=progress), read=Use.WHOLE)
-    if c.unchanged:
+    if c is not None and c.unchanged:
         assert c.judged is not None
         if progress is not None:
             progress(c.stat.st_size)
-        return replace(c.judged.report, path=path, read=Use.CACHED)
+        report = c.judged.report  # this call's own copy, unpickled for it: told how it was had in place
+        object.__setattr__(report, "path", path)
+        object.__setattr__(report, "read", Use.CACHED)
+        return report
+    from replay.audit.verify import store_report, verify_log, verify_path
+
+    if c is None:
+        return replace(verify_path(path, reading, progress=progress), read=Use.WHOLE)
     if c.judged is None and (held := store_report(path, reading)) is not None:
         return replace(held, read=Use.WHOLE)
     log, use = reader(c, reading, store, progress)
@@ -254,6 +260,8 @@ def verified(path: str, reading: Reading, cache: Path | None, progress: Any = No
     """`verify_path`, through the verdict cache in folder `cache` when given (`verify_cached`)."""
     store = None if cache is None else store_in(cache)
     if store is None:
+        from replay.audit.verify import verify_path
+
         return verify_path(path, reading, progress=progress)
     return verify_cached(path, reading, store, progress)
 
@@ -265,6 +273,9 @@ def judged(
     stories and pictures told of a session), through the verdict cache in folder `cache` when
     given: an unchanged log's saved reading is resumed (its records yielded again, nothing
     read but a torn tail), a grown one's reads only what was appended."""
+    from replay.audit.verify import judge_log
+    from replay.logs.logfile import SessionLog
+
     store = None if cache is None else store_in(cache)
     c = None if store is None else consult(path, reading, store)
     if store is None or c is None:

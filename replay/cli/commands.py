@@ -42,7 +42,7 @@ from replay.sim.limits import MAX_STEPS
 from replay.terminal import printable
 
 if TYPE_CHECKING:  # the judge, the readers and the outputs load when a command runs
-    from replay.audit.verify import SessionReport
+    from replay.audit.report import SessionReport
     from replay.cli.output import reports as report_output
     from replay.logs.bytesource import Data
 
@@ -209,12 +209,9 @@ def _say_cache_misses(reports: Sequence[SessionReport]) -> None:
 
 
 def _version(name: str) -> str:
-    from importlib.metadata import PackageNotFoundError, version
+    from replay.cli.output.reports import installed_version
 
-    try:
-        return version(name)
-    except PackageNotFoundError:
-        return "unknown"
+    return installed_version(name)
 
 
 def _versions() -> str:
@@ -436,7 +433,7 @@ def verify(
     reports = audit.reports
     if verbose:
         _say_cache_misses(reports)
-    run = report_output.Run(started, time.perf_counter() - clock, _version("schedlog"))
+    run = report_output.Run(started, time.perf_counter() - clock)
     if output is not None:
         from replay.duck.verdicts import write_verdicts  # DuckDB loads for Parquet output only
 
@@ -840,7 +837,7 @@ def replay(
         sys.exit(2)
     where = f"; database {db}" + (f" ({changed})" if changed else "") + (f", parquet {parquet}" if parquet else "")
     summary = report_output.summary_line(reports) + where
-    _report(reports, fmt, report_output.Run(started, time.perf_counter() - clock, _version("schedlog")), summary)
+    _report(reports, fmt, report_output.Run(started, time.perf_counter() - clock), summary)
     _exit(reports)
 
 

@@ -26,7 +26,8 @@ from replay.atomic import folder_of, replace_folder
 from replay.audit.cached import Use, let_go, verified
 from replay.audit.fanout import Group, group_bytes, grouped, in_processes
 from replay.audit.hoststore import cross_checked
-from replay.audit.verify import SessionReport, store_report
+from replay.audit.report import SessionReport
+from replay.audit.verify import store_report
 from replay.duck.host import COLUMNS as HOST_COLUMNS
 from replay.duck.host import INSTANTS as HOST_INSTANTS
 from replay.duck.host import VIEW as HOST_VIEW

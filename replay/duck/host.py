@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from invariant.hoststore import receipts
-from replay.audit.verify import SessionReport
+from replay.audit.report import SessionReport
 from replay.duck.staging import _dumps
 
 COLUMNS = {

@@ -42,7 +42,8 @@ from invariant.jsvalue import safe_integer
 from invariant.ledger import LedgerRow, owned_from
 from replay.audit.cached import beside, content_digest
 from replay.audit.fanout import file_size
-from replay.audit.verify import Judgement, SessionReport, verify_log
+from replay.audit.report import SessionReport
+from replay.audit.verify import Judgement, verify_log
 from replay.logs import deepjson
 from replay.logs.bytesource import Data
 from replay.logs.chunks import ChunkRow

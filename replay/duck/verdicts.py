@@ -14,7 +14,7 @@ from pathlib import Path
 import duckdb
 
 from replay.atomic import folder_of, publish
-from replay.audit.verify import VERDICT_COLUMNS, SessionReport
+from replay.audit.report import VERDICT_COLUMNS, SessionReport
 from replay.logs import deepjson
 
 

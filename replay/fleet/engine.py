@@ -33,7 +33,8 @@ from replay.atomic import folder_of, replace_folder
 from replay.audit.cached import let_go, verified
 from replay.audit.fanout import grouped
 from replay.audit.hoststore import cross_checked
-from replay.audit.verify import SessionReport, store_report, verify_bytes
+from replay.audit.report import SessionReport
+from replay.audit.verify import store_report, verify_bytes
 from replay.duck.verdicts import write_verdicts
 from replay.logs.discover import LOG_SUFFIXES, Skipped, current_generations, discover
 from replay.reading import DEFAULT_READING, Reading

@@ -16,8 +16,7 @@ from pathlib import PurePosixPath
 from urllib.parse import quote
 
 from invariant.findings import RelatedLocation, Severity
-from replay.audit.rules import describe
-from replay.audit.verify import SessionReport, Verdict
+from replay.audit.report import SessionReport, Verdict
 from replay.cli.output import json_document
 from replay.terminal import printable
 
@@ -131,6 +130,8 @@ def artifact_uri(path: str) -> str:
 
 
 def _rule_descriptor(rule: str, level: str) -> dict[str, object]:
+    from replay.audit.rules import describe  # (its tables load only where a rule is described)
+
     text = describe(rule)
     return {
         "id": rule,

@@ -8,11 +8,10 @@ import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from xml.sax.saxutils import escape, quoteattr
 
 from invariant.findings import Severity
 from invariant.jsvalue import shown
-from replay.audit.verify import VERDICT_COLUMNS, SessionReport, Verdict
+from replay.audit.report import VERDICT_COLUMNS, SessionReport, Verdict
 from replay.cli.output import Format, ci, json_document, json_line, json_text
 from replay.terminal import printable
 
@@ -88,13 +87,28 @@ def verdict_summary(verdicts: Sequence[str]) -> str:
     return text + (f", {counts[Verdict.UNSUPPORTED]} unsupported" if counts[Verdict.UNSUPPORTED] else "")
 
 
+def installed_version(name: str) -> str:
+    """The installed version of the distribution `name` ("unknown" where it is not installed)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return "unknown"
+
+
 @dataclass(frozen=True)
 class Run:
     """When and how long the run that judged the reports ran, and which schedlog ran it."""
 
     started: datetime
     seconds: float
-    version: str
+    version: str = ""
+    """schedlog's version ("": the installed one, looked up where an output names it: `tool`)."""
+
+    @property
+    def tool(self) -> str:
+        return self.version or installed_version("schedlog")
 
     @classmethod
     def unknown(cls) -> Run:
@@ -118,7 +132,7 @@ def render(
     if fmt is Format.GITHUB:
         return ci.github(reports, summary or summary_line(reports))
     if fmt is Format.SARIF:
-        return ci.sarif(reports, run.version)
+        return ci.sarif(reports, run.tool)
     if fmt is Format.JSON:
         return json_document([r.to_json() for r in reports])
     if fmt is Format.JSONL:
@@ -164,6 +178,8 @@ def _cell(value: object, kind: str) -> str:
 
 def _properties(r: SessionReport) -> list[str]:
     """What judged the session: format version, generation, profile and its evidence."""
+    from xml.sax.saxutils import quoteattr
+
     found: dict[str, object] = {"formatVersion": r.format_version, "generation": r.generation}
     if r.profile is not None:
         found |= {"profile": r.profile.name, "profileSource": r.profile.source}
@@ -186,6 +202,8 @@ def _line(r: SessionReport) -> int | None:
 def junit(reports: Sequence[SessionReport], run: Run) -> str:
     """JUnit XML: a <testsuites> root, one testsuite, one testcase per session (with its file and
     line); corrupt is a failure, unreadable an error, a log too new to judge a skipped test."""
+    from xml.sax.saxutils import escape, quoteattr
+
     failures = sum(1 for r in reports if r.verdict is Verdict.CORRUPT)
     errors = sum(1 for r in reports if r.verdict is Verdict.UNREADABLE)
     skipped = sum(1 for r in reports if r.verdict is Verdict.UNSUPPORTED)
