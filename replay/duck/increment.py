@@ -25,7 +25,8 @@ from pathlib import Path
 
 import duckdb
 
-from replay.audit.cached import beside, content_digest, fingerprint, reading_key
+from replay.audit.cached import content_digest, fingerprint, reading_key
+from replay.duck.staging import neighbours
 from replay.reading import Reading
 
 SOURCES = "CREATE TABLE sources (session_key BIGINT, path BLOB, size BIGINT, digest VARCHAR, beside VARCHAR)"
@@ -135,7 +136,7 @@ def _compare(path: str, h: Held) -> str:
         size = os.stat(path).st_size
     except OSError:
         return "other"
-    if h.size is None or h.digest is None or size < h.size or "\0".join(beside(path)) != h.beside:
+    if h.size is None or h.digest is None or size < h.size or neighbours(path) != h.beside:
         return "other"
     if content_digest(path, h.size) != h.digest:
         return "other"

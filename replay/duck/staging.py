@@ -461,4 +461,9 @@ def _source_row(path: str, log: SessionLog, data: Data | OSError | None) -> tupl
     time), and the names of the generations beside it (they decide a finding)."""
     if data is not None or log.notes.unreadable:
         return None, None, ""
-    return log.size, content_digest(path, log.size), "\0".join(beside(path))
+    return log.size, content_digest(path, log.size), neighbours(path)
+
+
+def neighbours(path: str) -> str:
+    """The generations beside a log (`cached.beside`) as the `sources` table holds them."""
+    return "\0".join(beside(path))
