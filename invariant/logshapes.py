@@ -7,7 +7,6 @@ are listed in each schema's description.
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_right
 from collections.abc import Mapping
 from itertools import pairwise
@@ -45,7 +44,6 @@ SAFE = SafeInt(-MAX_SAFE_INTEGER)
 NON_NEGATIVE = SafeInt(0)
 RETIRED_HEADER_KEYS = ("sandboxMode", "approvalPolicy")
 END_SEED = "session/end-seed"
-_FILE_NAME = re.compile(r"session(?:\.v([1-9][0-9]*))?\.jsonl")
 
 
 def _f(name: str, spec: Spec, meaning: str, optional: bool = False) -> Field:
@@ -102,13 +100,6 @@ def format_version(header: dict[str, object]) -> int | None:
         return None
     n = safe_integer(version)
     return n if n is not None and n >= 0 else None
-
-
-def file_version(name: str) -> int | None:
-    """The version a canonical session file name identifies (`session.jsonl` 0, `session.vN.jsonl`
-    N, with `.zstd` or not), None for any other name (formats.md §2)."""
-    match = _FILE_NAME.fullmatch(name.removesuffix(".zstd"))
-    return None if match is None else int(match.group(1) or 0)
 
 
 def header_problems(header: dict[str, object]) -> tuple[list[tuple[str, str]], list[str], str | None]:

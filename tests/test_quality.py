@@ -203,6 +203,17 @@ def test_verify_runs_without_duckdb_or_dask() -> None:
     assert not {m for m in loaded if m.startswith(("duckdb", "dask", "distributed", "pyarrow"))}
 
 
+def test_a_verify_the_cache_answers_loads_neither_the_reader_nor_what_it_does_not_use(tmp_path: Path) -> None:
+    """A re-audit of unchanged logs costs what it loads: not the judge, the reader, worker
+    pools, the Host cross-check (no store among the logs) or the CI outputs (issue 50)."""
+    args = ["verify", "--cache-dir", str(tmp_path), "fixtures/sessions"]
+    run = f"from replay.cli import main; main({args!r}, standalone_mode=False)"
+    _python(run)  # the cache learns the logs
+    modules = set(_python(LOADED + run).stderr.split())
+    unused = ("replay.audit.verify", "replay.logs.logfile", "replay.audit.hoststore", "replay.cli.output.ci")
+    assert {m for m in modules if m.startswith(unused) or m in ("multiprocessing", "concurrent.futures")} == set()
+
+
 def test_the_pytest_plugin_loads_the_verifier_only_to_verify_a_log() -> None:
     assert _heavy("import replay.testing.plugin") == set()
 

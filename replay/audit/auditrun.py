@@ -5,16 +5,18 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from invariant.findings import Severity
-from replay.audit.cached import let_go, verified
-from replay.audit.fanout import Group, group_bytes, grouped, in_processes
-from replay.audit.hoststore import cross_checked
+from replay.audit.cached import let_go, verified_each
 from replay.audit.report import SessionReport, Verdict
 from replay.exitstatus import exit_status
-from replay.logs.bytesource import Data
 from replay.logs.discover import STDIN
 from replay.reading import DEFAULT_READING, Mode, Reading
+
+if TYPE_CHECKING:  # worker processes and the Host cross-check load only where a run uses them
+    from replay.audit.fanout import Group
+    from replay.logs.bytesource import Data
 
 
 @dataclass(frozen=True)
@@ -87,25 +89,32 @@ def verify_paths(
     """The audit of the logs and Host task stores at `paths` (and first, for `stdin` when given,
     one reported as `<stdin>`): `verify_each`'s reports, the stores cross-checked against the
     logs beside them. `jobs` > 1 verifies in that many worker processes."""
-    return Audit(tuple(cross_checked(list(verify_each(paths, reading, jobs, stdin, progress, cache)))))
+    reports = list(verify_each(paths, reading, jobs, stdin, progress, cache))
+    if any(r.store for r in reports):
+        from replay.audit.hoststore import cross_checked
+
+        reports = cross_checked(reports)
+    return Audit(tuple(reports))
 
 
 # --- many logs, each through the verdict cache when given, in worker processes with jobs ------------
 
 
-VerifyTask = tuple[Group, Reading, Path | None]
+VerifyTask = tuple["Group", Reading, Path | None]
 """Consecutive files verified by one worker call, how to read them, and the verdict cache's folder."""
 
 
 def _verify_group(task: VerifyTask) -> list[SessionReport]:
     group, reading, cache = task
     try:
-        return [verified(path, reading, cache) for path, _ in group]
+        return list(verified_each([path for path, _ in group], reading, cache))
     finally:
         let_go(cache, close=False)
 
 
 def _verify_size(task: VerifyTask) -> int:
+    from replay.audit.fanout import group_bytes
+
     return group_bytes(task[0])
 
 
@@ -128,6 +137,8 @@ def verify_each(
 
         yield verify_path("<stdin>", reading, data=stdin)
     if jobs > 1:  # grouped only then: grouping reads every file's size
+        from replay.audit.fanout import grouped, in_processes
+
         tasks = [(group, reading, cache) for group in grouped(paths)]
         if len(tasks) > 1:
             from replay.audit.verify import VERIFY_BUDGET
@@ -137,7 +148,6 @@ def verify_each(
                     yield from reports
             return
     try:
-        for path in paths:
-            yield verified(path, reading, cache, progress)
+        yield from verified_each(paths, reading, cache, progress)
     finally:
         let_go(cache, close=True)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import stat
 import sys
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from functools import cache
@@ -26,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import xxhash
 
-from invariant.logshapes import file_version
+from invariant.filenames import file_version
 from replay.audit.cachestore import LIMIT, CacheProblem, Miss, VerdictStore
 from replay.audit.report import SessionReport, Verdict
 from replay.logs.discover import generations_beside
@@ -180,7 +181,13 @@ class Consulted:
         return self.judged is not None and self.stat.st_size == self.judged.size
 
 
-def consult(path: str, reading: Reading, store: VerdictStore) -> Consulted | None:
+def entry_key(real: str, options: str) -> str:
+    """The key of the entry of the file at absolute path `real` read with the options `options`
+    (`reading_key`)."""
+    return xxhash.xxh3_128_hexdigest(options.encode() + b"\0" + os.fsencode(real))
+
+
+def consult(path: str, reading: Reading, store: VerdictStore, options: str | None = None) -> Consulted | None:
     """What the cache holds of the file at `path` read with `reading`, checked against its
     bytes; None for anything but a regular file (a pipe, a device, a path that cannot be
     read: the reader says what it is, and nothing is cached)."""
@@ -191,7 +198,7 @@ def consult(path: str, reading: Reading, store: VerdictStore) -> Consulted | Non
     if not stat.S_ISREG(st.st_mode):
         return None
     real = os.path.abspath(path)
-    key = xxhash.xxh3_128_hexdigest(reading_key(reading).encode() + b"\0" + os.fsencode(real))
+    key = entry_key(real, reading_key(reading) if options is None else options)
     got = store.get(key)
     if not isinstance(got, Miss | Judged):
         got = Miss("the cache entry holds something else")
@@ -233,11 +240,13 @@ def remember(
     return replace(report, read=use, read_why=c.why)
 
 
-def verify_cached(path: str, reading: Reading, store: VerdictStore, progress: Any = None) -> SessionReport:
+def verify_cached(
+    path: str, reading: Reading, store: VerdictStore, progress: Any = None, options: str | None = None
+) -> SessionReport:
     """The report `verify_path` gives for the file at `path`: from the cache where the file is
     unchanged, resumed where it grew, else read whole (a Host task store is judged at `now`,
     never cached). The judge is loaded only for a log the cache does not answer for."""
-    c = consult(path, reading, store)
+    c = consult(path, reading, store, options)
     if c is not None and c.unchanged:
         assert c.judged is not None
         if progress is not None:
@@ -254,6 +263,27 @@ def verify_cached(path: str, reading: Reading, store: VerdictStore, progress: An
         return replace(held, read=Use.WHOLE)
     log, use = reader(c, reading, store, progress)
     return remember(c, store, log, verify_log(log), use)
+
+
+def verified_each(
+    paths: Sequence[str], reading: Reading, cache: Path | None, progress: Any = None
+) -> Iterator[SessionReport]:
+    """`verified` of each of `paths` in order, the cache's entries for them fetched a window of
+    logs at a time (`VerdictStore.read_ahead`)."""
+    store = None if cache is None else store_in(cache)
+    if store is None:
+        yield from (verified(path, reading, None, progress) for path in paths)
+        return
+    options = reading_key(reading)
+    for at in range(0, len(paths), _WINDOW):
+        window = paths[at : at + _WINDOW]
+        store.read_ahead([entry_key(os.path.abspath(p), options) for p in window])
+        for path in window:
+            yield verify_cached(path, reading, store, progress, options)
+
+
+_WINDOW = 1000
+"""Logs whose entries are fetched together (a window's heads are held in memory at once)."""
 
 
 def verified(path: str, reading: Reading, cache: Path | None, progress: Any = None) -> SessionReport:

@@ -17,6 +17,7 @@ import os
 import pickle
 import sqlite3
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +28,8 @@ LIMIT = 1 << 30
 """The bytes of entries kept by default (`$SCHEDLOG_CACHE_LIMIT_MB` sets another bound)."""
 _SCHEMA = 2
 _FLUSH_EVERY = 256
+_AHEAD = 500
+"""Keys per query of `read_ahead` (below SQLite's bound on a statement's parameters)."""
 _TOUCH_AFTER = 3600 * 10**9
 """An entry read is marked used again only when its mark is older than this (an hour): the
 order the least recently used are evicted in needs no finer clock, and most reads write nothing."""
@@ -83,6 +86,7 @@ class VerdictStore:
         self.folder, self.fingerprint, self.limit = folder, fingerprint, limit
         self._pending: list[tuple[str, bytes, int, int, bytes, bytes]] = []
         self._used: list[tuple[int, str]] = []
+        self._ahead: dict[str, tuple[bytes, int]] = {}
         try:
             folder.mkdir(parents=True, exist_ok=True)
             self._db = _connect(folder / DB_NAME)
@@ -93,8 +97,10 @@ class VerdictStore:
         """The value stored under `key` in `column` (`head`: what is read first; `rest`: what
         is read only when the head says it is needed), or a Miss."""
         assert column in ("head", "rest")
+        row = self._ahead.pop(key, None) if column == "head" else None
         try:
-            row = self._db.execute(f"SELECT {column}, used FROM entries WHERE key = ?", (key,)).fetchone()
+            if row is None:
+                row = self._db.execute(f"SELECT {column}, used FROM entries WHERE key = ?", (key,)).fetchone()
         except sqlite3.Error as err:
             return Miss(f"the cache cannot be read ({err})")
         if row is None:
@@ -104,6 +110,20 @@ class VerdictStore:
         if not isinstance(value, Miss) and now - row[1] > _TOUCH_AFTER:
             self._used.append((now, key))
         return value
+
+    def read_ahead(self, keys: Sequence[str]) -> None:
+        """Fetch the heads of `keys` now, in a few queries (`get` takes each from them once):
+        one query per log costs a lock and a status call of the file each, as much as the
+        rest of an unchanged log's check. Nothing is fetched where the cache cannot be read
+        (`get` says why)."""
+        for at in range(0, len(keys), _AHEAD):
+            batch = keys[at : at + _AHEAD]
+            marks = ", ".join("?" * len(batch))
+            try:
+                rows = self._db.execute(f"SELECT key, head, used FROM entries WHERE key IN ({marks})", batch)
+                self._ahead.update((key, (head, used)) for key, head, used in rows)
+            except sqlite3.Error:
+                return
 
     def put(self, key: str, path: str, head: object, rest: object) -> bool:
         """Keep `head` and `rest` under `key` (committed at the next flush); False where they

@@ -28,10 +28,10 @@ from invariant.detect import (
     host_message_text,
     message_evidence,
 )
+from invariant.filenames import file_version
 from invariant.findings import Finding, RelatedLocation, Severity, Violation
 from invariant.hoststore import host_finding, ignored_parts, is_store, soft_findings, store_findings, tasks_of
 from invariant.ledger import LedgerRow, ledger, owned_from
-from invariant.logshapes import file_version
 from invariant.profiles import Profile, get_profile
 from invariant.reminders import ReminderMessage, delivery_findings, reminder_messages
 from invariant.tools.judge import TOOL_TYPES

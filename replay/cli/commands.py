@@ -457,12 +457,13 @@ def _report(
     """Write the reports in `fmt`; with --format github under GitHub Actions, also append the
     Markdown summary to the file $GITHUB_STEP_SUMMARY names."""
     from replay.cli.output import reports as report_output
-    from replay.cli.output.ci import step_summary
 
     text = report_output.render(reports, fmt, summary=summary, terminal=to_terminal(), run=run, quiet=quiet, hint=hint)
     emit([text])
     target = os.environ.get("GITHUB_STEP_SUMMARY")
     if fmt is Format.GITHUB and target:
+        from replay.cli.output.ci import step_summary
+
         with _writing(Path(target)), open(target, "a", encoding="utf-8", errors="backslashreplace") as f:
             f.write(step_summary(reports))
 
@@ -470,11 +471,14 @@ def _report(
 @contextmanager
 def _progress(files: Sequence[str], label: str) -> Iterator[Callable[[int], None] | None]:
     """A byte progress bar on stderr for large inputs on a terminal; None otherwise."""
+    if not sys.stderr.isatty():
+        yield None
+        return
     from replay.audit.fanout import file_size as _size
     from replay.logs.discover import STDIN
 
     total = sum(_size(p) for p in files if p != STDIN)
-    if total < PROGRESS_BYTES or not sys.stderr.isatty():
+    if total < PROGRESS_BYTES:
         yield None
         return
     with click.progressbar(length=total, label=label, file=sys.stderr) as bar:

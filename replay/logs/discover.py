@@ -7,7 +7,7 @@ import stat
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 
-from invariant.logshapes import file_version
+from invariant.filenames import file_version
 
 LOG_SUFFIXES = (".jsonl", ".jsonl.zstd", ".jsonl.zst")
 """The logs a walk reads: plain, and Zstandard (the harness's `.zstd`, and `.zst`, the zstd

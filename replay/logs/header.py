@@ -12,8 +12,9 @@ import os
 import re
 from dataclasses import dataclass
 
+from invariant.filenames import file_version
 from invariant.findings import Severity
-from invariant.logshapes import CURRENT_FORMAT_VERSION, MARKER_CUT_FROM, file_version, format_version, header_problems
+from invariant.logshapes import CURRENT_FORMAT_VERSION, MARKER_CUT_FROM, format_version, header_problems
 from invariant.shapes import pointer_to
 from replay.logs.discover import generations_beside
 from replay.logs.frames import LONGEST_STRING, LongLine

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from invariant.findings import Severity
 from invariant.jsvalue import shown
 from replay.audit.report import VERDICT_COLUMNS, SessionReport, Verdict
-from replay.cli.output import Format, ci, json_document, json_line, json_text
+from replay.cli.output import Format, json_document, json_line, json_text
 from replay.terminal import printable
 
 
@@ -129,9 +129,11 @@ def render(
     `quiet` leaves out the sessions without a problem (ok, no warning), `hint` goes before the
     summary."""
     run = run or Run.unknown()
-    if fmt is Format.GITHUB:
-        return ci.github(reports, summary or summary_line(reports))
-    if fmt is Format.SARIF:
+    if fmt in (Format.GITHUB, Format.SARIF):
+        from replay.cli.output import ci  # (hashes and URL quoting: only CI outputs load them)
+
+        if fmt is Format.GITHUB:
+            return ci.github(reports, summary or summary_line(reports))
         return ci.sarif(reports, run.tool)
     if fmt is Format.JSON:
         return json_document([r.to_json() for r in reports])
