@@ -202,6 +202,12 @@ def cache_options(command: F) -> F:
     return cast(F, with_cache)
 
 
+def _file_name(text: object) -> str:
+    """`text` as one file name: what no file name holds (a separator, NUL, a leading dot) as `_`."""
+    name = re.sub(r"[\x00/\\]", "_", str(text)).lstrip(".")
+    return name[:100] or "session"
+
+
 def _say_cache_misses(reports: Sequence[SessionReport]) -> None:
     for r in reports:
         if r.read_why:
@@ -534,6 +540,84 @@ def _reading(what: str) -> Iterator[None]:
         raise InputError(f"cannot read {what}: {err.strerror or err}") from None
     except MemoryError:
         raise InputError(f"cannot read {what}: not enough memory to hold it") from None
+
+
+@main.command(epilog=EXIT_HELP.replace("Exit ", "With --until-idle, exit ", 1) + " Ctrl-C exits 130, SIGTERM 143.")
+@click.argument("paths", nargs=-1, required=True)
+@format_option(Format.TEXT, Format.JSON, Format.GITHUB)
+@reading_options()
+@click.option("--now", default=None, help="Host-era checks: the canonical instant to judge at.")
+@click.option(
+    "--tool-surface",
+    type=click.Choice([AUTO, *SURFACE_NAMES]),
+    default=AUTO,
+    show_default=True,
+    help="The tool surface logged schedule_* calls are judged against (as verify).",
+)
+@click.option(
+    "--poll",
+    type=click.FloatRange(min=0.05),
+    default=None,
+    help="Look at every log each SECONDS instead of waiting on file events (network file systems).",
+)
+@click.option(
+    "--until-idle",
+    "idle",
+    type=click.FloatRange(min=0.05),
+    default=None,
+    help="Exit once no log changed for SECONDS, with verify's exit status for the logs as they then stand.",
+)
+def watch(
+    paths: tuple[str, ...],
+    fmt: Format,
+    reading: Reading,
+    now: str | None,
+    tool_surface: str,
+    poll: float | None,
+    idle: float | None,
+) -> None:
+    """Follow session logs (files, folders) as they are written: print each new finding, and a
+    log's verdict whenever it changes, reading only what was appended.
+
+    A torn last line waits for its LF; a log truncated, replaced or edited is read again from
+    its start (`read again`); a log removed says `gone`; new logs in a watched folder are picked
+    up. What was printed of a log since it was last read again is what `verify` says of it.
+    """
+    from replay.audit.watching import Watch, follow
+    from replay.cli.output.watched import render_event, watch_summary
+
+    for p in paths:
+        if p == "-":
+            raise click.UsageError("watch follows files and folders, not standard input")
+        if not os.path.isdir(p) and not os.path.isdir(os.path.dirname(os.path.abspath(p))):
+            raise click.UsageError(f"{p}: no such file or folder (a file not yet written needs its folder)")
+    now_ms = None if now is None else typed_instant(now)
+    if now is not None and now_ms is None:
+        raise click.UsageError(f"--now {now!r} is not an instant such as 2026-08-05T12:00:00Z (or .000Z)")
+    surface = None if tool_surface == AUTO else tool_surface
+    reading = dataclasses.replace(reading, now=now_ms, tool_surface=surface)
+    colour = fmt is Format.TEXT and to_terminal()
+    told = 0
+
+    def tell(event: Any) -> None:
+        nonlocal told
+        told += 1
+        text = render_event(event, fmt, colour)
+        if text:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+
+    watched = Watch(tuple(paths), reading, skipped=_say_skipped)
+    _terminate_cleanly()
+    status = 0
+    try:
+        follow(watched, tell, poll, idle)
+        status = exit_status(watched.verdicts())
+    except (KeyboardInterrupt, SystemExit):  # the wait for file events turns every signal into the first
+        status = 128 + (SIGNALS[-1] if SIGNALS else signal.SIGINT)
+    summary = watch_summary(watched.verdicts(), told)
+    click.echo(printable(summary), err=fmt is not Format.TEXT)
+    sys.exit(status)
 
 
 @main.command(epilog=EXIT_HELP)
@@ -971,10 +1055,35 @@ reminders, say) stops with a clear message instead of being killed."""
     ),
 )
 @SIMULATED_PROFILE
-def simulate(scenario: str, name: str | None, log_path: str | None, fmt: Format, max_events: int, profile: str) -> None:
+@click.option(
+    "--live-to",
+    "live_to",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Also write the session log into this folder as it happens, each event at its time (for `schedlog watch`).",
+)
+@click.option(
+    "--speed",
+    type=click.FloatRange(min=0.001),
+    default=60.0,
+    show_default=True,
+    help="With --live-to: virtual seconds written per real second.",
+)
+def simulate(
+    scenario: str,
+    name: str | None,
+    log_path: str | None,
+    fmt: Format,
+    max_events: int,
+    profile: str,
+    live_to: str | None,
+    speed: float,
+) -> None:
     """Run the reference live-owner simulator on a SCENARIO (JSON) and print its timeline.
 
-    When the scenario carries `expect`, exit 1 if the run does not meet it.
+    When the scenario carries `expect`, exit 1 if the run does not meet it. With --live-to DIR,
+    the log is also written into DIR/NAME.session.jsonl a line at a time, paced by its events'
+    times, while `schedlog watch DIR` follows it.
     """
     from replay.atomic import write_atomic_chunks
     from replay.cli.output.timeline import timeline_lines
@@ -992,6 +1101,16 @@ def simulate(scenario: str, name: str | None, log_path: str | None, fmt: Format,
     if log_path is not None:
         with _writing(Path(log_path)):
             write_atomic_chunks(Path(log_path), result.session_log_lines())
+    if live_to is not None:
+        from replay.sim.livelog import paced, write_live
+
+        live = Path(live_to) / f"{_file_name(result.header.get('id') or Path(scenario).stem)}.session.jsonl"
+        try:
+            write_live(live, paced(result.header, result.events, speed))
+        except FileExistsError:
+            raise InputError(f"{live} exists: a live log is written to a new file") from None
+        except OSError as err:
+            raise InputError(f"cannot write {live}: {err.strerror or err}") from None
     expect = obj.get("expect")  # an object or null: Scenario.from_json has checked it
     unmet = unmet_expectations(result, expect) if expect is not None else []
     if fmt is Format.JSON:

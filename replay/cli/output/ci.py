@@ -45,7 +45,7 @@ class Problem:
         return hashlib.sha256("\x1f".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
-_LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 
 
 def problems(reports: Sequence[SessionReport]) -> Iterator[Problem]:
@@ -55,7 +55,7 @@ def problems(reports: Sequence[SessionReport]) -> Iterator[Problem]:
         if v is not None:
             yield Problem(r, v.rule, "error", v.message, v.line, v.seq, v.index, v.pointer or "", v.related)
         for f in r.findings:
-            yield Problem(r, f.code, _LEVELS[f.severity], f.message, f.line, f.index, f.index, f.pointer or "")
+            yield Problem(r, f.code, LEVELS[f.severity], f.message, f.line, f.index, f.index, f.pointer or "")
 
 
 # --- GitHub workflow commands ----------------------------------------------------------------------
@@ -75,18 +75,22 @@ def github(reports: Sequence[SessionReport], summary: str) -> str:
     """One `::error` / `::warning` / `::notice` annotation per problem, then the summary line."""
     lines = []
     for p in problems(reports):
-        command = "notice" if p.level == "note" else p.level
-        where = [f"file={_property(printable(p.report.path))}"]
-        if p.line is not None:
-            where.append(f"line={p.line}")
-        where.append(f"title={_property(p.rule)}")
         at = f" (at {p.pointer})" if p.pointer else ""
-        lines.append(f"::{command} {','.join(where)}::{_data(printable(p.message + at + _see(p)))}")
+        lines.append(annotation(p.level, p.report.path, p.line, p.rule, p.message + at + _see(p)))
         for x in p.related:  # each related event annotated where it is, pointing back
             if x.line is not None:
-                place = f"file={_property(printable(p.report.path))},line={x.line},title={_property(p.rule)}"
-                lines.append(f"::notice {place}::{_data(printable(f'{x.meaning} (for the {p.rule} violation)'))}")
+                lines.append(
+                    annotation("note", p.report.path, x.line, p.rule, f"{x.meaning} (for the {p.rule} violation)")
+                )
     return "".join(line + "\n" for line in lines) + printable(summary) + "\n"
+
+
+def annotation(level: str, path: str, line: int | None, title: str, message: str) -> str:
+    """One workflow command (`level` as SARIF says it: error, warning, note) for a file's line."""
+    command = "notice" if level == "note" else level
+    where = [f"file={_property(printable(path))}", *([f"line={line}"] if line is not None else [])]
+    where.append(f"title={_property(title)}")
+    return f"::{command} {','.join(where)}::{_data(printable(message))}"
 
 
 def _see(p: Problem) -> str:

@@ -1,0 +1,227 @@
+"""One log followed as it is written (`schedlog watch`): what changed since it was last looked
+at, read from where the last look stopped.
+
+A log is append-only, so what a look judged stays the log's prefix while it grows: the next
+look resumes the saved reading (replay/logs/readstate.py) and reads only the appended bytes.
+A look trusts the prefix when the file is the same one (device and inode), no shorter than
+what was committed, and its last committed bytes (up to `TAIL` of them) are still those seen;
+anything else (a truncation, a replacement, an edit in place) is read again from the start and
+said as a `reread`.
+
+A look judges the log as committed: a torn last line (no LF yet) or a torn final frame is a
+write in progress, left for a later look (its finding is never told). What a look tells is the
+difference between the log's findings now and those told before: new ones, and withdrawn ones
+(a finding can wait for a later event: a reminder queued is delivered later), then its verdict
+when it changed. So what has been told of a log since its last `reread` is, after every look,
+what `verify` says of the log as committed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from typing import Any
+
+import xxhash
+
+from invariant.findings import Finding, Severity
+from replay.audit.report import SessionReport, Verdict
+from replay.logs.readstate import ReadState
+from replay.reading import Reading
+
+TAIL = 4096
+"""The committed bytes a look compares again before it resumes (the last ones before the offset)."""
+TORN = frozenset({"format.torn-tail", "format.torn-frame"})
+"""The findings of a write in progress: never told (the write is judged once it is whole)."""
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+
+
+class Kind(StrEnum):
+    """What a watch event says of a log."""
+
+    FINDING = "finding"
+    WITHDRAWN = "withdrawn"
+    """A finding told before that the log as it now stands no longer has."""
+    VERDICT = "verdict"
+    REREAD = "reread"
+    """The log was truncated, replaced or edited: it is read from the start, and all it holds
+    is told again."""
+    GONE = "gone"
+
+
+@dataclass(frozen=True)
+class WatchEvent:
+    path: str
+    kind: Kind
+    finding: Finding | None = None
+    verdict: Verdict | None = None
+    why: str = ""
+    """For `reread`: what was seen."""
+
+
+@dataclass(frozen=True)
+class Look:
+    """What the last look at a log saw and told."""
+
+    status: tuple[int, int, int, int, int]
+    """The file's device, inode, size, modification and change times (-1s: it could not be read)."""
+    offset: int
+    """The committed bytes: where the saved reading goes on."""
+    hashed: Any
+    """The xxh3-128 of the committed bytes (never updated in place: copied, then fed)."""
+    tail: bytes
+    """The last committed bytes (up to TAIL), compared again before resuming."""
+    saved: ReadState | None
+    told: tuple[Finding, ...]
+    verdict: Verdict | None
+    """None: nothing judged yet (the file holds no whole line)."""
+
+
+def told_of(report: SessionReport) -> tuple[Finding, ...]:
+    """What a report says of a log as committed, as findings: its findings but a write in
+    progress, and its protocol violation (as an error finding of its rule)."""
+    found = tuple(f for f in report.findings if f.code not in TORN)
+    v = report.violation
+    if v is None:
+        return found
+    return (*found, Finding(v.rule, Severity.ERROR, v.message, v.line, v.pointer, v.index, v.related))
+
+
+def look(path: str, before: Look | None, reading: Reading) -> tuple[Look | None, list[WatchEvent]]:
+    """Look at the log at `path` again (`before`: the last look, None for the first): the new
+    look, and the events it tells. A file that is gone gives None (and `gone` if it was seen)."""
+    try:
+        st = os.stat(path)
+        status = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    except OSError:
+        if not os.path.lexists(path):
+            return None, [WatchEvent(path, Kind.GONE)] if before is not None else []
+        status = (-1, -1, -1, -1, -1)  # there, and cannot be reached (a dangling link): judged unreadable
+    if before is not None and status == before.status:
+        return before, []
+    events: list[WatchEvent] = []
+    resume = None
+    if before is not None and before.saved is not None:
+        why = _changed(path, status, before)
+        if why:
+            events.append(WatchEvent(path, Kind.REREAD, why=why))
+            before = None
+        elif status[2] == before.status[2]:  # its status changed, not its bytes
+            return replace(before, status=status), []
+        else:
+            resume = before.saved
+    report, saved, offset = _judged(path, reading, resume)
+    if report is None:  # no whole line yet: a log being started
+        return Look(status, 0, xxhash.xxh3_128(), b"", None, (), None), events
+    told = told_of(report)
+    events += _retold(path, before, told, report.verdict)
+    hashed = _hashed(path, offset, before if resume is not None else None)
+    tail = _read(path, max(0, offset - TAIL), offset) if saved is not None else b""
+    return Look(status, offset, hashed, tail or b"", saved, told, report.verdict), events
+
+
+def _changed(path: str, status: tuple[int, int, int, int, int], before: Look) -> str:
+    """Why the last look's reading cannot go on (empty: it can)."""
+    if status[:2] != before.status[:2]:
+        return "replaced (another file under its name)"
+    if status[2] < before.offset:
+        return f"truncated ({status[2]:,} bytes, {before.offset:,} committed before)"
+    if _read(path, max(0, before.offset - TAIL), before.offset) != before.tail:
+        return "edited (its committed bytes changed)"
+    if status[2] == before.status[2] and _hashed(path, before.offset).digest() != before.hashed.digest():
+        return "written again in place (its size kept, its bytes changed)"
+    return ""
+
+
+def _read(path: str, start: int, end: int) -> bytes | None:
+    """The file's bytes from `start` to `end` (None: it cannot be read)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        out = bytearray()
+        while start + len(out) < end and (
+            piece := os.pread(fd, min(1 << 20, end - start - len(out)), start + len(out))
+        ):
+            out += piece
+        return bytes(out)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _hashed(path: str, offset: int, before: Look | None = None) -> Any:
+    """The xxh3-128 of the file's first `offset` bytes: `before`'s hash fed the bytes after its
+    offset, where given (its bytes were checked), else all of them."""
+    h = xxhash.xxh3_128() if before is None else before.hashed.copy()
+    start = 0 if before is None else before.offset
+    while start < offset:
+        piece = _read(path, start, min(offset, start + (1 << 20)))
+        if not piece:
+            break
+        h.update(piece)
+        start += len(piece)
+    return h
+
+
+def _judged(
+    path: str, reading: Reading, resume: ReadState | None
+) -> tuple[SessionReport | None, ReadState | None, int]:
+    """The log's report as committed, its reading saved at its last committed line, and the
+    committed bytes; no report where the file holds no whole line yet (a plain log whose first
+    line is still being written, or an empty file)."""
+    from replay.audit.verify import verify_log
+    from replay.logs.logfile import SessionLog
+
+    if resume is None and _unstarted(path):
+        return None, None, 0
+    log = SessionLog(path, reading, resume=resume)
+    report = verify_log(log)
+    saved = log.saved
+    return report, saved, saved.offset if saved is not None else log.size
+
+
+def _unstarted(path: str) -> bool:
+    """An empty file, or a plain one with no LF yet (its header is being written)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(1 << 16)
+            if not head:
+                return True
+            if head.startswith(ZSTD_MAGIC):
+                return False
+            while b"\n" not in head:
+                more = f.read(1 << 20)
+                if not more:
+                    return True
+                head = more
+    except OSError:
+        return False  # the reader says why it cannot be read
+    return False
+
+
+def _retold(path: str, before: Look | None, told: tuple[Finding, ...], verdict: Verdict | None) -> list[WatchEvent]:
+    """The events that take what was told (`before`) to what is now (`told`, `verdict`)."""
+    was = Counter(before.told) if before is not None else Counter[Finding]()
+    now = Counter(told)
+    events = [WatchEvent(path, Kind.WITHDRAWN, finding=f) for f in _each(was - now, before.told if before else ())]
+    events += [WatchEvent(path, Kind.FINDING, finding=f) for f in _each(now - was, told)]
+    if verdict is not None and (before is None or before.verdict is not verdict):
+        events.append(WatchEvent(path, Kind.VERDICT, verdict=verdict))
+    return events
+
+
+def _each(counts: Counter[Finding], order: Iterable[Finding]) -> list[Finding]:
+    """The findings `counts` holds, in the order of `order` (the report's, line by line)."""
+    left = Counter(counts)
+    out = []
+    for f in order:
+        if left[f] > 0:
+            left[f] -= 1
+            out.append(f)
+    return out
