@@ -68,6 +68,8 @@ def holder(lang: str, body: str, line: int) -> str | None:
         return "test_the_reference_adapter_snippet_runs_against_the_published_package"
     if body.startswith('pip install "schedlog @ git+'):
         return "test_the_ci_snippet_runs"
+    if body.startswith("# two terminals: the owner writes"):
+        return "test_watch.py::test_the_readme_live_snippet_runs_as_written"
     if body.startswith("# one machine, cut into jobs"):
         return "test_readme.py::test_the_fleet_snippet_runs_as_written"
     return None

@@ -377,3 +377,17 @@ def test_write_live_sleeps_between_lines(tmp_path: Path) -> None:
     lines = [(0.0, b"a\n"), (0.25, b"b\n"), (0.0, b"c\n")]
     assert write_live(tmp_path / "d" / "s.jsonl", lines, slept.append) == 3
     assert slept == [0.25] and (tmp_path / "d" / "s.jsonl").read_bytes() == b"a\nb\nc\n"
+
+
+def test_the_readme_live_snippet_runs_as_written(tmp_path: Path) -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = readme.index("```sh\n# two terminals: the owner writes")
+    snippet = readme[start + len("```sh\n") : readme.index("```", start + 5)]
+    (tmp_path / "fixtures").symlink_to(ROOT / "fixtures")
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(
+        ["bash", "-c", snippet + "wait\n"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert "live/one-shot-lifecycle.session.jsonl: ok" in done.stdout
+    assert done.stdout.splitlines()[-1].startswith("1 log(s) watched: 1 ok")

@@ -82,12 +82,12 @@ class Look:
 
 def told_of(report: SessionReport) -> tuple[Finding, ...]:
     """What a report says of a log as committed, as findings: its findings but a write in
-    progress, and its protocol violation (as an error finding of its rule)."""
+    progress, after its protocol violation (as an error finding of its rule), as verify prints them."""
     found = tuple(f for f in report.findings if f.code not in TORN)
     v = report.violation
     if v is None:
         return found
-    return (*found, Finding(v.rule, Severity.ERROR, v.message, v.line, v.pointer, v.index, v.related))
+    return (Finding(v.rule, Severity.ERROR, v.message, v.line, v.pointer, v.index, v.related), *found)
 
 
 def look(path: str, before: Look | None, reading: Reading) -> tuple[Look | None, list[WatchEvent]]:
