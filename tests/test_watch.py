@@ -391,3 +391,25 @@ def test_the_readme_live_snippet_runs_as_written(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "live/one-shot-lifecycle.session.jsonl: ok" in done.stdout
     assert done.stdout.splitlines()[-1].startswith("1 log(s) watched: 1 ok")
+
+
+def test_a_file_named_is_followed_whatever_its_name_even_before_it_exists(tmp_path: Path) -> None:
+    named = tmp_path / "owner-output.txt"
+    watch = Watch((str(named),), Reading())
+    assert list(watch.first()) == []
+    named.write_bytes(VALID.read_bytes())
+    events, changed = watch.again({str(named)})
+    assert changed and [e.verdict for e in events if e.kind is Kind.VERDICT] == [Verdict.OK]
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["-"], "standard input"),
+        (["/nonexistent/dir/x.jsonl"], "no such file"),
+        (["d/schedule.json"], "Host task store"),
+    ],
+)
+def test_what_watch_cannot_follow_is_a_usage_error(args: list[str], says: str) -> None:
+    done = subprocess.run([SCHEDLOG, "watch", *args], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and says in done.stderr and "Traceback" not in done.stderr

@@ -55,7 +55,8 @@ class Watch:
         changed at all (its bytes or status)."""
         paths = set(self.looks) if changed is None else {self.names[p] for p in changed if p in self.names}
         paths |= {p for p, seen in self.looks.items() if seen.verdict is Verdict.UNREADABLE}  # watched again
-        if changed is None or any(p not in self.names and _may_be_log(p) for p in changed):
+        named = {os.path.abspath(p) for p in self.paths}
+        if changed is None or any(p not in self.names and (_may_be_log(p) or p in named) for p in changed):
             paths |= self._found() - set(self.looks)
         before = {p: self.looks.get(p) for p in paths}
         events = list(self._look_at(paths))
@@ -65,7 +66,7 @@ class Watch:
         return [v.verdict for v in self.looks.values() if v.verdict is not None]
 
     def _found(self) -> set[str]:
-        return {p for p in discover(self.paths, skipped=self.skipped) if p != STDIN and _may_be_log(p)}
+        return {p for p in discover(self.paths, skipped=self.skipped) if p != STDIN}  # a file named is followed
 
     def _look_at(self, paths: Iterable[str]) -> Iterator[WatchEvent]:
         for path in sorted(paths):

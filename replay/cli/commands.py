@@ -589,6 +589,8 @@ def watch(
     for p in paths:
         if p == "-":
             raise click.UsageError("watch follows files and folders, not standard input")
+        if os.path.basename(p) == "schedule.json":
+            raise click.UsageError(f"{p}: watch follows session logs; verify judges a Host task store")
         if not os.path.isdir(p) and not os.path.isdir(os.path.dirname(os.path.abspath(p))):
             raise click.UsageError(f"{p}: no such file or folder (a file not yet written needs its folder)")
     now_ms = None if now is None else typed_instant(now)
