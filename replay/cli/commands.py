@@ -87,6 +87,13 @@ SIMULATED_PROFILE = click.option(
 IDEAL = click.option(
     "--ideal", is_flag=True, help="Use the intended calendar rule instead of the reference's decisions."
 )
+TOOL_SURFACE = click.option(
+    "--tool-surface",
+    type=click.Choice([AUTO, *SURFACE_NAMES]),
+    default=AUTO,
+    show_default=True,
+    help="The tool surface logged schedule_* calls are judged against; auto: the one each session's calls point to.",
+)
 JOBS = click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, help="Worker processes.")
 
 
@@ -377,13 +384,7 @@ def _escape_unencodable_output() -> None:
     default=None,
     help="Host stores: records kept per task.",
 )
-@click.option(
-    "--tool-surface",
-    type=click.Choice([AUTO, *SURFACE_NAMES]),
-    default=AUTO,
-    show_default=True,
-    help="The tool surface logged schedule_* calls are judged against; auto: the one each session's calls point to.",
-)
+@TOOL_SURFACE
 @JOBS
 @click.option("--quiet", "-q", is_flag=True, help="Text: print only the sessions with a problem, then the summary.")
 @cache_options
@@ -423,12 +424,7 @@ def verify(
                     "choose another folder (a re-run replaces its own part; the shards of one split sit side by side)"
                 )
             )
-    now_ms = None if now is None else typed_instant(now)
-    if now is not None and now_ms is None:
-        raise click.UsageError(f"--now {now!r} is not an instant such as 2026-08-05T12:00:00Z (or .000Z)")
-    retention = Retention(delivery_history_days, delivery_history_records)
-    surface = None if tool_surface == AUTO else tool_surface
-    reading = dataclasses.replace(reading, now=now_ms, retention=retention, tool_surface=surface)
+    reading = _judging(reading, now, tool_surface, Retention(delivery_history_days, delivery_history_records))
     files = list(discover(paths, stores=True, skipped=_say_skipped))
     stdin = _stdin() if STDIN in paths else None
     if not files and paths:  # (no paths at all: a shard that holds none of the logs, judged as such)
@@ -450,6 +446,17 @@ def verify(
         hint = audit.lenient_hint(reading) if fmt is Format.TEXT else None
         _report(reports, fmt, run, quiet=quiet, hint=hint)
     sys.exit(audit.exit_status)
+
+
+def _judging(reading: Reading, now: str | None, tool_surface: str, retention: Any = None) -> Reading:
+    """`reading` with the judging options of verify and watch: --now (an instant typed as a
+    person types it), --tool-surface, and the Host stores' retention where given."""
+    now_ms = None if now is None else typed_instant(now)
+    if now is not None and now_ms is None:
+        raise click.UsageError(f"--now {now!r} is not an instant such as 2026-08-05T12:00:00Z (or .000Z)")
+    surface = None if tool_surface == AUTO else tool_surface
+    judged = dataclasses.replace(reading, now=now_ms, tool_surface=surface)
+    return judged if retention is None else dataclasses.replace(judged, retention=retention)
 
 
 def _report(
@@ -547,13 +554,7 @@ def _reading(what: str) -> Iterator[None]:
 @format_option(Format.TEXT, Format.JSON, Format.GITHUB)
 @reading_options()
 @click.option("--now", default=None, help="Host-era checks: the canonical instant to judge at.")
-@click.option(
-    "--tool-surface",
-    type=click.Choice([AUTO, *SURFACE_NAMES]),
-    default=AUTO,
-    show_default=True,
-    help="The tool surface logged schedule_* calls are judged against (as verify).",
-)
+@TOOL_SURFACE
 @click.option(
     "--poll",
     type=click.FloatRange(min=0.05),
@@ -593,11 +594,7 @@ def watch(
             raise click.UsageError(f"{p}: watch follows session logs; verify judges a Host task store")
         if not os.path.isdir(p) and not os.path.isdir(os.path.dirname(os.path.abspath(p))):
             raise click.UsageError(f"{p}: no such file or folder (a file not yet written needs its folder)")
-    now_ms = None if now is None else typed_instant(now)
-    if now is not None and now_ms is None:
-        raise click.UsageError(f"--now {now!r} is not an instant such as 2026-08-05T12:00:00Z (or .000Z)")
-    surface = None if tool_surface == AUTO else tool_surface
-    reading = dataclasses.replace(reading, now=now_ms, tool_surface=surface)
+    reading = _judging(reading, now, tool_surface)
     colour = fmt is Format.TEXT and to_terminal()
     told = 0
 
