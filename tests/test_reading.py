@@ -134,7 +134,18 @@ def _format_choices() -> dict[str, list[str]]:
 def test_every_format_option_is_the_shared_one() -> None:
     """One vocabulary: every --format offers members of Format, declared once (format_option)."""
     choices = _format_choices()
-    assert set(choices) == {"verify", "replay", "check", "cron", "sql", "inspect", "simulate", "conform", "explain"}
+    assert set(choices) == {
+        "verify",
+        "replay",
+        "check",
+        "cron",
+        "sql",
+        "inspect",
+        "simulate",
+        "conform",
+        "explain",
+        "watch",
+    }
     vocabulary = {f.value for f in Format}
     assert all(set(offered) <= vocabulary and offered[0] == "text" for offered in choices.values())
     declared = [p for p in (ROOT / "replay").rglob("*.py") if '"--format"' in p.read_text()]

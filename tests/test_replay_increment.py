@@ -148,3 +148,14 @@ def test_host_stores_and_standard_input_are_taken_again_each_time(tmp_path: Path
     got = contents(db)
     assert got == contents(fresh)
     assert got["host_tasks"] and got["host_reminder_deliveries"]
+
+
+def test_a_zstandard_log_grown_by_a_bad_frame_is_read_again_whole(tmp_path: Path) -> None:
+    """A Zstandard container with one frame that does not scan is refused whole (a cold read
+    stages none of its records): the records held of its prefix go too (found by the property
+    above, seed 5158)."""
+    log = (ROOT / "fixtures/sessions/valid/reminders.session.jsonl.zstd").read_bytes()
+    _, second = _grown_twice(
+        tmp_path, {"s.session.jsonl.zstd": log}, {"s.session.jsonl.zstd": log + b"\0garbage"}, Reading()
+    )
+    assert second == "0 kept, 0 grown, 1 read again, 0 added, 0 removed"

@@ -27,6 +27,7 @@ import duckdb
 
 from replay.audit.cached import content_digest, fingerprint, reading_key
 from replay.duck.staging import neighbours
+from replay.logs.frames import ZSTD_MAGIC
 from replay.reading import Reading
 
 SOURCES = "CREATE TABLE sources (session_key BIGINT, path BLOB, size BIGINT, digest VARCHAR, beside VARCHAR)"
@@ -140,7 +141,19 @@ def _compare(path: str, h: Held) -> str:
         return "other"
     if content_digest(path, h.size) != h.digest:
         return "other"
-    return "unchanged" if size == h.size else "grown"
+    if size == h.size:
+        return "unchanged"
+    return "other" if _framed(path) else "grown"
+
+
+def _framed(path: str) -> bool:
+    """A Zstandard log: one bad frame appended refuses the whole container (a cold read stages
+    none of its records), so the records held of its prefix cannot stay; it is read again whole."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(4) == ZSTD_MAGIC
+    except OSError:
+        return True
 
 
 def removals(p: Plan) -> list[str]:
