@@ -133,7 +133,7 @@ def reading_key(reading: Reading) -> str:
     )
 
 
-def _digest(path: str, size: int, h: Any = None, start: int = 0) -> Any:
+def fed(path: str, size: int, h: Any = None, start: int = 0) -> Any:
     """`h` (else a new xxh3-128) fed the file's bytes from `start` to `size`; None where fewer
     could be read (the file shrank)."""
     h = xxhash.xxh3_128() if h is None else h
@@ -151,7 +151,7 @@ def _digest(path: str, size: int, h: Any = None, start: int = 0) -> Any:
 def content_digest(path: str, size: int) -> str | None:
     """The xxh3-128 of the file's first `size` bytes (hex), or None where fewer could be read."""
     try:
-        h = _digest(path, size)
+        h = fed(path, size)
     except OSError:
         return None
     return None if h is None else str(h.hexdigest())
@@ -233,7 +233,7 @@ def remember(
     c = consulted
     if use is not Use.CACHED and report.verdict is not Verdict.UNREADABLE and log.size:
         start = c.judged.size if c.judged is not None else 0
-        whole = _digest(c.path, log.size, c.hashed if c.judged is not None else None, start)
+        whole = fed(c.path, log.size, c.hashed if c.judged is not None else None, start)
         if whole is not None:
             judged = Judged(c.stat.st_dev, c.stat.st_ino, log.size, whole.digest(), beside(c.path), report)
             store.put(c.key, c.real, judged, log.saved)
@@ -324,7 +324,7 @@ def _why_not(saved: Judged, st: os.stat_result, path: str) -> tuple[str, Any]:
         return f"the file is shorter than when judged ({st.st_size:,} < {saved.size:,} bytes): truncated", None
     if beside(path) != saved.beside:
         return "the session's generations beside it changed", None
-    h = _digest(path, saved.size)
+    h = fed(path, saved.size)
     if h is None or h.digest() != saved.digest:
         return f"its first {saved.size:,} bytes changed since they were judged (edited in place)", None
     return "", h

@@ -18,6 +18,7 @@ what `verify` says of the log as committed.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections import Counter
 from collections.abc import Iterable
@@ -28,15 +29,16 @@ from typing import Any
 import xxhash
 
 from invariant.findings import Finding, Severity
+from replay.audit.cached import fed
 from replay.audit.report import SessionReport, Verdict
 from replay.logs.readstate import ReadState
+from replay.logs.zstdframes import MAGIC
 from replay.reading import Reading
 
 TAIL = 4096
 """The committed bytes a look compares again before it resumes (the last ones before the offset)."""
 TORN = frozenset({"format.torn-tail", "format.torn-frame"})
 """The findings of a write in progress: never told (the write is judged once it is whole)."""
-ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 
 
 class Kind(StrEnum):
@@ -144,9 +146,7 @@ def _read(path: str, start: int, end: int) -> bytes | None:
         return None
     try:
         out = bytearray()
-        while start + len(out) < end and (
-            piece := os.pread(fd, min(1 << 20, end - start - len(out)), start + len(out))
-        ):
+        while (at := start + len(out)) < end and (piece := os.pread(fd, min(1 << 20, end - at), at)):
             out += piece
         return bytes(out)
     except OSError:
@@ -159,13 +159,8 @@ def _hashed(path: str, offset: int, before: Look | None = None) -> Any:
     """The xxh3-128 of the file's first `offset` bytes: `before`'s hash fed the bytes after its
     offset, where given (its bytes were checked), else all of them."""
     h = xxhash.xxh3_128() if before is None else before.hashed.copy()
-    start = 0 if before is None else before.offset
-    while start < offset:
-        piece = _read(path, start, min(offset, start + (1 << 20)))
-        if not piece:
-            break
-        h.update(piece)
-        start += len(piece)
+    with contextlib.suppress(OSError):  # unreadable or shrunk now: the hash matches nothing; read again next
+        fed(path, offset, h, 0 if before is None else before.offset)
     return h
 
 
@@ -193,7 +188,7 @@ def _unstarted(path: str) -> bool:
             head = f.read(1 << 16)
             if not head:
                 return True
-            if head.startswith(ZSTD_MAGIC):
+            if head.startswith(MAGIC):
                 return False
             while b"\n" not in head:
                 more = f.read(1 << 20)

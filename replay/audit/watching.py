@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from replay.audit.follow import Kind, Look, WatchEvent, look
@@ -49,7 +49,7 @@ class Watch:
         """The first look at every log found."""
         yield from self._look_at(self._found())
 
-    def again(self, changed: Iterable[str] | None) -> tuple[list[WatchEvent], bool]:
+    def again(self, changed: Collection[str] | None) -> tuple[list[WatchEvent], bool]:
         """Look again at the logs among `changed` (absolute paths the operating system named;
         None: every log), and at logs the walk finds anew: the events, and whether any log
         changed at all (its bytes or status)."""

@@ -27,7 +27,7 @@ import duckdb
 
 from replay.audit.cached import content_digest, fingerprint, reading_key
 from replay.duck.staging import neighbours
-from replay.logs.frames import ZSTD_MAGIC
+from replay.logs.bytesource import framed
 from replay.reading import Reading
 
 SOURCES = "CREATE TABLE sources (session_key BIGINT, path BLOB, size BIGINT, digest VARCHAR, beside VARCHAR)"
@@ -150,8 +150,7 @@ def _framed(path: str) -> bool:
     """A Zstandard log: one bad frame appended refuses the whole container (a cold read stages
     none of its records), so the records held of its prefix cannot stay; it is read again whole."""
     try:
-        with open(path, "rb") as f:
-            return f.read(4) == ZSTD_MAGIC
+        return framed(path)
     except OSError:
         return True
 

@@ -45,7 +45,7 @@ from replay.audit.fanout import file_size
 from replay.audit.report import SessionReport
 from replay.audit.verify import Judgement, verify_log
 from replay.logs import deepjson
-from replay.logs.bytesource import Data
+from replay.logs.bytesource import Data, framed
 from replay.logs.chunks import ChunkRow
 from replay.logs.logfile import Entry, SessionLog
 from replay.reading import DEFAULT_READING, Reading
@@ -58,7 +58,6 @@ SEP = b"\x1f"
 _SKIP = SEP * 7 + b"\n"
 """The `lines` row of a header line: no session key, so the loader skips it."""
 _BOM = b"\xef\xbb\xbf"
-_ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 
 
 def staged_name(table: str, key: int) -> str:
@@ -113,8 +112,7 @@ def _may_read_directly(path: str) -> bool:
     a name with undecodable bytes has none); the pass then checks each line."""
     try:
         os.path.abspath(path).encode("utf-8")
-        with open(path, "rb") as f:
-            return f.read(4) != _ZSTD_MAGIC
+        return not framed(path)
     except (OSError, UnicodeEncodeError):
         return False
 

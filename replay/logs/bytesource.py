@@ -13,7 +13,7 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from typing import BinaryIO
 
-from replay.logs.zstdframes import MAX_FRAME_TEXT
+from replay.logs.zstdframes import MAGIC, MAX_FRAME_TEXT
 
 READ_CHUNK = 8 << 20
 MAX_STREAM = MAX_FRAME_TEXT
@@ -132,6 +132,12 @@ def load(path: str) -> Data | FileSource:
     finally:
         if fd >= 0:
             os.close(fd)
+
+
+def framed(path: str) -> bool:
+    """Whether the file at `path` starts as a Zstandard frame does (OSError where it cannot be read)."""
+    with open(path, "rb") as f:
+        return f.read(4) == MAGIC
 
 
 def is_stream(path: str) -> bool:
