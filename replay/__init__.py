@@ -12,14 +12,16 @@ from invariant.exports import lazy_exports
 
 if TYPE_CHECKING:
     from replay.audit.auditrun import Audit, verify_paths
-    from replay.audit.report import SessionReport, Verdict
+    from replay.audit.report import SessionReport
+    from replay.audit.verdicts import Verdict
     from replay.audit.verify import verify_bytes, verify_bytes_with_changes, verify_path
     from replay.reading import Mode, Reading
     from replay.sim.simulator import Scenario, ScenarioError, SimulationResult, TooManyEvents, simulate
 
 _HOMES = {
     "audit.auditrun": ("Audit", "verify_paths"),
-    "audit.report": ("SessionReport", "Verdict"),
+    "audit.report": ("SessionReport",),
+    "audit.verdicts": ("Verdict",),
     "audit.verify": (
         "verify_bytes",
         "verify_bytes_with_changes",

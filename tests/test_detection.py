@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from invariant.detect import ALL, Clue, choose
-from replay.audit.report import Verdict
+from replay.audit.verdicts import Verdict
 from replay.audit.verify import verify_path
 from replay.logs.discover import discover
 from replay.reading import Reading

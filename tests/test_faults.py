@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from replay.audit.report import Verdict
+from replay.audit.verdicts import Verdict
 from replay.audit.verify import verify_path
 
 from .conftest import ROOT

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 import zstandard
 
-from replay.audit.report import SessionReport, Verdict
+from replay.audit.report import SessionReport
+from replay.audit.verdicts import Verdict
 from replay.audit.verify import verify_path
 from replay.logs.logfile import SessionLog
 

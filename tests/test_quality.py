@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -212,6 +213,23 @@ def test_a_verify_the_cache_answers_loads_neither_the_reader_nor_what_it_does_no
     modules = set(_python(LOADED + run).stderr.split())
     unused = ("replay.audit.verify", "replay.logs.logfile", "replay.audit.hoststore", "replay.cli.output.ci")
     assert {m for m in modules if m.startswith(unused) or m in ("multiprocessing", "concurrent.futures")} == set()
+
+
+def test_a_text_verify_the_cache_answers_makes_no_report(tmp_path: Path) -> None:
+    """A hit's text is kept beside its report (replay.audit.held): over ok logs the cache
+    answers, neither the reports' values nor the fold they hold are loaded (issue 50)."""
+    folder = tmp_path / "ok"
+    folder.mkdir()
+    for k, path in enumerate(sorted((ROOT / "fixtures" / "sessions" / "valid").iterdir())):
+        shutil.copy(path, folder / f"{k}-{path.name}")
+    assert len(list(folder.iterdir())) == 3
+    args = ["verify", "--cache-dir", str(tmp_path / "cache"), str(folder)]
+    run = f"from replay.cli import main; main({args!r}, standalone_mode=False)"
+    _python(run)
+    done = _python(LOADED + run)
+    assert "from cache" in done.stdout and " ok," in done.stdout
+    modules = set(done.stderr.split())
+    assert {"replay.audit.report", "invariant.folding", "invariant.findings"} & modules == set()
 
 
 def test_the_pytest_plugin_loads_the_verifier_only_to_verify_a_log() -> None:

@@ -197,7 +197,7 @@ def test_one_column_vocabulary_for_csv_parquet_and_the_sessions_table(tmp_path: 
     `events`; the table holds every one of them."""
     import duckdb
 
-    from replay.audit.report import VERDICT_COLUMNS
+    from replay.audit.verdicts import VERDICT_COLUMNS
 
     runner = CliRunner()
     csv_header = runner.invoke(main, ["verify", "--format", "csv", str(SESSIONS)]).output.splitlines()[0].split(",")

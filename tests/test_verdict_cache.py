@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -265,3 +266,37 @@ def test_verify_report_and_explain_share_their_entries(logs: Path, tmp_path: Pat
     CliRunner().invoke(main, ["report", "-o", str(tmp_path / "p.html"), "--cache-dir", str(cache), str(logs)])
     count = len(_all_logs(logs))
     assert _summary(logs, cache).endswith(f"; {count} from cache, 0 resumed, 0 read whole")
+
+
+def _text(folder: Path | str, cache: Path | None, *more: str) -> tuple[int, str]:
+    """`verify` in text (the output a hit prints without making its report), less the summary's
+    account of the cache."""
+    args = ["verify", *more, str(folder)] + (["--no-cache"] if cache is None else ["--cache-dir", str(cache)])
+    result = CliRunner().invoke(main, args, catch_exceptions=False)
+    return result.exit_code, re.sub(r"; \d+ from cache, \d+ resumed, \d+ read whole\n$", "\n", result.stdout)
+
+
+@pytest.mark.parametrize("more", [(), ("--quiet",)])
+def test_the_text_a_hit_prints_is_the_cold_text(logs: Path, tmp_path: Path, more: tuple[str, ...]) -> None:
+    """Every line, the hint of the header rules (logs the strict reader refuses for them alone)
+    and --quiet's choice of sessions, as a cold run prints them."""
+    head = {"type": "session", "version": 0, "id": "s", "createdAt": 1, "cwd": "/w"}
+    (logs / "no-depth.jsonl").write_text(json.dumps(head) + "\n")
+    cache = tmp_path / "cache"
+    cold = _text(logs, None, *more)
+    assert "hint: 1 session(s) are corrupt only for the strict reader's header rules" in cold[1]
+    assert _text(logs, cache, *more) == cold
+    assert "from cache" in _summary(logs, cache, *more)
+    assert _text(logs, cache, *more) == cold
+
+
+def test_a_hit_names_the_path_as_given(logs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An entry is keyed by the absolute path, and its text names the path it was made for: a
+    hit under another spelling of the path prints the spelling given."""
+    cache = tmp_path / "cache"
+    _text(logs, cache)
+    monkeypatch.chdir(logs)
+    relative = _text("sessions", cache)
+    assert relative == _text("sessions", None)
+    assert "sessions/valid/" in relative[1] and str(logs) not in relative[1]
+    assert "from cache" in _summary(Path("sessions"), cache)

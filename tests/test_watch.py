@@ -24,7 +24,7 @@ from invariant.findings import Finding
 from replay.audit import follow as follow_module
 from replay.audit import watching as watching_module
 from replay.audit.follow import Kind, Look, WatchEvent, look, told_of
-from replay.audit.report import Verdict
+from replay.audit.verdicts import Verdict
 from replay.audit.verify import verify_path
 from replay.audit.watching import Watch
 from replay.reading import Mode, Reading

@@ -4,38 +4,45 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from invariant.findings import Severity
 from replay.audit.cached import let_go, verified_each
-from replay.audit.report import SessionReport, Verdict
+from replay.audit.held import Held
+from replay.audit.verdicts import Verdict
 from replay.exitstatus import exit_status
 from replay.logs.discover import STDIN
 from replay.reading import DEFAULT_READING, Mode, Reading
 
-if TYPE_CHECKING:  # worker processes and the Host cross-check load only where a run uses them
+if TYPE_CHECKING:  # worker processes, the Host cross-check and the reports load only where a run uses them
     from replay.audit.fanout import Group
+    from replay.audit.report import SessionReport
     from replay.logs.bytesource import Data
 
 
 @dataclass(frozen=True)
 class Audit:
     """The reports of a run, in input order, each Host task store's with its root's cross-check
-    (the session logs beside it); iterating it gives the reports."""
+    (the session logs beside it), held (replay.audit.held: a cache hit's report is made only for
+    an output that reads it); iterating it gives the reports."""
 
-    reports: tuple[SessionReport, ...]
+    held: tuple[Held, ...]
+
+    @cached_property
+    def reports(self) -> tuple[SessionReport, ...]:
+        return tuple(h.report() for h in self.held)
 
     def __iter__(self) -> Iterator[SessionReport]:
         return iter(self.reports)
 
     def __len__(self) -> int:
-        return len(self.reports)
+        return len(self.held)
 
     @property
     def exit_status(self) -> int:
         """What the command exits with (replay.exitstatus.EXIT_ORDER)."""
-        return exit_status(r.verdict for r in self.reports)
+        return exit_status(h.verdict for h in self.held)
 
     def to_json(self) -> list[dict[str, object]]:
         """What `schedlog verify --format json` prints."""
@@ -47,13 +54,16 @@ class Audit:
         found by reading them so: said once, so that a maintainer knows the mode exists."""
         if reading.mode is not Mode.STRICT:
             return None
+        refused = (h.report() for h in self.held if h.verdict is Verdict.CORRUPT)
         taken = [
             r
-            for r in self.reports
+            for r in refused
             if refused_by_header_rules_only(r) and lenient_report(r.path, reading).verdict is Verdict.OK
         ]
         if not taken:
             return None
+        from invariant.findings import Severity
+
         first = next(f for f in taken[0].findings if f.severity is Severity.ERROR)
         return (
             f"hint: {len(taken)} session(s) are corrupt only for the strict reader's header rules "
@@ -63,6 +73,8 @@ class Audit:
 
 def refused_by_header_rules_only(report: SessionReport) -> bool:
     """A file log the strict reader refuses for its header rules alone (no protocol violation)."""
+    from invariant.findings import Severity
+
     return (
         report.verdict is Verdict.CORRUPT
         and report.violation is None
@@ -89,12 +101,12 @@ def verify_paths(
     """The audit of the logs and Host task stores at `paths` (and first, for `stdin` when given,
     one reported as `<stdin>`): `verify_each`'s reports, the stores cross-checked against the
     logs beside them. `jobs` > 1 verifies in that many worker processes."""
-    reports = list(verify_each(paths, reading, jobs, stdin, progress, cache))
-    if any(r.store for r in reports):
+    held = list(verify_each(paths, reading, jobs, stdin, progress, cache))
+    if any(h.store for h in held):
         from replay.audit.hoststore import cross_checked
 
-        reports = cross_checked(reports)
-    return Audit(tuple(reports))
+        held = [Held.of(r) for r in cross_checked([h.report() for h in held])]
+    return Audit(tuple(held))
 
 
 # --- many logs, each through the verdict cache when given, in worker processes with jobs ------------
@@ -104,7 +116,7 @@ VerifyTask = tuple["Group", Reading, Path | None]
 """Consecutive files verified by one worker call, how to read them, and the verdict cache's folder."""
 
 
-def _verify_group(task: VerifyTask) -> list[SessionReport]:
+def _verify_group(task: VerifyTask) -> list[Held]:
     group, reading, cache = task
     try:
         return list(verified_each([path for path, _ in group], reading, cache))
@@ -125,7 +137,7 @@ def verify_each(
     stdin: Data | None = None,
     progress: Callable[[int], None] | None = None,
     cache: Path | None = None,
-) -> Iterator[SessionReport]:
+) -> Iterator[Held]:
     """One report per file of `paths` (and first, for `stdin` when given, one reported as
     `<stdin>`), in input order, as each is judged (`auditrun.verify_paths` adds the Host
     cross-check); with `jobs` > 1, consecutive files are verified in groups by
@@ -135,7 +147,7 @@ def verify_each(
     if stdin is not None:
         from replay.audit.verify import verify_path
 
-        yield verify_path("<stdin>", reading, data=stdin)
+        yield Held.of(verify_path("<stdin>", reading, data=stdin))
     if jobs > 1:  # grouped only then: grouping reads every file's size
         from replay.audit.fanout import grouped, in_processes
 

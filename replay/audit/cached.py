@@ -16,6 +16,7 @@ and the reading saved at the last committed line (replay/logs/readstate.py). The
 from __future__ import annotations
 
 import os
+import pickle
 import stat
 import sys
 from collections.abc import Iterator, Sequence
@@ -23,17 +24,19 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import xxhash
 
 from invariant.filenames import file_version
 from replay.audit.cachestore import LIMIT, CacheProblem, Miss, VerdictStore
-from replay.audit.report import SessionReport, Verdict
+from replay.audit.held import Held
+from replay.audit.verdicts import Verdict
 from replay.logs.discover import generations_beside
 from replay.reading import Reading
 
-if TYPE_CHECKING:  # the judge and the reader load on the first log the cache does not answer for
+if TYPE_CHECKING:  # the judge, the reader and the reports load on the first log the cache does not answer for
+    from replay.audit.report import SessionReport
     from replay.audit.verify import Judgement
     from replay.logs.logfile import SessionLog
 
@@ -46,16 +49,31 @@ class Use(StrEnum):
     WHOLE = "read whole"
 
 
-@dataclass(frozen=True)
-class Judged:
-    """What an entry says first: which bytes were judged, and their report."""
+class Judged(NamedTuple):
+    """What an entry says first: which bytes were judged, and their report: pickled, with what
+    the text output needs of it beside it (replay.audit.held). Stored as a plain tuple (`put`,
+    `_judged`): a tuple reads back five times faster than a dataclass, and every hit reads one."""
 
     device: int
     inode: int
     size: int
     digest: bytes
     beside: tuple[str, ...]
-    report: SessionReport
+    path: str
+    """The path the report was made for (its text names it)."""
+    verdict: str
+    told: str
+    untroubled: bool
+    report: bytes
+
+
+def _judged(got: object) -> Judged | Miss:
+    """The entry's head read back as a Judged, or a Miss where it holds something else."""
+    if isinstance(got, Miss):
+        return got
+    if type(got) is not tuple or len(got) != len(Judged._fields):
+        return Miss("the cache entry holds something else")
+    return Judged._make(got)
 
 
 @cache
@@ -73,25 +91,37 @@ def fingerprint() -> str:
     return f"{h.hexdigest()}:{sys.version.split()[0]}:{tzdata.IANA_VERSION}"
 
 
-_STORES: dict[Path, VerdictStore | None] = {}
+_STORES: dict[tuple[Path, int], VerdictStore | None] = {}
+"""The stores this process opened, by folder and process id (a forked worker must not use its
+parent's connection: it opens its own)."""
 
 
 def store_in(folder: Path) -> VerdictStore | None:
     """This process's store of the cache in `folder` (opened once; None where it cannot be:
-    whoever opened it first in the run said why, `open_store`)."""
-    if folder not in _STORES:
-        _STORES[folder] = open_store(folder)[0]
-    return _STORES[folder]
+    whoever opened it first in the run said why, `usable`)."""
+    at = (folder, os.getpid())
+    if at not in _STORES:
+        _STORES[at] = open_store(folder)[0]
+    return _STORES[at]
+
+
+def usable(folder: Path) -> str:
+    """Why the cache in `folder` cannot be used ("": it can, and this process holds it open
+    for the run)."""
+    store, problem = open_store(folder)
+    _STORES[(folder, os.getpid())] = store
+    return problem
 
 
 def let_go(folder: Path | None, close: bool) -> None:
     """Commit this process's writes to the store in `folder` (none: no cache was asked); with
     `close`, close and forget it (the run is over: the next opens the cache as it then is)."""
-    store = None if folder is None else _STORES.get(folder)
+    at = None if folder is None else (folder, os.getpid())
+    store = None if at is None else _STORES.get(at)
     if store is not None:
         store.close() if close else store.flush()
-    if close and folder is not None:
-        _STORES.pop(folder, None)
+    if close and at is not None:
+        _STORES.pop(at, None)
 
 
 def open_store(folder: Path) -> tuple[VerdictStore | None, str]:
@@ -181,27 +211,30 @@ class Consulted:
         return self.judged is not None and self.stat.st_size == self.judged.size
 
 
+def located(path: str, options: str) -> tuple[str, str]:
+    """The absolute path of the file at `path`, and the key of its entry read with `options`."""
+    real = os.path.abspath(path)
+    return real, entry_key(real, options)
+
+
 def entry_key(real: str, options: str) -> str:
     """The key of the entry of the file at absolute path `real` read with the options `options`
     (`reading_key`)."""
     return xxhash.xxh3_128_hexdigest(options.encode() + b"\0" + os.fsencode(real))
 
 
-def consult(path: str, reading: Reading, store: VerdictStore, options: str | None = None) -> Consulted | None:
-    """What the cache holds of the file at `path` read with `reading`, checked against its
-    bytes; None for anything but a regular file (a pipe, a device, a path that cannot be
-    read: the reader says what it is, and nothing is cached)."""
+def consult(path: str, reading: Reading, store: VerdictStore, where: tuple[str, str] | None = None) -> Consulted | None:
+    """What the cache holds of the file at `path` read with `reading` (`where`: its absolute
+    path and its entry's key, where known), checked against its bytes; None for anything but a regular file (a pipe, a
+    device, a path that cannot be read: the reader says what it is, and nothing is cached)."""
     try:
         st = os.stat(path)
     except OSError:
         return None
     if not stat.S_ISREG(st.st_mode):
         return None
-    real = os.path.abspath(path)
-    key = entry_key(real, reading_key(reading) if options is None else options)
-    got = store.get(key)
-    if not isinstance(got, Miss | Judged):
-        got = Miss("the cache entry holds something else")
+    real, key = where or located(path, reading_key(reading))
+    got = _judged(store.get(key))
     if isinstance(got, Miss):
         return Consulted(path, real, key, st, None, None, got.why)
     why, hashed = _why_not(got, st, path)
@@ -225,61 +258,82 @@ def reader(consulted: Consulted, reading: Reading, store: VerdictStore, progress
     return SessionLog(c.path, reading, progress=progress), Use.WHOLE
 
 
-def remember(
-    consulted: Consulted, store: VerdictStore, log: SessionLog, report: SessionReport, use: Use
-) -> SessionReport:
+def remember(consulted: Consulted, store: VerdictStore, log: SessionLog, report: SessionReport, use: Use) -> Held:
     """`report`, saying how it was had, its entry written where the log was read (an unreadable
     one is not kept: it is read whole each time, and is small or a read that failed)."""
     c = consulted
+    held = Held.of(replace(report, read=use, read_why=c.why))
     if use is not Use.CACHED and report.verdict is not Verdict.UNREADABLE and log.size:
         start = c.judged.size if c.judged is not None else 0
         whole = fed(c.path, log.size, c.hashed if c.judged is not None else None, start)
-        if whole is not None:
-            judged = Judged(c.stat.st_dev, c.stat.st_ino, log.size, whole.digest(), beside(c.path), report)
+        pickled = _pickled(report)
+        if whole is not None and pickled is not None:
+            judged = (
+                c.stat.st_dev,
+                c.stat.st_ino,
+                log.size,
+                whole.digest(),
+                beside(c.path),
+                report.path,
+                report.verdict.value,
+                held.text(),
+                held.untroubled,
+                pickled,
+            )  # fmt: skip  (a Judged, as a plain tuple)
             store.put(c.key, c.real, judged, log.saved)
-    return replace(report, read=use, read_why=c.why)
+    return held
+
+
+def _pickled(report: SessionReport) -> bytes | None:
+    """`report` pickled, or None where it cannot be (nested past pickle's recursion: not cached)."""
+    try:
+        return pickle.dumps(replace(report, read="", read_why=""), protocol=pickle.HIGHEST_PROTOCOL)
+    except (RecursionError, pickle.PicklingError, TypeError, AttributeError):
+        return None
 
 
 def verify_cached(
-    path: str, reading: Reading, store: VerdictStore, progress: Any = None, options: str | None = None
-) -> SessionReport:
+    path: str,
+    reading: Reading,
+    store: VerdictStore,
+    progress: Any = None,
+    where: tuple[str, str] | None = None,
+) -> Held:
     """The report `verify_path` gives for the file at `path`: from the cache where the file is
     unchanged, resumed where it grew, else read whole (a Host task store is judged at `now`,
     never cached). The judge is loaded only for a log the cache does not answer for."""
-    c = consult(path, reading, store, options)
+    c = consult(path, reading, store, where)
     if c is not None and c.unchanged:
         assert c.judged is not None
         if progress is not None:
             progress(c.stat.st_size)
-        report = c.judged.report  # this call's own copy, unpickled for it: told how it was had in place
-        object.__setattr__(report, "path", path)
-        object.__setattr__(report, "read", Use.CACHED)
-        return report
+        j = c.judged
+        told = j.told if j.path == path else None  # (the text names the path it was made for)
+        return Held(path, Verdict(j.verdict), Use.CACHED, "", False, told, j.untroubled, None, j.report)
     from replay.audit.verify import store_report, verify_log, verify_path
 
     if c is None:
-        return replace(verify_path(path, reading, progress=progress), read=Use.WHOLE)
-    if c.judged is None and (held := store_report(path, reading)) is not None:
-        return replace(held, read=Use.WHOLE)
+        return Held.of(replace(verify_path(path, reading, progress=progress), read=Use.WHOLE))
+    if c.judged is None and (task_store := store_report(path, reading)) is not None:
+        return Held.of(replace(task_store, read=Use.WHOLE))
     log, use = reader(c, reading, store, progress)
     return remember(c, store, log, verify_log(log), use)
 
 
-def verified_each(
-    paths: Sequence[str], reading: Reading, cache: Path | None, progress: Any = None
-) -> Iterator[SessionReport]:
-    """`verified` of each of `paths` in order, the cache's entries for them fetched a window of
-    logs at a time (`VerdictStore.read_ahead`)."""
+def verified_each(paths: Sequence[str], reading: Reading, cache: Path | None, progress: Any = None) -> Iterator[Held]:
+    """`verified` of each of `paths` in order, held (a hit's report is made only when asked for),
+    the cache's entries for them fetched a window of logs at a time (`VerdictStore.read_ahead`)."""
     store = None if cache is None else store_in(cache)
     if store is None:
-        yield from (verified(path, reading, None, progress) for path in paths)
+        yield from (Held.of(verified(path, reading, None, progress)) for path in paths)
         return
     options = reading_key(reading)
     for at in range(0, len(paths), _WINDOW):
         window = paths[at : at + _WINDOW]
-        store.read_ahead([entry_key(os.path.abspath(p), options) for p in window])
-        for path in window:
-            yield verify_cached(path, reading, store, progress, options)
+        places = [located(path, options) for path in window]
+        store.read_ahead([key for _, key in places])
+        for path, where in zip(window, places, strict=True):
+            yield verify_cached(path, reading, store, progress, where)
 
 
 _WINDOW = 1000
@@ -293,7 +347,7 @@ def verified(path: str, reading: Reading, cache: Path | None, progress: Any = No
         from replay.audit.verify import verify_path
 
         return verify_path(path, reading, progress=progress)
-    return verify_cached(path, reading, store, progress)
+    return verify_cached(path, reading, store, progress).report()
 
 
 def judged(
@@ -312,7 +366,7 @@ def judged(
         return judge_log(SessionLog(path, reading, progress=progress))
     log, use = reader(c, reading, store, progress)
     report, judgement = judge_log(log)
-    return remember(c, store, log, report, use), judgement
+    return remember(c, store, log, report, use).report(), judgement
 
 
 def _why_not(saved: Judged, st: os.stat_result, path: str) -> tuple[str, Any]:

@@ -26,7 +26,7 @@ import xxhash
 DB_NAME = "verdicts.sqlite"
 LIMIT = 1 << 30
 """The bytes of entries kept by default (`$SCHEDLOG_CACHE_LIMIT_MB` sets another bound)."""
-_SCHEMA = 2
+_SCHEMA = 3
 _FLUSH_EVERY = 256
 _AHEAD = 500
 """Keys per query of `read_ahead` (below SQLite's bound on a statement's parameters)."""
@@ -56,25 +56,28 @@ class CacheInfo:
 
 
 def _sealed(fingerprint: str, value: object) -> bytes:
-    """`value` pickled with the fingerprint of the code that made it, behind their checksum."""
-    payload = pickle.dumps((fingerprint, value), protocol=pickle.HIGHEST_PROTOCOL)
+    """`value` pickled after the fingerprint of the code that made it (its length, then it:
+    checked before the value is unpickled, as another version's classes may not unpickle),
+    behind their checksum."""
+    made_by = fingerprint.encode()
+    payload = len(made_by).to_bytes(2, "big") + made_by + pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
     return xxhash.xxh3_128_digest(payload) + payload
 
 
 def _checked(blob: bytes, fingerprint: str) -> object:
     """The value `blob` holds, or a Miss saying why it is not trusted."""
-    if len(blob) < 16:
+    if len(blob) < 18:
         return Miss("the cache entry is truncated")
     digest, payload = blob[:16], blob[16:]
     if xxhash.xxh3_128_digest(payload) != digest:
         return Miss("the cache entry does not match its checksum (damaged or cut short)")
+    made_by = fingerprint.encode()
+    if payload[2 : 2 + len(made_by)] != made_by or int.from_bytes(payload[:2], "big") != len(made_by):
+        return Miss("the cache entry was written by another version of schedlog")
     try:
-        made_by, value = pickle.loads(payload)
+        return pickle.loads(payload[2 + len(made_by) :])
     except Exception as err:  # a damaged pickle raises anything: it is simply not trusted
         return Miss(f"the cache entry does not read back ({type(err).__name__})")
-    if made_by != fingerprint:
-        return Miss("the cache entry was written by another version of schedlog")
-    return value
 
 
 class VerdictStore:

@@ -40,8 +40,9 @@ from invariant.profiles import Profile, get_profile
 from invariant.zones import load_zone
 from replay.audit.auditrun import lenient_report
 from replay.audit.cached import judged
-from replay.audit.report import SessionReport, Verdict
+from replay.audit.report import SessionReport
 from replay.audit.rules import describe
+from replay.audit.verdicts import Verdict
 from replay.audit.verify import Judgement
 from replay.logs.logfile import Entry
 from replay.reading import DEFAULT_READING, Mode, Reading

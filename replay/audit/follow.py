@@ -30,7 +30,8 @@ import xxhash
 
 from invariant.findings import Finding, Severity
 from replay.audit.cached import fed
-from replay.audit.report import SessionReport, Verdict
+from replay.audit.report import SessionReport
+from replay.audit.verdicts import Verdict
 from replay.logs.readstate import ReadState
 from replay.logs.zstdframes import MAGIC
 from replay.reading import Reading

@@ -15,7 +15,8 @@ from typing import Any
 from invariant.findings import Finding, Severity
 from invariant.hoststore import from_a_kept_task, located_receipts
 from invariant.shapes import pointer_to
-from replay.audit.report import SessionReport, Verdict
+from replay.audit.report import SessionReport
+from replay.audit.verdicts import Verdict
 
 
 def _receipts(task: dict[str, Any], pointer: str) -> tuple[dict[str, str], bool]:

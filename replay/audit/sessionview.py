@@ -26,8 +26,9 @@ from invariant.profiles import get_profile
 from replay.audit.cached import judged, let_go
 from replay.audit.explain import intended, record_text
 from replay.audit.fanout import Group, file_size, group_bytes, grouped, in_processes
-from replay.audit.report import SessionReport, Verdict
+from replay.audit.report import SessionReport
 from replay.audit.rules import describe
+from replay.audit.verdicts import Verdict
 from replay.audit.verify import VERIFY_BUDGET, Judgement
 from replay.logs import deepjson
 from replay.logs.logfile import Entry

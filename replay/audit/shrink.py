@@ -30,7 +30,8 @@ import zstandard
 from invariant.findings import Severity
 from invariant.jsvalue import JS_WHITESPACE, js_compact_json, safe_integer
 from invariant.logshapes import REPLACE_BOUNDS, cited_runs, format_version
-from replay.audit.report import SessionReport, Verdict
+from replay.audit.report import SessionReport
+from replay.audit.verdicts import Verdict
 from replay.audit.verify import verify_bytes, verify_log
 from replay.logs import deepjson
 from replay.logs.bytesource import Data, once

@@ -35,9 +35,10 @@ from invariant.ledger import LedgerRow, ledger, owned_from
 from invariant.profiles import Profile, get_profile
 from invariant.reminders import ReminderMessage, delivery_findings, reminder_messages
 from invariant.tools.judge import TOOL_TYPES
-from replay.audit.report import ProfileChoice, SessionReport, Verdict
+from replay.audit.report import ProfileChoice, SessionReport
 from replay.audit.telling import TellingEvents
 from replay.audit.transcript import Transcript
+from replay.audit.verdicts import Verdict
 from replay.logs import bytesource
 from replay.logs.bytesource import Data
 from replay.logs.chunks import ChunkRow

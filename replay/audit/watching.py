@@ -16,7 +16,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from replay.audit.follow import Kind, Look, WatchEvent, look
-from replay.audit.report import Verdict
+from replay.audit.verdicts import Verdict
 from replay.logs.discover import LOG_SUFFIXES, STDIN, Skipped, discover
 from replay.reading import Reading
 

@@ -42,6 +42,7 @@ from replay.sim.limits import MAX_STEPS
 from replay.terminal import printable
 
 if TYPE_CHECKING:  # the judge, the readers and the outputs load when a command runs
+    from replay.audit.held import Held
     from replay.audit.report import SessionReport
     from replay.cli.output import reports as report_output
     from replay.logs.bytesource import Data
@@ -180,18 +181,17 @@ def cache_options(command: F) -> F:
 
     @functools.wraps(command)
     def with_cache(*args: Any, **kwargs: Any) -> Any:
-        from replay.audit.cached import default_folder, open_store
+        from replay.audit.cached import default_folder, let_go, usable
 
         named, off = kwargs.pop("cache_dir"), kwargs.pop("no_cache")
         folder = None if off else Path(named) if named else default_folder()
-        if folder is not None:
-            store, problem = open_store(folder)
-            if store is None:
-                click.echo(printable(f"schedlog: warning: {problem}"), err=True)
-                folder = None
-            else:
-                store.close()
-        return command(*args, cache=folder, **kwargs)
+        if folder is not None and (problem := usable(folder)):
+            click.echo(printable(f"schedlog: warning: {problem}"), err=True)
+            folder = None
+        try:
+            return command(*args, cache=folder, **kwargs)
+        finally:
+            let_go(folder, close=True)
 
     options = [
         click.option(
@@ -215,7 +215,7 @@ def _file_name(text: object) -> str:
     return name[:100] or "session"
 
 
-def _say_cache_misses(reports: Sequence[SessionReport]) -> None:
+def _say_cache_misses(reports: Sequence[SessionReport | Held]) -> None:
     for r in reports:
         if r.read_why:
             click.echo(printable(f"schedlog: {r.path}: read whole: {r.read_why}"), err=True)
@@ -432,19 +432,19 @@ def verify(
     started, clock = datetime.now(UTC), time.perf_counter()
     with _progress(files, "reading") as progress:
         audit = verify_paths([p for p in files if p != STDIN], reading, jobs, stdin, progress, cache)
-    reports = audit.reports
     if verbose:
-        _say_cache_misses(reports)
+        _say_cache_misses(audit.held)
     run = report_output.Run(started, time.perf_counter() - clock)
     if output is not None:
         from replay.duck.verdicts import write_verdicts  # DuckDB loads for Parquet output only
 
         with _writing(Path(output)):
-            part = write_verdicts(reports, Path(output), name=part_name(shard))
-        say(printable(f"{report_output.summary_line(reports)}; verdicts {part}"))
+            part = write_verdicts(audit.reports, Path(output), name=part_name(shard))
+        say(printable(f"{report_output.summary_line(audit.held)}; verdicts {part}"))
+    elif fmt is Format.TEXT:  # (a cache hit's report is not made again: its text was kept)
+        emit([report_output.text(audit.held, quiet, audit.lenient_hint(reading))])
     else:
-        hint = audit.lenient_hint(reading) if fmt is Format.TEXT else None
-        _report(reports, fmt, run, quiet=quiet, hint=hint)
+        _report(audit.reports, fmt, run)
     sys.exit(audit.exit_status)
 
 

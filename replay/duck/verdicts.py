@@ -14,7 +14,8 @@ from pathlib import Path
 import duckdb
 
 from replay.atomic import folder_of, publish
-from replay.audit.report import VERDICT_COLUMNS, SessionReport
+from replay.audit.report import SessionReport
+from replay.audit.verdicts import VERDICT_COLUMNS
 from replay.logs import deepjson
 
 

@@ -108,8 +108,8 @@ class SessionLogItem(pytest.Item):
     """Verify one log and compare with its expected verdict."""
 
     def runtest(self) -> None:
+        from replay.audit.textline import text_line
         from replay.audit.verify import verify_path
-        from replay.cli.output.reports import text_line
         from replay.reading import Reading
 
         config = self.config

@@ -16,7 +16,8 @@ from pathlib import PurePosixPath
 from urllib.parse import quote
 
 from invariant.findings import RelatedLocation, Severity
-from replay.audit.report import SessionReport, Verdict
+from replay.audit.report import SessionReport
+from replay.audit.verdicts import Verdict
 from replay.cli.output import json_document
 from replay.terminal import printable
 

@@ -8,60 +8,19 @@ import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
-from invariant.findings import Severity
-from invariant.jsvalue import shown
-from replay.audit.report import VERDICT_COLUMNS, SessionReport, Verdict
+from replay.audit.held import Held
+from replay.audit.textline import text_line
+from replay.audit.verdicts import VERDICT_COLUMNS, Verdict
 from replay.cli.output import Format, json_document, json_line, json_text
 from replay.terminal import printable
 
-
-def _location(r: SessionReport) -> str:
-    v = r.violation
-    if v is not None and v.line is not None:
-        return f"{r.path}:{v.line}"
-    return r.path
+if TYPE_CHECKING:  # a cache hit's text output makes no report: the values load with the first one made
+    from replay.audit.report import SessionReport
 
 
-def text_line(r: SessionReport) -> str:
-    """One line per session, then one indented line per format finding."""
-    who = f" [{r.session}]" if r.session else ""
-    if r.verdict is Verdict.UNREADABLE:
-        reason = next((f.message for f in r.findings if f.code == "format.unreadable"), "unreadable")
-        return printable(f"UNREADABLE {r.path}: {reason}")
-    if r.verdict is Verdict.UNSUPPORTED:
-        reason = next((f.message for f in r.findings if f.code == "format.version.newer"), "a newer format")
-        return printable(f"UNSUPPORTED {r.path}{who}: {reason}")
-    if r.violation is not None:
-        v = r.violation
-        where = f"event {v.index}" if v.index is not None else "store" if r.store else "log"
-        head = f"CORRUPT    {_location(r)}{who}: {v.rule}: {v.message} ({where}{', ' + v.pointer if v.pointer else ''})"
-    elif r.verdict is Verdict.CORRUPT:
-        head = f"CORRUPT    {r.path}{who}: the log format is refused (see below)"
-    elif r.store:
-        head = f"ok         {r.path}: Host task store, {r.events} task(s)"
-    else:
-        active = 0 if r.folded is None else len(r.folded.active)
-        head = (
-            f"ok         {r.path}{who}: {r.events} events, {r.schedule_events} schedule, "
-            f"seedLength {shown(r.seed_length)}, {active} active"
-        )
-    lines = [head]
-    if r.violation is not None:
-        lines += [f"    related {x.where()}: {x.meaning}" for x in r.violation.related]
-    if r.profile is not None and r.profile.disagreement:
-        others = ", ".join(f"{name} finds it {verdict}" for name, verdict in r.profile.disagreement)
-        lines.append(f"    note: the evidence does not decide the profile; judged by {r.profile.name}, but {others}")
-    for f in r.findings:
-        if f.code in ("format.unreadable", "format.version.newer"):
-            continue
-        where = f" line {f.line}" if f.line is not None else ""
-        at = f" (at {f.pointer})" if f.pointer else ""
-        lines.append(f"    {f.severity}{where}: {f.code}: {f.message}{at}")
-    return "\n".join(printable(line) for line in lines)
-
-
-def summary_line(reports: Sequence[SessionReport]) -> str:
+def summary_line(reports: Sequence[SessionReport | Held]) -> str:
     """The verdicts' counts, then how the reports were had where a verdict cache was asked."""
     return verdict_summary([r.verdict for r in reports]) + reads_told([r.read for r in reports])
 
@@ -145,14 +104,14 @@ def render(
         return junit(reports, run)
     if summary is not None:
         return printable(summary) + "\n"
-    shown_reports = [r for r in reports if not (quiet and _untroubled(r))]
-    body = "".join(text_line(r) + "\n" for r in shown_reports)
-    return body + (printable(hint) + "\n" if hint else "") + summary_line(reports) + "\n"
+    return text([Held.of(r) for r in reports], quiet, hint)
 
 
-def _untroubled(r: SessionReport) -> bool:
-    """ok, with no finding above information (what --quiet leaves out)."""
-    return r.verdict is Verdict.OK and all(f.severity is Severity.INFO for f in r.findings)
+def text(held: Sequence[Held], quiet: bool = False, hint: str | None = None) -> str:
+    """The text output: a report's lines each (`quiet`: only those of the sessions with a
+    problem), `hint`, then the summary line."""
+    body = "".join(h.text() + "\n" for h in held if not (quiet and h.untroubled))
+    return body + (printable(hint) + "\n" if hint else "") + summary_line(held) + "\n"
 
 
 CSV_COLUMNS = tuple(VERDICT_COLUMNS)
@@ -205,6 +164,8 @@ def junit(reports: Sequence[SessionReport], run: Run) -> str:
     """JUnit XML: a <testsuites> root, one testsuite, one testcase per session (with its file and
     line); corrupt is a failure, unreadable an error, a log too new to judge a skipped test."""
     from xml.sax.saxutils import escape, quoteattr
+
+    from invariant.findings import Severity
 
     failures = sum(1 for r in reports if r.verdict is Verdict.CORRUPT)
     errors = sum(1 for r in reports if r.verdict is Verdict.UNREADABLE)

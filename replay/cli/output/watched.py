@@ -9,7 +9,7 @@ import click
 
 from invariant.findings import Severity
 from replay.audit.follow import Kind, WatchEvent
-from replay.audit.report import Verdict
+from replay.audit.verdicts import Verdict
 from replay.cli.output import Format, json_line
 from replay.terminal import printable
 

@@ -1,0 +1,61 @@
+"""A session's report as a run holds it: what the text output, the summary and the exit status
+need at hand, the report itself made on demand.
+
+A verdict cache hit holds its report pickled: unpickling it (the findings, the fold) and loading
+the modules of its values cost more than all the rest of a hit, and the text output, the summary
+and the exit status need none of it. So an entry keeps the report's text beside it
+(replay.audit.textline), and a run makes the report only for an output that reads it.
+"""
+
+from __future__ import annotations
+
+import pickle
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from replay.audit.verdicts import Verdict
+
+if TYPE_CHECKING:
+    from replay.audit.report import SessionReport
+
+
+@dataclass(frozen=True)
+class Held:
+    path: str
+    verdict: Verdict
+    read: str = ""
+    """How the report was had where a verdict cache was asked (`cached.Use`), else ""."""
+    read_why: str = ""
+    """Why the cache's entry for the log was not trusted ("": it was, or there was none)."""
+    store: bool = False
+    told: str | None = None
+    """The report's text (`textline.text_line`), where known."""
+    untroubled: bool = False
+    """ok, with no finding above information (`textline.untroubled`: what --quiet leaves out)."""
+    made: SessionReport | None = None
+    pickled: bytes = b""
+    """The report, pickled (a cache hit's), where it is not `made`."""
+
+    @classmethod
+    def of(cls, report: SessionReport) -> Held:
+        """`report`, held whole (its text made when asked)."""
+        from replay.audit.textline import untroubled
+
+        return cls(
+            report.path, report.verdict, report.read, report.read_why, report.store, None, untroubled(report), report
+        )
+
+    def report(self) -> SessionReport:
+        """The report (this call's own copy where it was pickled), told how it was had."""
+        if self.made is not None:
+            return self.made
+        made: SessionReport = pickle.loads(self.pickled)
+        return replace(made, path=self.path, read=self.read, read_why=self.read_why)
+
+    def text(self) -> str:
+        """The report's text (`textline.text_line`)."""
+        if self.told is not None:
+            return self.told
+        from replay.audit.textline import text_line
+
+        return text_line(self.report())
