@@ -24,6 +24,7 @@ events under a v0 header; the goal (issue 16) is v4 within 10% of v0.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import subprocess
@@ -91,10 +92,18 @@ def main() -> None:
     ap.add_argument("--sessions", type=int, default=50)
     ap.add_argument("--runs", type=int, default=5, help="best of N alternating runs for each side")
     ap.add_argument("--framing", choices=["v0", "v4"], default="v0")
+    ap.add_argument(
+        "--shares",
+        default=None,
+        help="the judge's cost (issue 52): real-body corpora of --mb MB at these schedule shares, e.g. 0.0035,0.02",
+    )
     args = ap.parse_args()
     if min(args.mb, args.sessions, args.runs) < 1:
         ap.error("every option takes a positive number")
     out = Path(__file__).resolve().parent / "out"
+    if args.shares is not None:
+        judge_cost(out, args.mb, [float(s) for s in args.shares.split(",")], args.runs)
+        return
     print(f"best of {args.runs} runs each, CPU seconds")
     if args.framing == "v4":
         corpus = build(out / "corpus", args.mb, args.sessions)
@@ -252,6 +261,77 @@ def measure(name: str, paths: list[Path], runs: int) -> None:
     print(f"  the reference's own load (Node {node_version()}: split, JSON.parse, rows expanded, fold):")
     print(f"  {load_s:.2f} s, {load_s / base_s:.2f} of json.loads (JSON.parse alone {parse_s:.2f} s)")
     print(f"  verify CPU / the reference's load: {ver_s / load_s:.2f} (issue 30: <= 0.5, verify >= 2x the reference)")
+
+
+SCHEDLOG = str(Path(sys.executable).with_name("schedlog"))
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+DUCKDB_LOAD = """
+import sys, duckdb
+duckdb.connect().sql(
+    f"CREATE TABLE raw AS SELECT * FROM read_json('{sys.argv[1]}/*.jsonl', format = 'newline_delimited', "
+    "records = false, maximum_object_size = 1073741824)"
+)
+"""
+"""DuckDB's raw load of the same files: each line one JSON value (`records = false`), nothing judged."""
+
+
+def _process_cpu(args: list[str], runs: int) -> float:
+    """The least user + system CPU seconds of `runs` runs of the process `args` (its threads too)."""
+    import resource
+
+    best = float("inf")
+    for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        done = subprocess.run(args, capture_output=True, env=ENV, check=False)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if done.returncode not in (0, 1):
+            raise SystemExit(f"{args[:2]} failed: {done.stderr.decode()[-500:]}")
+        best = min(best, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return best
+
+
+def judge_cost(out: Path, mb: int, shares: list[float], runs: int) -> None:
+    """Issue 52, paired in one run on corpora of the real logs' bodies that differ only in their
+    schedule events: `json.loads` of every line, `schedlog verify` (a whole process, text and
+    JSON output), the reference's own load, and what one schedule event costs (the difference
+    between the corpora, divided by the difference of their schedule events); then `replay`
+    against DuckDB's raw `read_json` of the same files. Goals: verify <= 1.0x the reference's
+    load on every corpus, one schedule event <= 2 `json.loads` lines, replay <= 2.5x DuckDB."""
+    print(f"best of {runs} runs each, CPU seconds (whole processes: user + system)")
+    rows = []
+    for share in shares:
+        folder = out / f"judge-{mb}-{share}"
+        paths = build_from_real_logs(folder, mb, 1, share)
+        _, events, schedule = verify(paths)
+        base_s, lines = min(baseline(paths) for _ in range(runs))
+        text_s = _process_cpu([SCHEDLOG, "verify", "--no-cache", str(folder)], runs)
+        json_s = _process_cpu([SCHEDLOG, "verify", "--no-cache", "--format", "json", str(folder)], runs)
+        found = reference_load(paths, runs)
+        load_s = found[0] if not isinstance(found, str) else float("nan")
+        with tempfile.TemporaryDirectory() as tmp:
+            db = str(Path(tmp) / "r.duckdb")
+            replay_s = _process_cpu([SCHEDLOG, "replay", "--rebuild", "--no-cache", str(folder), "--db", db], runs)
+        duck_s = _process_cpu([sys.executable, "-c", DUCKDB_LOAD, str(folder)], runs)
+        rows.append((share, schedule, lines, base_s, text_s, json_s, load_s))
+        print(f"\nshare {share:.2%}: {len(paths)} sessions, {lines} lines, {events} events, {schedule} schedule events")
+        print(f"  json.loads of every line {base_s:.2f} s (1.00)")
+        print(f"  schedlog verify          {text_s:.2f} s ({text_s / base_s:.2f}); --format json {json_s:.2f} s")
+        if isinstance(found, str):
+            print(f"  the reference's load: not measured ({found})")
+        else:
+            print(f"  the reference's load     {load_s:.2f} s ({load_s / base_s:.2f}), Node {node_version()}")
+            print(f"  verify / the reference's load: {text_s / load_s:.2f} (goal <= 1.0)")
+        print(
+            f"  replay {replay_s:.2f} s, DuckDB's raw read_json {duck_s:.2f} s: {replay_s / duck_s:.2f}x (goal <= 2.5)"
+        )
+    for a, b in itertools.pairwise(rows):
+        more = b[1] - a[1]
+        if more <= 0:
+            continue
+        per_line = a[3] / a[2]
+        ours, theirs = (b[4] - a[4]) / more, (b[6] - a[6]) / more
+        print(f"\none schedule event ({a[0]:.2%} -> {b[0]:.2%}): schedlog {ours * 1e6:.1f} us = "
+              f"{ours / per_line:.1f} json.loads lines (goal <= 2); the reference {theirs * 1e6:.1f} us")  # fmt: skip
 
 
 def node_version() -> str:
