@@ -101,7 +101,7 @@ def store_in(folder: Path) -> VerdictStore | None:
     whoever opened it first in the run said why, `usable`)."""
     at = (folder, os.getpid())
     if at not in _STORES:
-        _STORES[at] = open_store(folder)[0]
+        usable(folder)
     return _STORES[at]
 
 
@@ -268,26 +268,19 @@ def remember(consulted: Consulted, store: VerdictStore, log: SessionLog, report:
         whole = fed(c.path, log.size, c.hashed if c.judged is not None else None, start)
         pickled = _pickled(report)
         if whole is not None and pickled is not None:
-            judged = (
-                c.stat.st_dev,
-                c.stat.st_ino,
-                log.size,
-                whole.digest(),
-                beside(c.path),
-                report.path,
-                report.verdict.value,
-                held.text(),
-                held.untroubled,
-                pickled,
-            )  # fmt: skip  (a Judged, as a plain tuple)
-            store.put(c.key, c.real, judged, log.saved)
+            judged = Judged(
+                c.stat.st_dev, c.stat.st_ino, log.size, whole.digest(), beside(c.path),
+                report.path, report.verdict.value, held.text(), held.untroubled, pickled,
+            )  # fmt: skip
+            store.put(c.key, c.real, tuple(judged), log.saved)  # (a plain tuple: see Judged)
     return held
 
 
 def _pickled(report: SessionReport) -> bytes | None:
-    """`report` pickled, or None where it cannot be (nested past pickle's recursion: not cached)."""
+    """`report` pickled, or None where it cannot be (nested past pickle's recursion: not cached).
+    Its path and how it was had are the hit's own (`Held.report`)."""
     try:
-        return pickle.dumps(replace(report, read="", read_why=""), protocol=pickle.HIGHEST_PROTOCOL)
+        return pickle.dumps(report, protocol=pickle.HIGHEST_PROTOCOL)
     except (RecursionError, pickle.PicklingError, TypeError, AttributeError):
         return None
 
@@ -309,7 +302,7 @@ def verify_cached(
             progress(c.stat.st_size)
         j = c.judged
         told = j.told if j.path == path else None  # (the text names the path it was made for)
-        return Held(path, Verdict(j.verdict), Use.CACHED, "", False, told, j.untroubled, None, j.report)
+        return Held(path, Verdict(j.verdict), read=Use.CACHED, told=told, untroubled=j.untroubled, pickled=j.report)
     from replay.audit.verify import store_report, verify_log, verify_path
 
     if c is None:
