@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import lru_cache
-from zoneinfo import ZoneInfo
+from typing import TYPE_CHECKING
 
 from .changes import Change, CreateChange, CronRecord, DispatchChange, EveryRecord, decode_change
 from .cron import CronRule, CronSyntaxError, frequency_ok, has_matching_date, parse_cron
@@ -22,6 +22,9 @@ from .jsvalue import safe_integer
 from .occurrences import next_occurrence, resolve_occurrence
 from .profiles import Profile, get_profile
 from .zones import resolve_zone, zone_rules
+
+if TYPE_CHECKING:  # (zoneinfo loads with the first zone's rules: invariant.zones)
+    from zoneinfo import ZoneInfo
 
 
 def _fail(rule: str, message: str, pointer: str) -> ScheduleLogError:

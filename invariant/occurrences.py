@@ -23,12 +23,15 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 from functools import lru_cache
-from zoneinfo import ZoneInfo
+from typing import TYPE_CHECKING
 
 from .cron import CronRule, CronSyntaxError, has_matching_date, parse_cron
 from .errors import ScheduleInputError
 from .instant import MAX_MS, MIN_MS, MINUTE_MS
 from .zones import canonical_zone, zone_rules
+
+if TYPE_CHECKING:  # (zoneinfo loads with the first zone's rules: invariant.zones)
+    from zoneinfo import ZoneInfo
 
 DAY_MS = 86_400_000
 HOUR_MS = 3_600_000
@@ -268,7 +271,7 @@ def _shift_years(wall: int, years: int) -> int:
     return (shifted - _EPOCH_NAIVE) // _ONE_MS
 
 
-Counts = Callable[[ZoneInfo, int, int, bool], bool]
+Counts = Callable[["ZoneInfo", int, int, bool], bool]
 """Whether a matching local time `wall`, whose first instance is t (near a transition or not),
 is an occurrence a search may answer: the one place the intended rule and the reference part."""
 

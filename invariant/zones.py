@@ -13,18 +13,21 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from importlib import resources
-from typing import Any
-from zoneinfo import ZoneInfo
+from typing import TYPE_CHECKING, Any
 
 from . import systemv
 from .errors import ScheduleInputError
 from .jsvalue import is_trimmed_nonempty
 from .shapes import ZONE_SHAPE
 
+if TYPE_CHECKING:  # zoneinfo and importlib.resources load with the first zone asked for (a tenth of a judge's start-up)
+    from zoneinfo import ZoneInfo
+
 
 @lru_cache(maxsize=1)
 def _table() -> dict[str, Any]:
+    from importlib import resources
+
     data: dict[str, Any] = json.loads(resources.files(__package__).joinpath("zones.json").read_text("utf-8"))
     return data
 
@@ -65,6 +68,9 @@ def canonical_zone(name: object) -> str:
 def zone_rules(canonical: str) -> ZoneInfo:
     """The zone's rules from the tzdata package; the retired SystemV names, which no tzdata key
     carries, as ICU applies them (`systemv.py`)."""
+    from importlib import resources
+    from zoneinfo import ZoneInfo
+
     daylight = systemv.tzif(canonical)
     if daylight is not None:
         return ZoneInfo.from_file(systemv.TzifReader(daylight), key=canonical)

@@ -135,6 +135,7 @@ def test_a_large_zstd_log_is_read_from_a_mapped_copy_as_from_memory(
     file cache, not the reader's memory); where no copy can be made it is read into memory. The
     report is the one of the same bytes read from memory."""
     import mmap
+    import tempfile
 
     from replay.audit.verify import verify_bytes, verify_path
     from replay.logs import bytesource
@@ -147,7 +148,7 @@ def test_a_large_zstd_log_is_read_from_a_mapped_copy_as_from_memory(
         def full(*args: object, **kwargs: object) -> object:
             raise OSError(28, "No space left on device")
 
-        monkeypatch.setattr(bytesource.tempfile, "TemporaryFile", full)
+        monkeypatch.setattr(tempfile, "TemporaryFile", full)  # (bytesource imports it when it spools)
     source = bytesource.load(str(path))
     assert isinstance(source, bytesource.FileSource)
     with source:

@@ -23,9 +23,7 @@ from ..findings import Finding, Severity
 from ..jsvalue import shown
 from ..shapes import Nested, ObjectShape, OneOf, Reject, Spec, object_problems
 from .model import Tool
-from .names import HOST, LOCAL, SEED
-from .seed import TARGETS
-from .surfaces import SURFACES
+from .names import HOST, LOCAL, SEED, SEED_TARGETS, SURFACE_NAMES
 
 SCHEDULE_TOOL_PREFIX = "schedule_"
 RULES = {
@@ -172,7 +170,7 @@ def _pointers(use: ToolUse) -> set[str]:
     found: set[str] = {LOCAL} if use.appended else set()  # only session-local tools append changes
     args, value = use.arguments, use.result
     if isinstance(args, dict):
-        if "rrule" in args or args.get("target") in TARGETS:
+        if "rrule" in args or args.get("target") in SEED_TARGETS:
             found.add(SEED)
         if "daily" in args or "weekly" in args or (use.name == "schedule_create" and "title" in args):
             found.add(HOST if "rrule" not in args else SEED)
@@ -195,7 +193,7 @@ def surfaces_of(uses: Iterable[ToolUse], evidence: Iterable[str] = ()) -> tuple[
     pointed: set[str] = set(evidence)
     for use in uses:
         pointed |= _pointers(use)
-    return tuple(s for s in SURFACES if s in pointed) or tuple(SURFACES)
+    return tuple(s for s in SURFACE_NAMES if s in pointed) or SURFACE_NAMES
 
 
 def judge_uses(
@@ -204,6 +202,8 @@ def judge_uses(
     """The findings on a session's uses, each judged against the surface (of `surfaces`, or
     those the uses and `evidence` point to) that finds the fewest problems with it. A log with
     `schedule/change` events is evidence of the session-local tools."""
+    from .surfaces import SURFACES  # (built for a log that calls them: most call none)
+
     candidates = tuple(surfaces) if surfaces is not None else surfaces_of(uses, evidence)
     found: list[Finding] = []
     for use in uses:

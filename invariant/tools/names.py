@@ -11,3 +11,5 @@ SEED = "seed-002"
 """Seed 002's designed tools."""
 SURFACE_NAMES = (LOCAL, HOST, SEED)
 """In the order a tie is broken."""
+SEED_TARGETS = ("this_session", "new_once", "new")
+"""Seed 002's delivery targets (a call naming one points to its surface)."""

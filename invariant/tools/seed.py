@@ -11,9 +11,9 @@ from ..rrule import rrule_problem
 from ..shapes import ArrayOf, Boolean, Const, Nested, ObjectShape, OneOf, SafeInt, Text
 from .host import HOST_CODES
 from .model import BLANK_PROMPT, Refused, Tool, blank, closed, echo, enum, error_shapes, field, title_refusal, union
-from .names import SEED
+from .names import SEED, SEED_TARGETS
 
-TARGETS = ("this_session", "new_once", "new")
+TARGETS = SEED_TARGETS
 STATUSES = ("active", "paused", "ended")
 """Choice: the seed names active, paused and ended tasks; `status` holds those words."""
 LIST_DEFAULT_LIMIT = 100

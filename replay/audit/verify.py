@@ -30,7 +30,6 @@ from invariant.detect import (
 )
 from invariant.filenames import file_version
 from invariant.findings import Finding, RelatedLocation, Severity, Violation
-from invariant.hoststore import host_finding, ignored_parts, is_store, soft_findings, store_findings, tasks_of
 from invariant.ledger import LedgerRow, ledger, owned_from
 from invariant.profiles import Profile, get_profile
 from invariant.reminders import ReminderMessage, delivery_findings, reminder_messages
@@ -334,6 +333,8 @@ def _store_file(path: str, held: Data | OSError | None = None) -> tuple[object, 
         value = parse_json_line(data)
     except JsonLineError as err:
         return (None, f"{STORE_NAME} is not JSON: {err}") if named else None
+    from invariant.hoststore import is_store  # (the Host's rules load for a file that may be a store)
+
     return (value, None) if named or is_store(value) else None
 
 
@@ -354,6 +355,8 @@ def store_report(
     if stored is None:
         return None
     value, unreadable = stored
+    from invariant.hoststore import host_finding, ignored_parts, soft_findings, store_findings, tasks_of
+
     found = store_findings(value) if unreadable is None else [host_finding("host.store.json", "", None, unreadable)]
     soft = [] if found else soft_findings(value, reading.now, reading.retention)
     tasks = tasks_of(value)

@@ -9,7 +9,6 @@ import errno
 import mmap
 import os
 import stat
-import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from typing import BinaryIO
 
@@ -87,6 +86,8 @@ class FileSource:
         if self.size <= SPOOL_BYTES:
             return self.whole()
         try:
+            import tempfile  # (a stream's spool: most runs read files)
+
             with tempfile.TemporaryFile() as spool:
                 for piece in self.pieces():
                     spool.write(piece)
@@ -178,6 +179,8 @@ def read_stream(f: BinaryIO) -> Data:
         held = _bounded(held + len(piece))
         pieces.append(piece)
         if held > SPOOL_BYTES:
+            import tempfile  # (a stream's spool: most runs read files)
+
             with tempfile.TemporaryFile() as spool:
                 spool.writelines(pieces)
                 pieces.clear()
