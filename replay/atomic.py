@@ -50,7 +50,14 @@ def folder_of(path: Path) -> Path:
 
 def replace_folder(fresh: Path, target: Path) -> None:
     """Put the folder `fresh` (made beside `target`) in `target`'s place: an earlier folder there
-    is renamed aside first, then removed, so that a reader never meets a half-written one."""
+    is renamed aside first, then removed, so that a reader never meets a half-written one. It
+    takes the mode a plain `mkdir` would have given `target`: the replaced folder's, or 0777
+    less the umask (a temporary folder is made 0700, which no reader but its owner may open)."""
+    try:
+        mode = os.stat(target).st_mode & 0o7777
+    except OSError:
+        mode = 0o777 & ~_umask()
+    os.chmod(fresh, mode)
     old = None
     if target.exists():
         old = target.with_name(f".{target.name}.old-{os.getpid()}")

@@ -75,6 +75,7 @@ ROOMS = {
     "replay.logs": 1,
     "replay.audit": 2,
     "replay.conform": 2,
+    "replay.published": 2,
     "replay.duck": 3,
     "replay.sim": 3,
     "replay.schemafiles": 3,

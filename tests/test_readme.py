@@ -63,7 +63,8 @@ def test_every_reliability_promise_names_tests_that_exist() -> None:
 @pytest.mark.slow
 def test_the_fleet_snippet_runs_as_written(tmp_path: Path) -> None:
     """Each local command of the README's fleet snippet, run by a shell in a folder whose logs/
-    are the bundled sessions (the object-store line needs a bucket), ends in a verdict exit
+    are the bundled sessions (the object-store line runs against an S3 server in
+    test_object_stores.py), ends in a verdict exit
     status, and the overview query prints its table (it named a duckdb CLI nobody had)."""
     import shutil
     import sys

@@ -32,12 +32,13 @@ from invariant.filenames import file_version
 from replay.audit.cachestore import LIMIT, CacheProblem, Miss, VerdictStore
 from replay.audit.held import Held
 from replay.audit.verdicts import Verdict
-from replay.logs.discover import generations_beside
+from replay.logs.discover import generations_beside, is_url
 from replay.reading import Reading
 
 if TYPE_CHECKING:  # the judge, the reader and the reports load on the first log the cache does not answer for
     from replay.audit.report import SessionReport
     from replay.audit.verify import Judgement
+    from replay.logs.bytesource import Data
     from replay.logs.logfile import SessionLog
 
 _HASHED = 1 << 20
@@ -193,7 +194,11 @@ def fed(path: str, size: int, h: Any = None, start: int = 0) -> Any:
 
 
 def content_digest(path: str, size: int) -> str | None:
-    """The xxh3-128 of the file's first `size` bytes (hex), or None where fewer could be read."""
+    """The xxh3-128 of the file's first `size` bytes (hex), or None where fewer could be read;
+    an object's ETag (its store's word for its bytes, none read) where it has `size` bytes."""
+    if is_url(path):
+        found = _found(path)
+        return None if found is None or found.size != size else "etag:" + found.tag.decode()
     try:
         h = fed(path, size)
     except OSError:
@@ -206,28 +211,40 @@ def beside(path: str) -> tuple[str, ...]:
     return tuple(generations_beside(path)) if file_version(os.path.basename(path)) is not None else ()
 
 
+class Found(NamedTuple):
+    """The file (or object) a path names, as its status (or its store's listing) gives it."""
+
+    device: int
+    inode: int
+    size: int
+    tag: bytes
+    """An object's ETag (or generation): it stands for the bytes, none of which are read; b""
+    for a file (its bytes are hashed)."""
+
+
 @dataclass
 class Consulted:
-    """What the cache says of one regular file before it is read: the entry trusted for the
-    file's first `judged.size` bytes (`hashed` their hash, to go on with), or why none is."""
+    """What the cache says of one regular file (or object) before it is read: the entry trusted
+    for the file's first `judged.size` bytes (`hashed` their hash, to go on with), or why none is."""
 
     path: str
     real: str
-    """The absolute path the entry is keyed by (and names)."""
+    """The absolute path (or URL) the entry is keyed by (and names)."""
     key: str
-    stat: os.stat_result
+    found: Found
     judged: Judged | None
     hashed: Any
     why: str
 
     @property
     def unchanged(self) -> bool:
-        return self.judged is not None and self.stat.st_size == self.judged.size
+        return self.judged is not None and self.found.size == self.judged.size
 
 
 def located(path: str, options: str) -> tuple[str, str]:
-    """The absolute path of the file at `path`, and the key of its entry read with `options`."""
-    real = os.path.abspath(path)
+    """The absolute path of the file at `path` (an object's URL as given), and the key of its
+    entry read with `options`."""
+    real = path if is_url(path) else os.path.abspath(path)
     return real, entry_key(real, options)
 
 
@@ -241,23 +258,52 @@ def consult(path: str, reading: Reading, store: VerdictStore, where: tuple[str, 
     """What the cache holds of the file at `path` read with `reading` (`where`: its absolute
     path and its entry's key, where known), checked against its bytes; None for anything but a regular file (a pipe, a
     device, a path that cannot be read: the reader says what it is, and nothing is cached)."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    if not stat.S_ISREG(st.st_mode):
+    found = _found(path)
+    if found is None:
         return None
     real, key = where or located(path, reading_key(reading))
     got = _judged(store.get(key))
     if isinstance(got, Miss):
-        return Consulted(path, real, key, st, None, None, got.why)
-    why, hashed = _why_not(got, st, path)
-    return Consulted(path, real, key, st, None if why else got, hashed, why)
+        return Consulted(path, real, key, found, None, None, got.why)
+    why, hashed = _why_not(got, found, path)
+    return Consulted(path, real, key, found, None if why else got, hashed, why)
 
 
-def reader(consulted: Consulted, reading: Reading, store: VerdictStore, progress: Any = None) -> tuple[SessionLog, Use]:
+def current_size(path: str) -> int | None:
+    """The bytes the file (or object) at `path` holds now, None where it is none to cache (`_found`)."""
+    found = _found(path)
+    return None if found is None else found.size
+
+
+def _found(path: str) -> Found | None:
+    """The regular file at `path` (or the object at its URL, as the store lists it, reading none
+    of it); None for anything else (a pipe, a device, a path that cannot be read, an object the
+    store says nothing of or gives no ETag: read, never cached)."""
+    if is_url(path):
+        from replay.logs import objects
+
+        try:
+            known = objects.info(path)
+        except OSError:
+            return None
+        return Found(0, 0, known.size, known.tag.encode()) if known.tag else None
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return Found(st.st_dev, st.st_ino, st.st_size, b"") if stat.S_ISREG(st.st_mode) else None
+
+
+def reader(
+    consulted: Consulted,
+    reading: Reading,
+    store: VerdictStore,
+    progress: Any = None,
+    held: Data | OSError | None = None,
+) -> tuple[SessionLog, Use]:
     """The log to judge, and how: resumed from the entry's saved reading where the file is the
-    one judged, unchanged (its torn tail read again, if any) or grown; else read whole."""
+    one judged, unchanged (its torn tail read again, if any) or grown; else read whole (from
+    `held`, its bytes where they were read already: a small object's)."""
     from replay.logs.logfile import SessionLog
     from replay.logs.readstate import ReadState
 
@@ -269,7 +315,7 @@ def reader(consulted: Consulted, reading: Reading, store: VerdictStore, progress
             return SessionLog(c.path, reading, progress=progress, resume=rest), use
         c.why = rest.why if isinstance(rest, Miss) and rest.why else "its reading could not be saved"
         c.judged = c.hashed = None
-    return SessionLog(c.path, reading, progress=progress), Use.WHOLE
+    return SessionLog(c.path, reading, held, progress=progress), Use.WHOLE
 
 
 def remember(consulted: Consulted, store: VerdictStore, log: SessionLog, report: SessionReport, use: Use) -> Held:
@@ -278,16 +324,25 @@ def remember(consulted: Consulted, store: VerdictStore, log: SessionLog, report:
     c = consulted
     held = Held.of(replace(report, read=use, read_why=c.why))
     if use is not Use.CACHED and report.verdict is not Verdict.UNREADABLE and log.size:
-        start = c.judged.size if c.judged is not None else 0
-        whole = fed(c.path, log.size, c.hashed if c.judged is not None else None, start)
+        f = c.found
+        digest = f.tag or _digest(c, log.size)
         pickled = _pickled(report)
-        if whole is not None and pickled is not None:
+        if digest is not None and pickled is not None and (not f.tag or log.size == f.size):
             judged = Judged(
-                c.stat.st_dev, c.stat.st_ino, log.size, whole.digest(), beside(c.path),
+                f.device, f.inode, log.size, digest, beside(c.path),
                 report.path, report.verdict.value, held.text(), held.untroubled, pickled,
             )  # fmt: skip
-            store.put(c.key, c.real, tuple(judged), log.saved)  # (a plain tuple: see Judged)
+            saved = None if f.tag else log.saved  # (an object is replaced, never appended to: nothing to resume)
+            store.put(c.key, c.real, tuple(judged), saved)  # (a plain tuple: see Judged)
     return held
+
+
+def _digest(consulted: Consulted, size: int) -> bytes | None:
+    """The hash of a file's first `size` bytes, going on from the entry's where it grew (None
+    where fewer could be read)."""
+    c = consulted
+    whole = fed(c.path, size, c.hashed if c.judged is not None else None, c.judged.size if c.judged else 0)
+    return None if whole is None else bytes(whole.digest())
 
 
 def _pickled(report: SessionReport) -> bytes | None:
@@ -313,7 +368,7 @@ def verify_cached(
     if c is not None and c.unchanged:
         assert c.judged is not None
         if progress is not None:
-            progress(c.stat.st_size)
+            progress(c.found.size)
         j = c.judged
         told = j.told if j.path == path else None  # (the text names the path it was made for)
         return Held(path, Verdict(j.verdict), read=Use.CACHED, told=told, untroubled=j.untroubled, pickled=j.report)
@@ -321,10 +376,17 @@ def verify_cached(
 
     if c is None:
         return Held.of(replace(verify_path(path, reading, progress=progress), read=Use.WHOLE))
-    if c.judged is None and (task_store := store_report(path, reading)) is not None:
+    held = _once(path) if c.judged is None and is_url(path) else None  # (one request: the sniff and the read share it)
+    if c.judged is None and (task_store := store_report(path, reading, held)) is not None:
         return Held.of(replace(task_store, read=Use.WHOLE))
-    log, use = reader(c, reading, store, progress)
+    log, use = reader(c, reading, store, progress, held)
     return remember(c, store, log, verify_log(log), use)
+
+
+def _once(url: str) -> bytes | OSError | None:
+    from replay.logs import objects
+
+    return objects.once(url)
 
 
 def verified_each(paths: Sequence[str], reading: Reading, cache: Path | None, progress: Any = None) -> Iterator[Held]:
@@ -376,13 +438,18 @@ def judged(
     return remember(c, store, log, report, use).report(), judgement
 
 
-def _why_not(saved: Judged, st: os.stat_result, path: str) -> tuple[str, Any]:
+def _why_not(saved: Judged, found: Found, path: str) -> tuple[str, Any]:
     """Why `saved` does not stand for the file (empty: it does, for its first `saved.size`
-    bytes), and the hash of those bytes (to go on with when the file grew)."""
-    if (saved.device, saved.inode) != (st.st_dev, st.st_ino):
+    bytes), and the hash of those bytes (to go on with when the file grew). An object stands
+    for its bytes by its ETag: the same ETag and size, the same bytes (none are read)."""
+    if found.tag:
+        if (found.tag, found.size) != (saved.digest, saved.size):
+            return "the object changed since it was judged (another ETag)", None
+        return ("the session's generations beside it changed", None) if beside(path) != saved.beside else ("", None)
+    if (saved.device, saved.inode) != (found.device, found.inode):
         return "the file was replaced since it was judged (another inode)", None
-    if st.st_size < saved.size:
-        return f"the file is shorter than when judged ({st.st_size:,} < {saved.size:,} bytes): truncated", None
+    if found.size < saved.size:
+        return f"the file is shorter than when judged ({found.size:,} < {saved.size:,} bytes): truncated", None
     if beside(path) != saved.beside:
         return "the session's generations beside it changed", None
     h = fed(path, saved.size)

@@ -34,8 +34,9 @@ from replay.audit.report import SessionReport
 from replay.audit.verdicts import Verdict
 from replay.audit.verify import verify_bytes, verify_log
 from replay.logs import deepjson
-from replay.logs.bytesource import Data, once
+from replay.logs.bytesource import Data
 from replay.logs.frames import ZSTD_MAGIC
+from replay.logs.inputs import once
 from replay.logs.jsonline import JsonLineError, parse_header_line, parse_json_line
 from replay.logs.logfile import SessionLog
 from replay.reading import DEFAULT_READING, Reading

@@ -9,6 +9,7 @@ format problem never hides a schedule violation.
 from __future__ import annotations
 
 import contextlib
+import mmap
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -38,10 +39,10 @@ from replay.audit.report import ProfileChoice, SessionReport
 from replay.audit.telling import TellingEvents
 from replay.audit.transcript import Transcript
 from replay.audit.verdicts import Verdict
-from replay.logs import bytesource
+from replay.logs import inputs
 from replay.logs.bytesource import Data
 from replay.logs.chunks import ChunkRow
-from replay.logs.discover import LOG_SUFFIXES, STORE_NAME
+from replay.logs.discover import LOG_SUFFIXES, STORE_NAME, is_url
 from replay.logs.jsonline import BeyondBound, JsonLineError, parse_json_line
 from replay.logs.logfile import UNFRAMED, Entry, SessionLog
 from replay.reading import DEFAULT_READING, Reading
@@ -312,10 +313,14 @@ def _store_file(path: str, held: Data | OSError | None = None) -> tuple[object, 
     `(value, None)`; `(None, why)` for a file named `schedule.json` that is no JSON (the Host
     refuses it: a malformed medium); None when it is no store (read it as a session log). A
     file of another name is a store when its content says so (its unit names `schedule`).
-    `held`: the bytes of a stream already read (`bytesource.once`), sniffed instead of the file."""
+    `held`: the bytes of a stream already read (`inputs.once`), sniffed instead of the file."""
     if path.endswith(LOG_SUFFIXES) or path == "<stdin>" or isinstance(held, OSError):
         return None
     named = os.path.basename(path) == STORE_NAME
+    if held is None and is_url(path):  # an object not read yet is a store by its name (a sniff would read each)
+        held = inputs.once(path) if named else None
+        if not isinstance(held, (bytes, mmap.mmap)):
+            return None
     data: bytes | None
     try:
         if held is not None:
@@ -391,10 +396,10 @@ def verify_path(
 ) -> SessionReport:
     """Verify one file (or `data` read from stdin, reported under `path`): a session log, or a
     Host task store (recognised by its content). A pipe or device is read once, here
-    (`bytesource.once`), and its bytes both sniffed and judged."""
+    (`inputs.once`), and its bytes both sniffed and judged."""
     held: Data | OSError | None = data
     if data is None:
-        held = bytesource.once(path)
+        held = inputs.once(path)
         report = store_report(path, reading, held)
         if report is not None:
             return report

@@ -98,8 +98,16 @@ TOOL_SURFACE = click.option(
 JOBS = click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, help="Worker processes.")
 
 
-NO_LOGS = "no *.jsonl or *.jsonl.zstd file found under the given paths"
-NO_INPUTS = "no *.jsonl, *.jsonl.zstd or schedule.json file found under the given paths"
+def nothing_found(paths: Sequence[str], stores: bool) -> InputError:
+    """The one message of every command whose paths hold nothing it reads: each name a walk
+    reads (the log suffixes, with `stores` the Host store's), and where it looked."""
+    from replay.logs.discover import LOG_SUFFIXES, STORE_NAME
+
+    names = [f"*{suffix}" for suffix in LOG_SUFFIXES] + ([STORE_NAME] if stores else [])
+    where = ", ".join(paths)
+    return InputError(printable(f"nothing to read under {where}: no {', '.join(names[:-1])} or {names[-1]} file found"))
+
+
 """What verify and replay say: they read Host task stores too."""
 
 
@@ -409,7 +417,7 @@ def verify(
     from invariant.retention import Retention
     from replay.audit.auditrun import verify_paths
     from replay.cli.output import reports as report_output
-    from replay.logs.discover import STDIN, discover
+    from replay.logs.discover import STDIN, discover, is_url
 
     if (fmt is Format.PARQUET) != (output is not None):
         raise click.UsageError("--format parquet and --output DIR go together")
@@ -417,7 +425,7 @@ def verify(
     if output is not None:
         from replay.duck.verdicts import other_runs_parts, part_name
 
-        if others := other_runs_parts(Path(output), shard):
+        if others := other_runs_parts(output if is_url(output) else Path(output), shard):
             raise InputError(
                 printable(
                     f"{output} holds verdict parts of another run ({', '.join(others[:3])}): remove them or "
@@ -428,7 +436,7 @@ def verify(
     files = list(discover(paths, stores=True, skipped=_say_skipped))
     stdin = _stdin() if STDIN in paths else None
     if not files and paths:  # (no paths at all: a shard that holds none of the logs, judged as such)
-        raise click.UsageError(NO_INPUTS)
+        raise nothing_found(paths, stores=True)
     started, clock = datetime.now(UTC), time.perf_counter()
     with _progress(files, "reading") as progress:
         audit = verify_paths([p for p in files if p != STDIN], reading, jobs, stdin, progress, cache)
@@ -438,8 +446,13 @@ def verify(
     if output is not None:
         from replay.duck.verdicts import write_verdicts  # DuckDB loads for Parquet output only
 
-        with _writing(Path(output)):
-            part = write_verdicts(audit.reports, Path(output), name=part_name(shard))
+        if is_url(output):  # one object, one PUT: whole or absent
+            from replay.published import write_part
+
+            part: Path | str = write_part(lambda to: write_verdicts(audit.reports, to, name=part_name(shard)), output)
+        else:
+            with _writing(Path(output)):
+                part = write_verdicts(audit.reports, Path(output), name=part_name(shard))
         say(printable(f"{report_output.summary_line(audit.held)}; verdicts {part}"))
     elif fmt is Format.TEXT:  # (a cache hit's report is not made again: its text was kept)
         emit([report_output.text(audit.held, quiet, audit.lenient_hint(reading))])
@@ -638,7 +651,7 @@ def report(paths: tuple[str, ...], output: str, title: str, reading: Reading, jo
 
     files = [p for p in discover(paths, skipped=_say_skipped) if p != STDIN]
     if not files:
-        raise click.UsageError(NO_LOGS)
+        raise nothing_found(paths, stores=False)
     with _progress(files, "reading") as progress:
         views = list(fleet_views(files, reading, jobs, progress, cache))
     with _writing(Path(output)):
@@ -662,7 +675,7 @@ def explain(paths: tuple[str, ...], session_id: str | None, fmt: Format, reading
 
     files = [p for p in discover(paths, skipped=_say_skipped) if p != STDIN]
     if not files:
-        raise click.UsageError(NO_LOGS)
+        raise nothing_found(paths, stores=False)
     try:
         told = [explain_path(p, reading, cache) for p in files]
     finally:
@@ -897,7 +910,7 @@ def replay(
     started, clock = datetime.now(UTC), time.perf_counter()
     files = list(discover(paths, stores=True, skipped=_say_skipped))  # logs and Host stores
     if not files:
-        raise click.UsageError(NO_INPUTS)
+        raise nothing_found(paths, stores=True)
     stdin = _stdin() if STDIN in paths else None
     try:
         with _progress(files, "replaying") as progress:
@@ -985,7 +998,7 @@ def fleet(
     on a Dask cluster; each task writes a Parquet part of verdict rows into OUTPUT, read them
     with read_parquet('OUTPUT/**/*.parquet'). Needs schedlog[dask]."""
     from replay.logs.bytesource import is_stream
-    from replay.logs.discover import STDIN
+    from replay.logs.discover import STDIN, is_url
 
     try:
         from replay.fleet.engine import expand, run_fleet
@@ -995,8 +1008,8 @@ def fleet(
         raise click.UsageError("a fleet is read from paths and URLs, not from standard input")
     found = expand(paths, skipped=_say_skipped)
     if not found:
-        raise click.UsageError(NO_LOGS)
-    streams = [p for p in found if "://" not in p and is_stream(p)]
+        raise nothing_found(paths, stores=True)
+    streams = [p for p in found if not is_url(p) and is_stream(p)]
     if streams:  # a worker opens each log itself, and a pipe is the caller's alone, read once
         raise click.UsageError(
             printable(f"a fleet's workers open each log themselves, and {streams[0]} is a pipe or device: verify it")
@@ -1005,9 +1018,8 @@ def fleet(
         _check_scheduler(scheduler)
     try:
         with _sessions_progress(len(found), "judging") as progress:
-            run = run_fleet(
-                found, Path(output), reading, workers=workers, scheduler=scheduler, progress=progress, cache=cache
-            )
+            out = output if is_url(output) else Path(output)  # (an object store's prefix: published.py)
+            run = run_fleet(found, out, reading, workers=workers, scheduler=scheduler, progress=progress, cache=cache)
     except (FileNotFoundError, FileExistsError) as err:  # before any work: the output folder cannot be used
         raise InputError(printable(f"cannot write {output}: {err.strerror or err}")) from None
     except (OSError, TimeoutError) as err:  # a scheduler that cannot be reached, a part that cannot be written

@@ -801,7 +801,9 @@ def replay(
         raise TargetError(f"cannot create the database in {db.parent}: {err.strerror or err}") from None
     tmp = Path(tmp_name)
     tmp.unlink()  # DuckDB creates the file itself
-    held = {p: d for p in paths if p != STDIN and (d := bytesource.once(p)) is not None}  # pipes: read once
+    held = {
+        p: d for p in paths if p != STDIN and (d := bytesource.once(p)) is not None
+    }  # pipes: read once (an object is read when its turn comes: a kept one never)
     stores = [report for p in paths if p != STDIN and (report := store_report(p, reading, held.get(p))) is not None]
     logs = [p for p in paths if p != STDIN and p not in {s.path for s in stores}]
     streams = [*([("<stdin>", stdin)] if stdin is not None else []), *((p, held[p]) for p in logs if p in held)]

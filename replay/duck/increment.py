@@ -25,7 +25,7 @@ from pathlib import Path
 
 import duckdb
 
-from replay.audit.cached import content_digest, fingerprint, reading_key
+from replay.audit.cached import content_digest, current_size, fingerprint, reading_key
 from replay.duck.staging import neighbours
 from replay.logs.bytesource import framed
 from replay.reading import Reading
@@ -133,11 +133,8 @@ def plan_for(
 
 def _compare(path: str, h: Held) -> str:
     """unchanged, grown or other: the file now against the bytes the database was made of."""
-    try:
-        size = os.stat(path).st_size
-    except OSError:
-        return "other"
-    if h.size is None or h.digest is None or size < h.size or neighbours(path) != h.beside:
+    size = current_size(path)
+    if size is None or h.size is None or h.digest is None or size < h.size or neighbours(path) != h.beside:
         return "other"
     if content_digest(path, h.size) != h.digest:
         return "other"

@@ -17,6 +17,7 @@ from replay.atomic import folder_of, publish
 from replay.audit.report import SessionReport
 from replay.audit.verdicts import VERDICT_COLUMNS
 from replay.logs import deepjson
+from replay.logs.discover import is_url
 
 
 def part_name(shard: tuple[int, int] | None) -> str:
@@ -25,15 +26,20 @@ def part_name(shard: tuple[int, int] | None) -> str:
     return "verdicts" if shard is None else f"verdicts-shard-{shard[0]}-of-{shard[1]}"
 
 
-def other_runs_parts(out: Path, shard: tuple[int, int] | None) -> list[str]:
-    """The Parquet files in `out` that are neither this run's part nor, for a shard, a part of
-    another shard of the same split: another run's, which a re-run would be read beside (a
-    folder of 8 sessions counted 16 after two runs)."""
+def other_runs_parts(out: Path | str, shard: tuple[int, int] | None) -> list[str]:
+    """The Parquet files in `out` (a folder, or an object store's prefix) that are neither this
+    run's part nor, for a shard, a part of another shard of the same split: another run's, which
+    a re-run would be read beside (a folder of 8 sessions counted 16 after two runs)."""
     own = re.compile(rf"verdicts-shard-\d+-of-{shard[1]}\.parquet" if shard else r"verdicts\.parquet")
-    try:
-        names = sorted(entry.name for entry in os.scandir(out) if entry.name.endswith(".parquet"))
-    except FileNotFoundError:
-        return []
+    if isinstance(out, str) and is_url(out):
+        from replay.published import names_under
+
+        names = sorted(n for n in names_under(out) if n.endswith(".parquet"))
+    else:
+        try:
+            names = sorted(entry.name for entry in os.scandir(out) if entry.name.endswith(".parquet"))
+        except FileNotFoundError:
+            return []
     return [name for name in names if not own.fullmatch(name)]
 
 

@@ -27,16 +27,19 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from replay.atomic import folder_of, replace_folder
 from replay.audit.cached import let_go, verified
 from replay.audit.fanout import grouped
 from replay.audit.hoststore import cross_checked
 from replay.audit.report import SessionReport
-from replay.audit.verify import store_report, verify_bytes
+from replay.audit.verify import store_report
 from replay.duck.verdicts import write_verdicts
-from replay.logs.discover import LOG_SUFFIXES, Skipped, current_generations, discover
+from replay.logs.discover import STORE_NAME, Skipped, discover, is_url, local_path
+from replay.published import foreign, publish, run_id, run_prefix, write_part
 from replay.reading import DEFAULT_READING, Reading
 
 TASK_FILES, TASK_BYTES = 1024, 64 << 20
@@ -46,41 +49,21 @@ DuckDB for its Parquet part) are larger than a process pool's, so its groups are
 
 
 def expand(patterns: Sequence[str], skipped: Skipped | None = None) -> list[str]:
-    """The logs that paths, directories and globs name, as `verify` finds them: local ones
-    through `discover` (each file once; of a session directory's generations the current one),
-    fsspec URLs (s3://, gs://, ...) through their file system, directories walked for logs;
-    `skipped` hears what a local walk found and skipped (discover)."""
-    import fsspec
-
-    local = [p for p in patterns if "://" not in p or p.startswith("file://")]
-    found = list(discover([p.removeprefix("file://") for p in _globbed(local)], stores=True, skipped=skipped))
-    for pattern in (p for p in patterns if p not in local):
-        fs, _, roots = fsspec.get_fs_token_paths(pattern)
-        protocol = fs.protocol if isinstance(fs.protocol, str) else fs.protocol[0]
-        for root in roots:
-            names = fs.find(root) if fs.isdir(root) else [root]
-            by_directory: dict[str, list[str]] = {}
-            for name in names:
-                if name.endswith(LOG_SUFFIXES):
-                    directory, _, base = name.rpartition("/")
-                    by_directory.setdefault(directory, []).append(base)
-            for directory, bases in sorted(by_directory.items()):
-                found.extend(f"{protocol}://{directory}/{base}" for base in sorted(current_generations(bases)))
-    return list(dict.fromkeys(found))
+    """The logs (and Host stores) that paths, directories, globs and object-store URLs name, as
+    `verify` finds them (`discover`: each file once; of a session directory's generations the
+    current one; a prefix listed as a folder is walked); `skipped` hears what a walk skipped."""
+    return list(discover(_globbed(patterns), stores=True, skipped=skipped))
 
 
 def _globbed(patterns: Sequence[str]) -> list[str]:
+    """Local globs expanded (an object store's URL is listed as given: objects.listed)."""
     import glob
 
-    return [match for p in patterns for match in (sorted(glob.glob(p)) if glob.has_magic(p) else [p])]
-
-
-def read_bytes(path: str) -> bytes:
-    import fsspec
-
-    with fsspec.open(path, "rb") as f:
-        data: bytes = f.read()
-    return data
+    return [
+        match
+        for p in patterns
+        for match in (sorted(glob.glob(local_path(p))) if not is_url(p) and glob.has_magic(p) else [p])
+    ]
 
 
 def verify_group(
@@ -103,9 +86,18 @@ def verify_group(
         reports = _verified_group(paths, reading, delay, folder)
     finally:
         let_go(folder, close=False)
-    write_verdicts(reports, Path(out), name=f"part-{part:05d}")
+    _write_part(reports, out, f"part-{part:05d}")
     light = [replace(r, folded=None, findings=(), violation=None) for r in reports]
     return [r.verdict.value for r in reports], light if deliveries else [_only_read(r) for r in light]
+
+
+def _write_part(reports: Sequence[SessionReport], out: str, name: str) -> None:
+    """The reports' verdict rows as the part `name` in the folder `out`, or under the object
+    store's prefix `out` (published.write_part)."""
+    if is_url(out):
+        write_part(lambda folder: write_verdicts(reports, folder, name=name), out)
+    else:
+        write_verdicts(reports, Path(out), name=name)
 
 
 def _only_read(report: SessionReport) -> SessionReport:
@@ -115,15 +107,8 @@ def _only_read(report: SessionReport) -> SessionReport:
 
 def _verified_group(paths: Sequence[str], reading: Reading, delay: float, cache: Path | None) -> list[SessionReport]:
     reports: list[SessionReport] = []
-    for path in paths:
-        if "://" not in path:  # a local file: read as verify reads it (its generations beside it too)
-            reports.append(verified(path, reading, cache))
-        else:
-            try:
-                data = read_bytes(path)
-            except OSError:
-                data = b""  # judged unreadable: an empty log
-            reports.append(verify_bytes(path, data, reading))
+    for path in paths:  # a file or an object, read as verify reads it (its generations beside it too)
+        reports.append(verified(path, reading, cache))
         time.sleep(delay)  # (tests: a task long enough to kill its worker under it)
     return reports
 
@@ -135,6 +120,8 @@ class FleetRun:
     verdicts: tuple[str, ...]
     reads: tuple[str, ...] = ()
     """How each session's report was had, where the verdict cache was asked (cached.Use)."""
+    parts: tuple[str, ...] = ()
+    """The parts written (paths, or URLs under an object store's run prefix)."""
 
     @property
     def judged(self) -> int:
@@ -143,7 +130,7 @@ class FleetRun:
 
 def run_fleet(
     paths: Sequence[str],
-    out: Path,
+    out: Path | str,
     reading: Reading = DEFAULT_READING,
     *,
     workers: int = 2,
@@ -159,7 +146,13 @@ def run_fleet(
     beside it, which then takes its place (an earlier run's parts are never read beside this
     run's; a folder holding anything but a fleet's parts is refused: OSError); return the
     verdicts of the sessions (and stores) judged. `started` hears the client once the tasks are
-    submitted, `progress` the number of sessions each finished task judged."""
+    submitted, `progress` the number of sessions each finished task judged. Into an object
+    store's prefix (`out` a URL), the parts go under a run prefix of their own and a manifest
+    names them, last (published.py)."""
+    args = (reading, workers, scheduler, group, delay, started, progress, cache)
+    if isinstance(out, str) and is_url(out):
+        return _run_to_store(paths, out, *args)
+    out = Path(out)
     foreign = _not_parts(out)
     if foreign:
         raise FileExistsError(
@@ -167,11 +160,25 @@ def run_fleet(
         )
     fresh = Path(tempfile.mkdtemp(prefix=f".{out.name}.fleet-", dir=folder_of(out)))
     try:
-        run = _run_into(paths, fresh, reading, workers, scheduler, group, delay, started, progress, cache)
+        run = _run_into(paths, str(fresh), *args)
         replace_folder(fresh, out)
     finally:
         shutil.rmtree(fresh, ignore_errors=True)
     return run
+
+
+def _run_to_store(paths: Sequence[str], out: str, *args: Any) -> FleetRun:
+    """`run_fleet` into the object store's prefix `out`: the parts under a new run's prefix,
+    then the manifest naming them (published.publish)."""
+    others = foreign(out)
+    if others:
+        raise FileExistsError(
+            errno.EEXIST, f"it holds objects a fleet run did not write ({', '.join(others[:3])})", out
+        )
+    run = run_id(datetime.now(UTC))
+    done = _run_into(paths, run_prefix(out, run), *args)
+    publish(out, run, done.parts, done.judged)
+    return done
 
 
 PART = re.compile(r"part-\d{5}\.parquet")
@@ -187,7 +194,7 @@ def _not_parts(out: Path) -> list[str]:
 
 def _run_into(
     paths: Sequence[str],
-    out: Path,
+    out: str,
     reading: Reading,
     workers: int,
     scheduler: str | None,
@@ -197,16 +204,18 @@ def _run_into(
     progress: Callable[[int], None] | None,
     cache: Path | None = None,
 ) -> FleetRun:
-    """`run_fleet`, its parts written into the folder `out` (a new one)."""
+    """`run_fleet`, its parts written into the folder `out` (a new one), or under the object
+    store's prefix `out`."""
     from distributed import Client, LocalCluster, as_completed
 
-    judged_stores = [r for r in (store_report(p, reading) for p in paths if "://" not in p) if r is not None]
+    maybe_stores = [p for p in paths if not is_url(p) or p.endswith("/" + STORE_NAME)]  # (an object is one by name)
+    judged_stores = [r for r in (store_report(p, reading) for p in maybe_stores) if r is not None]
     stores = {r.path for r in judged_stores}  # each read once, here: a worker reads no store
     if progress is not None and judged_stores:
         progress(len(judged_stores))
-    local = [p for p in paths if "://" not in p and p not in stores]
+    local = [p for p in paths if not is_url(p) and p not in stores]
     groups = [[path for path, _ in g] for g in grouped(local, group, TASK_BYTES)]  # by files and bytes
-    remote = [p for p in paths if "://" in p]
+    remote = [p for p in paths if is_url(p) and p not in stores]
     groups += [remote[n : n + group] for n in range(0, len(remote), group)]
     folder = None if cache is None else str(cache)
     cluster = None
@@ -234,7 +243,8 @@ def _run_into(
     if stores:
         sessions = [r for _, light in results for r in light]
         checked = [r for r in cross_checked([*judged_stores, *sessions]) if r.store]
-        write_verdicts(checked, out, name=f"part-{len(groups):05d}")
+        _write_part(checked, out, f"part-{len(groups):05d}")
         verdicts += [r.verdict.value for r in checked]
     reads = tuple(r.read for _, light in results for r in light if r.read)
-    return FleetRun(tuple(verdicts), reads)
+    parts = tuple(f"{out}/part-{n:05d}.parquet" for n in range(len(groups) + bool(stores)))
+    return FleetRun(tuple(verdicts), reads, parts)

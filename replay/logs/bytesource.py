@@ -83,8 +83,11 @@ class FileSource:
         at once) and mapped: its pages are the system's file cache, not the reader's memory, and
         no writer can cut the copy short under the mapping (one could the log itself: SIGBUS).
         Where the copy cannot be made (a full disk), they are read into memory as `whole` reads."""
-        if self.size <= SPOOL_BYTES:
-            return self.whole()
+        return self.whole() if self.size <= SPOOL_BYTES else self._spool()
+
+    def _spool(self) -> Data:
+        """All the file's bytes copied to a temporary file (unlinked at once) and mapped (as
+        `whole` reads them where the copy cannot be made)."""
         try:
             import tempfile  # (a stream's spool: most runs read files)
 
@@ -249,19 +252,3 @@ def listing_error(path: str) -> str:
     except OSError as err:
         return str(err.strerror or err)
     return "it was not listed when walked"
-
-
-def opened(path: str, data: Data | OSError | None = None) -> Data | FileSource | str:
-    """The bytes of the log at `path` (`load`), or `data` when given (a stream already read, or
-    the error reading it gave); else why it cannot be read (a finding's message, never a raise)."""
-    try:
-        raw = load(path) if data is None else data
-        if isinstance(raw, OSError):
-            raise raw
-    except IsADirectoryError:  # a directory a walk could not list (discover names it)
-        return f"cannot list the directory: {listing_error(path)}"
-    except OSError as err:
-        return f"cannot read: {err.strerror or err}"
-    except MemoryError:
-        return "cannot read: not enough memory to hold the stream"
-    return raw

@@ -1,26 +1,41 @@
-"""Which files an audit reads: the paths named, and the session logs found under directories."""
+"""Which files an audit reads: the paths named, and the session logs found under directories
+(and under an object store's prefixes: objects.py). The names a walk reads are names.py's."""
 
 from __future__ import annotations
 
 import os
 import stat
 import zlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
-from invariant.filenames import file_version
+from replay.logs.names import (
+    LOG_SUFFIXES,
+    OTHER_COMPRESSION,
+    STDIN,
+    STORE_NAME,
+    Skipped,
+    chosen,
+    current_generations,
+    generation,
+    is_url,
+    local_path,
+)
 
-LOG_SUFFIXES = (".jsonl", ".jsonl.zstd", ".jsonl.zst")
-"""The logs a walk reads: plain, and Zstandard (the harness's `.zstd`, and `.zst`, the zstd
-tool's own suffix for the same container)."""
-OTHER_COMPRESSION = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz", ".lz4": "lz4", ".br": "brotli"}
-"""Logs compressed otherwise: a walk names them as skipped (read them through a pipe)."""
-STDIN = "-"
-STORE_NAME = "schedule.json"
-"""The Host task store's file name (host.md §1)."""
-
-
-Skipped = Callable[[str, str], None]
-"""Hears each file a walk found and did not yield, with why (the command line says it)."""
+__all__ = [
+    "LOG_SUFFIXES",
+    "OTHER_COMPRESSION",
+    "STDIN",
+    "STORE_NAME",
+    "Skipped",
+    "chosen",
+    "current_generations",
+    "discover",
+    "generations_beside",
+    "in_shard",
+    "is_url",
+    "local_path",
+    "read_path_list",
+]
 
 
 def discover(paths: Iterable[str], stores: bool = False, skipped: Skipped | None = None) -> Iterator[str]:
@@ -38,7 +53,16 @@ def discover(paths: Iterable[str], stores: bool = False, skipped: Skipped | None
     (`schedule.json`) it meets.
     """
     seen: set[object] = set()
-    for path in paths:
+    for given in paths:
+        if is_url(given):  # an object, or a prefix listed as a folder is walked
+            from replay.logs.objects import listed
+
+            for url in listed(given, stores, skipped):
+                if url not in seen:
+                    seen.add(url)
+                    yield url
+            continue
+        path = local_path(given)
         walked = path != STDIN and os.path.isdir(path)
         if walked:
             found, unlisted = _walk(path, stores, skipped)
@@ -82,50 +106,26 @@ def _walk(top: str, stores: bool = False, skipped: Skipped | None = None) -> tup
     unlisted: list[str] = []
     for root, dirs, files in os.walk(top, onerror=lambda err: unlisted.append(err.filename)):
         dirs.sort()
-        logs = [f for f in files if f.endswith(LOG_SUFFIXES)]
-        if skipped is not None:
-            for name in files:
-                stem, dot, suffix = name.rpartition(".")
-                if stem.endswith(".jsonl") and f"{dot}{suffix}" in OTHER_COMPRESSION:
-                    how = OTHER_COMPRESSION[f"{dot}{suffix}"]
-                    skipped(
-                        os.path.join(root, name),
-                        f"compressed with {how}, which schedlog does not read (pipe it: "
-                        f"{'zcat' if how == 'gzip' else how + ' -dc'} FILE | schedlog verify -)",
-                    )
-        found.extend(os.path.join(root, f) for f in current_generations(logs))
-        if stores and STORE_NAME in files:
-            found.append(os.path.join(root, STORE_NAME))
+        found.extend(os.path.join(root, name) for name in chosen(root, files, stores, skipped, os.path.join))
     return found, unlisted
-
-
-def _generation(name: str) -> tuple[int, bool] | None:
-    """A canonical session file's (version, compressed), None for any other name."""
-    version = file_version(name)
-    return None if version is None else (version, name.endswith(".zstd"))
-
-
-def current_generations(names: list[str]) -> list[str]:
-    """The names of one directory less the generations the runtime does not load: of the
-    canonical session files, only the highest version (compressed first, the default encoding)."""
-    canonical = [n for n in names if _generation(n) is not None]
-    if len(canonical) < 2:
-        return names
-    best = max(canonical, key=lambda n: _generation(n) or (0, False))
-    return [n for n in names if _generation(n) is None or n == best]
 
 
 def generations_beside(path: str) -> list[str]:
     """The other canonical session files in a canonical session file's directory, newest first."""
     name = os.path.basename(path)
-    if _generation(name) is None:
+    if generation(name) is None:
         return []
-    try:
-        names = os.listdir(os.path.dirname(path) or ".")
-    except OSError:
-        return []
-    others = [n for n in names if n != name and _generation(n) is not None]
-    return sorted(others, key=lambda n: _generation(n) or (0, False), reverse=True)
+    if is_url(path):
+        from replay.logs.objects import names_beside
+
+        names = names_beside(path)
+    else:
+        try:
+            names = os.listdir(os.path.dirname(path) or ".")
+        except OSError:
+            return []
+    others = [n for n in names if n != name and generation(n) is not None]
+    return sorted(others, key=lambda n: generation(n) or (0, False), reverse=True)
 
 
 def _status(path: str) -> os.stat_result | None:

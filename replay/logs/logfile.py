@@ -6,7 +6,7 @@ and packed chunk rows kept packed (an `Entry` knows how many events it stands fo
 `seedLength` and `seq` count events, not lines). Everything wrong with the file itself is a
 `Finding`; nothing here raises for bad input. Files are only ever opened for reading.
 
-The stages, each its own module and its own state: the bytes (bytesource.py); the lines of a
+The stages, each its own module and its own state: the bytes (inputs.py: bytesource.py, objects.py); the lines of a
 plain file (frames.py) or of Zstandard frames (zstdlog.py); the first line, the header
 (header.py); the records after it, read exactly (records.py) or fast (fastpath.py) into
 committed events (committed.py), each judged (envelope, surface, the session layer's load
@@ -25,8 +25,9 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
 from invariant.findings import Finding, Severity
-from replay.logs import bytesource
+from replay.logs import inputs
 from replay.logs.bytesource import Data, FileSource, in_pieces, slicer
+from replay.logs.discover import is_url
 from replay.logs.fastpath import FastRecords
 from replay.logs.frames import (
     ZSTD_MAGIC,
@@ -79,7 +80,7 @@ class SessionLog:
     reading: Reading = DEFAULT_READING
     """How to read it: the mode (the reading's other options concern the judging of it)."""
     data: Data | OSError | None = None
-    """Bytes to read instead of opening `path` (stdin, a pipe read once: `bytesource.once`), or
+    """Bytes to read instead of opening `path` (stdin, a pipe read once, a small object: `inputs.once`), or
     the error reading them gave."""
     progress: Callable[[int], None] | None = None
     """Called with the number of input bytes consumed, block by block."""
@@ -159,7 +160,7 @@ class SessionLog:
         stage = FastRecords if self.fast and schedule_only and others is None else Records
         if schedule_only:
             self.records = stage(self.notes, self.records.budget, True, others, select, [])
-        raw = bytesource.opened(self.path, self.data)
+        raw = inputs.opened(self.path, self.data)
         if isinstance(raw, str):
             self.notes.cannot_read(raw)
             return
@@ -285,7 +286,8 @@ class SessionLog:
 
     def _first_line(self, raw: bytes, size: int) -> Entry | None:
         """The header line (`size`: its bytes in a plain file), or a headerless file's first event."""
-        self.head = replace(first_line(raw, self.path, self.data is None, self.records.budget, self.notes), size=size)
+        named = self.data is None or is_url(self.path)  # (a file's or an object's: its generations beside it)
+        self.head = replace(first_line(raw, self.path, named, self.records.budget, self.notes), size=size)
         if self.head.header is not None:
             self.records.after(self.head)
         # the header parser kept -0 apart; bare events use JavaScript's view of it
