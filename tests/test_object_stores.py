@@ -416,3 +416,44 @@ def test_replay_into_one_database_keeps_unchanged_objects(
         for table in tables:
             q = f"SELECT * EXCLUDE (session_key) FROM {table} ORDER BY ALL"
             assert a.execute(q).fetchall() == b.execute(q).fetchall(), table
+
+
+def test_a_fleet_refuses_a_prefix_holding_other_objects(env: dict[str, str]) -> None:
+    """As a folder holding other files is refused, so is a prefix: a reader of its parts would
+    read them beside whatever else is there."""
+    import boto3
+
+    s3 = boto3.client("s3", endpoint_url=env["AWS_ENDPOINT_URL"], **_boto_credentials())
+    s3.put_object(Bucket=BUCKET, Key="taken/notes.txt", Body=b"mine\n")
+    done = _run(env, "fleet", "--no-cache", f"s3://{BUCKET}/fixtures/formats/", "--output", f"s3://{BUCKET}/taken/")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "holds objects a fleet run did not write (notes.txt)" in done.stderr
+
+
+def test_watch_polls_a_prefix(env: dict[str, str]) -> None:
+    """An object store sends no events: `watch` lists the prefix again every --poll seconds,
+    tells a new object's findings and verdict, a replaced object's change (read whole: another
+    ETag), and an object removed as gone."""
+    import boto3
+
+    s3 = boto3.client("s3", endpoint_url=env["AWS_ENDPOINT_URL"], **_boto_credentials())
+    ok = (FIXTURES / "formats/fixed-rate/v0/session.jsonl").read_bytes()
+    corrupt = (FIXTURES / "sessions/corrupt/gate-too-soon.session.jsonl").read_bytes()
+    s3.put_object(Bucket=BUCKET, Key="watched/a.jsonl", Body=ok)
+    s3.put_object(Bucket=BUCKET, Key="watched/b.jsonl", Body=ok)
+    args = [SCHEDLOG, "watch", "--poll", "0.3", "--until-idle", "4", f"s3://{BUCKET}/watched/"]
+    proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    lines = [proc.stdout.readline(), proc.stdout.readline()]
+    assert lines == [f"s3://{BUCKET}/watched/a.jsonl: ok\n", f"s3://{BUCKET}/watched/b.jsonl: ok\n"]
+    s3.put_object(Bucket=BUCKET, Key="watched/b.jsonl", Body=corrupt)  # replaced
+    s3.put_object(Bucket=BUCKET, Key="watched/c.jsonl", Body=corrupt)  # new
+    s3.delete_object(Bucket=BUCKET, Key="watched/a.jsonl")  # gone
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 1, err
+    told = out.splitlines()
+    assert f"s3://{BUCKET}/watched/a.jsonl: gone" in told
+    for name in ("b", "c"):
+        assert f"s3://{BUCKET}/watched/{name}.jsonl: CORRUPT" in told, told
+        assert any(t.startswith(f"s3://{BUCKET}/watched/{name}.jsonl:23: error fold.gate") for t in told), told
+    assert told[-1].startswith("2 log(s) watched: 0 ok, 2 corrupt"), told

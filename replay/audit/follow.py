@@ -19,6 +19,7 @@ what `verify` says of the log as committed.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 from collections import Counter
 from collections.abc import Iterable
@@ -32,6 +33,7 @@ from invariant.findings import Finding, Severity
 from replay.audit.cached import fed
 from replay.audit.report import SessionReport
 from replay.audit.verdicts import Verdict
+from replay.logs.discover import is_url
 from replay.logs.readstate import ReadState
 from replay.logs.zstdframes import MAGIC
 from replay.reading import Reading
@@ -96,6 +98,8 @@ def told_of(report: SessionReport) -> tuple[Finding, ...]:
 def look(path: str, before: Look | None, reading: Reading) -> tuple[Look | None, list[WatchEvent]]:
     """Look at the log at `path` again (`before`: the last look, None for the first): the new
     look, and the events it tells. A file that is gone gives None (and `gone` if it was seen)."""
+    if is_url(path):
+        return _look_at_object(path, before, reading)
     try:
         st = os.stat(path)
         status = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
@@ -124,6 +128,28 @@ def look(path: str, before: Look | None, reading: Reading) -> tuple[Look | None,
     hashed = _hashed(path, offset, before if resume is not None else None)
     tail = _read(path, max(0, offset - TAIL), offset) if saved is not None else b""
     return Look(status, offset, hashed, tail or b"", saved, told, report.verdict), events
+
+
+def _look_at_object(url: str, before: Look | None, reading: Reading) -> tuple[Look | None, list[WatchEvent]]:
+    """`look` at an object, as the poll's listing gives it: the same ETag and size, nothing to
+    read; another, the object read whole (an object is replaced, never appended to) and what its
+    report says now told against what was told (`_retold`: new findings, withdrawn ones)."""
+    from replay.logs import objects
+
+    try:
+        known = objects.info(url)
+    except OSError as err:
+        if err.errno == errno.ENOENT:
+            return None, [WatchEvent(url, Kind.GONE)] if before is not None else []
+        known = objects.ObjectInfo(url, -1, "")  # there, and cannot be asked about: judged unreadable
+    status = (0, xxhash.xxh3_64_intdigest(known.tag.encode()), known.size, 0, 0)
+    if before is not None and status == before.status and known.tag:
+        return before, []
+    report, _, _ = _judged(url, reading, None)
+    if report is None:
+        return Look(status, 0, xxhash.xxh3_128(), b"", None, (), None), []
+    told = told_of(report)
+    return Look(status, 0, None, b"", None, told, report.verdict), _retold(url, before, told, report.verdict)
 
 
 def _changed(path: str, status: tuple[int, int, int, int, int], before: Look) -> str:

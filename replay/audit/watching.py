@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from replay.audit.follow import Kind, Look, WatchEvent, look
 from replay.audit.verdicts import Verdict
-from replay.logs.discover import LOG_SUFFIXES, STDIN, Skipped, discover
+from replay.logs.discover import LOG_SUFFIXES, STDIN, Skipped, discover, is_url
 from replay.reading import Reading
 
 DEBOUNCE_MS = 200
@@ -42,8 +42,10 @@ class Watch:
     """A log's absolute path (the operating system's events name it so) to the walk's name."""
 
     def folders(self) -> list[str]:
-        """What to ask the operating system about: each folder given, and the folder of each file."""
-        return sorted({p if os.path.isdir(p) else os.path.dirname(os.path.abspath(p)) for p in self.paths})
+        """What to ask the operating system about: each folder given, and the folder of each file
+        (an object store's URL is polled: it sends no events)."""
+        local = [p for p in self.paths if not is_url(p)]
+        return sorted({p if os.path.isdir(p) else os.path.dirname(os.path.abspath(p)) for p in local})
 
     def first(self) -> Iterator[WatchEvent]:
         """The first look at every log found."""

@@ -562,6 +562,11 @@ def _reading(what: str) -> Iterator[None]:
         raise InputError(f"cannot read {what}: not enough memory to hold it") from None
 
 
+OBJECT_POLL = 10.0
+"""How often `watch` lists an object store's prefix again where --poll does not say (a listing
+is one request a thousand objects; an unchanged object is not read)."""
+
+
 @main.command(epilog=EXIT_HELP.replace("Exit ", "With --until-idle, exit ", 1) + " Ctrl-C exits 130, SIGTERM 143.")
 @click.argument("paths", nargs=-1, required=True)
 @format_option(Format.TEXT, Format.JSON, Format.GITHUB)
@@ -572,7 +577,10 @@ def _reading(what: str) -> Iterator[None]:
     "--poll",
     type=click.FloatRange(min=0.05),
     default=None,
-    help="Look at every log each SECONDS instead of waiting on file events (network file systems).",
+    help=(
+        "Look at every log each SECONDS instead of waiting on file events (network file systems; "
+        f"an object store's URL is polled every {OBJECT_POLL:g} s unless this says otherwise)."
+    ),
 )
 @click.option(
     "--until-idle",
@@ -590,8 +598,9 @@ def watch(
     poll: float | None,
     idle: float | None,
 ) -> None:
-    """Follow session logs (files, folders) as they are written: print each new finding, and a
-    log's verdict whenever it changes, reading only what was appended.
+    """Follow session logs (files, folders, object-store prefixes) as they are written: print each
+    new finding, and a log's verdict whenever it changes, reading only what was appended (an
+    object, replaced whole, is read again when its ETag changes).
 
     A torn last line waits for its LF; a log truncated, replaced or edited is read again from
     its start (`read again`); a log removed says `gone`; new logs in a watched folder are picked
@@ -599,13 +608,16 @@ def watch(
     """
     from replay.audit.watching import Watch, follow
     from replay.cli.output.watched import render_event, watch_summary
+    from replay.logs.discover import is_url
 
     for p in paths:
         if p == "-":
             raise click.UsageError("watch follows files and folders, not standard input")
         if os.path.basename(p) == "schedule.json":
             raise click.UsageError(f"{p}: watch follows session logs; verify judges a Host task store")
-        if not os.path.isdir(p) and not os.path.isdir(os.path.dirname(os.path.abspath(p))):
+        if is_url(p):  # an object store sends no events: it is listed again every --poll seconds
+            poll = OBJECT_POLL if poll is None else poll
+        elif not os.path.isdir(p) and not os.path.isdir(os.path.dirname(os.path.abspath(p))):
             raise click.UsageError(f"{p}: no such file or folder (a file not yet written needs its folder)")
     reading = _judging(reading, now, tool_surface)
     colour = fmt is Format.TEXT and to_terminal()

@@ -74,8 +74,12 @@ def failure(url: str, err: BaseException) -> OSError:
         return OSError(errno.EHOSTUNREACH, f"the object store does not answer ({err})", url)
     if isinstance(err, PermissionError) or code in ("AccessDenied", "Forbidden", "403"):
         return OSError(errno.EACCES, "permission denied by the object store", url)
-    if isinstance(err, FileNotFoundError):
+    if isinstance(err, FileNotFoundError) and code in ("", "NoSuchKey"):
         return OSError(errno.ENOENT, "no such object", url)
+    if isinstance(err, FileNotFoundError):  # a 404 that names no bucket or key: the endpoint may be no S3 API
+        return OSError(
+            errno.ENOENT, f"the object store answered {code} Not Found (is AWS_ENDPOINT_URL an S3 API?)", url
+        )
     if isinstance(err, OSError):
         return OSError(err.errno or errno.EIO, err.strerror or str(err), url)
     return OSError(errno.EIO, f"the object store failed: {name}: {err}", url)
@@ -119,6 +123,9 @@ def listed(url: str, stores: bool = False, skipped: Skipped | None = None) -> li
         return [_known(f"{scheme}://{whole}", found[whole])]
     if not found and not url.endswith("/"):  # no such object: read as a file named that is not there
         return [url]
+    under = f"{scheme}://{whole}"
+    for stale in [u for u in _KNOWN if u.startswith(under)]:  # (listed again: what is gone is forgotten)
+        del _KNOWN[stale]
     by_folder: dict[str, list[str]] = {}
     for name in found:
         folder, _, base = name.rpartition("/")
