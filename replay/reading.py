@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from invariant.instant import MAX_MS, MIN_MS
 from invariant.profiles import Profile, get_profile
 from invariant.retention import NO_RETENTION, Retention
 from invariant.tools.names import SURFACE_NAMES
+
+if TYPE_CHECKING:
+    from invariant.findings import Finding
 
 AUTO = "auto"
 """The profile name that asks for each session's own profile, as its evidence shows."""
@@ -21,6 +26,39 @@ class Mode(StrEnum):
     """The persistence reader's rules: header shape and version, blank lines are defects."""
     LENIENT = "lenient"
     """The fixture reader's: header fields only read, blank lines skipped; seq contiguity still checked."""
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which findings a run reports (replay/selection.py: the options and the configuration that
+    make one). It never changes a verdict: it says what is reported of a log, not what it is."""
+
+    select: tuple[str, ...] = ()
+    """The selectors of the findings reported (empty: every finding)."""
+    ignore: tuple[str, ...] = ()
+    """The selectors of the findings not reported."""
+
+    def keeps(self, code: str) -> bool:
+        """Whether a finding of `code` is reported."""
+        if self.select and not any(matches(code, s) for s in self.select):
+            return False
+        return not any(matches(code, s) for s in self.ignore)
+
+    def kept(self, findings: Iterable[Finding]) -> tuple[Finding, ...]:
+        """The findings reported, in order."""
+        return tuple(findings) if self.everything else tuple(f for f in findings if self.keeps(f.code))
+
+    @property
+    def everything(self) -> bool:
+        return not self.select and not self.ignore
+
+
+EVERYTHING = Selection()
+
+
+def matches(code: str, selector: str) -> bool:
+    """Whether `selector` names `code`: the code itself, or a prefix of it at a dot."""
+    return code == selector or code.startswith(selector + ".")
 
 
 @dataclass(frozen=True)
@@ -46,6 +84,8 @@ class Reading:
     tool_surface: str | None = None
     """The tool surface every `schedule_*` call is judged against (`verify --tool-surface`);
     None: the one each session's own calls point to (invariant.tools.judge)."""
+    selection: Selection = EVERYTHING
+    """The findings reported (`--select`, `--ignore`, `[tool.schedlog]`)."""
 
     def __post_init__(self) -> None:
         if self.profile is not None and not isinstance(self.profile, Profile):

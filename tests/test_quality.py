@@ -73,6 +73,7 @@ ROOMS = {
     "replay.reading": 0,
     "replay.exitstatus": 0,
     "replay.logs": 1,
+    "replay.selection": 1,
     "replay.audit": 2,
     "replay.conform": 2,
     "replay.published": 2,

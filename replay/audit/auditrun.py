@@ -75,11 +75,13 @@ def refused_by_header_rules_only(report: SessionReport) -> bool:
     """A file log the strict reader refuses for its header rules alone (no protocol violation)."""
     from invariant.findings import Severity
 
+    errors = [f for f in report.findings if f.severity is Severity.ERROR]  # (none where --ignore took them)
     return (
         report.verdict is Verdict.CORRUPT
         and report.violation is None
         and report.path not in ("<stdin>", STDIN)
-        and all(f.code.startswith("format.header") for f in report.findings if f.severity is Severity.ERROR)
+        and bool(errors)
+        and all(f.code.startswith("format.header") for f in errors)
     )
 
 
@@ -105,7 +107,7 @@ def verify_paths(
     if any(h.store for h in held):
         from replay.audit.hoststore import cross_checked
 
-        held = [Held.of(r) for r in cross_checked([h.report() for h in held])]
+        held = [Held.of(r) for r in cross_checked([h.report() for h in held], reading.selection)]
     return Audit(tuple(held))
 
 

@@ -64,7 +64,6 @@ class Judged(NamedTuple):
     """The path the report was made for (its text names it)."""
     verdict: str
     told: str
-    untroubled: bool
     report: bytes
 
 
@@ -174,6 +173,7 @@ def reading_key(reading: Reading) -> str:
             reading.now,
             reading.retention,
             reading.tool_surface,
+            reading.selection,
         )
     )
 
@@ -330,7 +330,7 @@ def remember(consulted: Consulted, store: VerdictStore, log: SessionLog, report:
         if digest is not None and pickled is not None and (not f.tag or log.size == f.size):
             judged = Judged(
                 f.device, f.inode, log.size, digest, beside(c.path),
-                report.path, report.verdict.value, held.text(), held.untroubled, pickled,
+                report.path, report.verdict.value, held.text(), pickled,
             )  # fmt: skip
             saved = None if f.tag else log.saved  # (an object is replaced, never appended to: nothing to resume)
             store.put(c.key, c.real, tuple(judged), saved)  # (a plain tuple: see Judged)
@@ -371,7 +371,7 @@ def verify_cached(
             progress(c.found.size)
         j = c.judged
         told = j.told if j.path == path else None  # (the text names the path it was made for)
-        return Held(path, Verdict(j.verdict), read=Use.CACHED, told=told, untroubled=j.untroubled, pickled=j.report)
+        return Held(path, Verdict(j.verdict), read=Use.CACHED, told=told, pickled=j.report)
     from replay.audit.verify import store_report, verify_log, verify_path
 
     if c is None:

@@ -30,8 +30,6 @@ class Held:
     store: bool = False
     told: str | None = None
     """The report's text (`textline.text_line`), where known."""
-    untroubled: bool = False
-    """ok, with no finding above information (`textline.untroubled`: what --quiet leaves out)."""
     made: SessionReport | None = None
     pickled: bytes = b""
     """The report, pickled (a cache hit's), where it is not `made`."""
@@ -39,11 +37,7 @@ class Held:
     @classmethod
     def of(cls, report: SessionReport) -> Held:
         """`report`, held whole (its text made when asked)."""
-        from replay.audit.textline import untroubled
-
-        return cls(
-            report.path, report.verdict, report.read, report.read_why, report.store, None, untroubled(report), report
-        )
+        return cls(report.path, report.verdict, report.read, report.read_why, report.store, None, report)
 
     def report(self) -> SessionReport:
         """The report (this call's own copy where it was pickled), told how it was had."""

@@ -17,6 +17,7 @@ from invariant.hoststore import from_a_kept_task, located_receipts
 from invariant.shapes import pointer_to
 from replay.audit.report import SessionReport
 from replay.audit.verdicts import Verdict
+from replay.reading import EVERYTHING, Selection
 
 
 def _receipts(task: dict[str, Any], pointer: str) -> tuple[dict[str, str], bool]:
@@ -75,16 +76,16 @@ def root_findings(store: SessionReport, sessions: Sequence[SessionReport]) -> li
     return found
 
 
-def cross_checked(reports: Sequence[SessionReport]) -> list[SessionReport]:
+def cross_checked(reports: Sequence[SessionReport], selection: Selection = EVERYTHING) -> list[SessionReport]:
     """The reports, each Host task store's with its root's cross-check findings added (the
-    session logs under the store's directory form its root)."""
+    session logs under the store's directory form its root), those `selection` keeps."""
     out = list(reports)
     for n, report in enumerate(out):
         if not report.store or report.verdict is not Verdict.OK:
             continue
         root = os.path.dirname(os.path.abspath(report.path))
         beside = [r for r in out if not r.store and os.path.abspath(r.path).startswith(root + os.sep)]
-        extra = root_findings(report, beside)
+        extra = selection.kept(root_findings(report, beside))
         if extra:
             out[n] = replace(report, findings=(*report.findings, *extra))
     return out

@@ -95,7 +95,11 @@ LIVE = (
 
 FORMAT = (
     Rule(("format.unreadable",), "the file cannot be read, or holds no session log"),
-    Rule(("format.header",), "the header line is missing, malformed or not terminated"),
+    Rule(
+        ("format.header",),
+        "the header line is missing, malformed or not terminated, or lacks a field the strict reader requires"
+        " (delegationDepth, say: --mode lenient reads it)",
+    ),
     Rule(("format.headerless",), "no session header: the file holds bare events"),
     Rule(
         ("format.header.cwd", "format.header.placeholder"),

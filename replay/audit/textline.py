@@ -58,10 +58,3 @@ def text_line(r: SessionReport) -> str:
         at = f" (at {f.pointer})" if f.pointer else ""
         lines.append(f"    {f.severity}{where}: {f.code}: {f.message}{at}")
     return "\n".join(printable(line) for line in lines)
-
-
-def untroubled(r: SessionReport) -> bool:
-    """ok, with no finding above information (what --quiet leaves out)."""
-    from invariant.findings import Severity  # (loaded with the report's findings)
-
-    return r.verdict is Verdict.OK and all(f.severity is Severity.INFO for f in r.findings)

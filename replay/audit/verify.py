@@ -262,11 +262,13 @@ def judge_log(log: SessionLog, sink: SessionSink | None = None) -> tuple[Session
         verdict = Verdict.CORRUPT
     else:
         verdict = Verdict.OK
-    findings = (
-        *log.findings,
-        *_host_era(delivered, len(changes), folded),
-        *_deliveries(judgement, seed, profile, reminders),
-        *transcript.findings(seed, log.reading.tool_surface, logged_changes=bool(changes)),
+    findings = log.reading.selection.kept(
+        (
+            *log.findings,
+            *_host_era(delivered, len(changes), folded),
+            *_deliveries(judgement, seed, profile, reminders),
+            *transcript.findings(seed, log.reading.tool_surface, logged_changes=bool(changes)),
+        )
     )
     report = SessionReport(
         path=log.path,
@@ -372,7 +374,7 @@ def store_report(
         violation = Violation(
             code=CORRUPT_TASK_STORE, rule=first.code, pointer=first.pointer or "", message=first.message
         )
-    findings = (*found[1:], *soft, *ignored_parts(value))
+    findings = reading.selection.kept((*found[1:], *soft, *ignored_parts(value)))
     return SessionReport(
         path=path,
         session=None,

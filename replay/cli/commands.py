@@ -13,7 +13,7 @@ import signal
 import sys
 import time
 import traceback
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import closing, contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -172,14 +172,54 @@ def reading_options(*, logs: bool = True, ideal: bool = False) -> Callable[[F], 
                 kwargs.pop("seed_length", None),
                 kwargs.pop("ideal", False),
             )
+            if logs:
+                chosen = _selection(*(kwargs.pop(k) for k in ("select", "ignore", "config", "isolated")))
+                reading = dataclasses.replace(reading, selection=chosen)
             return command(*args, reading=reading, **kwargs)
 
-        options = [PROFILE, *((MODE, SEED_LENGTH) if logs else ()), *((IDEAL,) if ideal else ())]
+        options = [
+            PROFILE,
+            *((MODE, SEED_LENGTH) if logs else ()),
+            *((IDEAL,) if ideal else ()),
+            *(SELECTION if logs else ()),
+        ]
         for option in reversed(options):
             with_reading = option(with_reading)
         return cast(F, with_reading)
 
     return decorate
+
+
+SELECTION = (
+    click.option(
+        "--select",
+        metavar="CODES",
+        default=None,
+        help="Report only the findings of these codes (comma-separated; a prefix at a dot, format.header, "
+        "names its codes). Never changes a verdict.",
+    ),
+    click.option("--ignore", metavar="CODES", default=None, help="Report no finding of these codes (as --select)."),
+    click.option(
+        "--config",
+        type=click.Path(dir_okay=False),
+        default=None,
+        help="Read select and ignore from this TOML file ([tool.schedlog], or its top level) instead of the "
+        "pyproject.toml found from the current folder upwards.",
+    ),
+    click.option("--isolated", is_flag=True, help="Read no configuration file."),
+)
+"""Which findings a command reports (replay/selection.py): the command line over [tool.schedlog]."""
+
+
+def _selection(select: str | None, ignore: str | None, config: str | None, isolated: bool) -> Any:
+    """The run's selection of findings; a selector or configuration that cannot be used is a
+    usage error naming it (exit 2)."""
+    from replay.selection import ConfigError, selection
+
+    try:
+        return selection(select, ignore, None if config is None else Path(config), isolated, Path.cwd())
+    except ConfigError as err:
+        raise click.UsageError(printable(str(err))) from None
 
 
 def cache_options(command: F) -> F:
@@ -256,7 +296,13 @@ def _interrupted(err: BaseException) -> bool:
 
 class _Commands(click.Group):
     """The command group. A command interrupted by Ctrl-C exits 130 (128 + SIGINT, as shells
-    report it), not click's 1: for `verify` and `replay`, 1 means that violations were found."""
+    report it), not click's 1: for `verify` and `replay`, 1 means that violations were found.
+    The command list gives each command's first sentence whole (click cuts it at 45 characters)."""
+
+    def add_command(self, cmd: click.Command, name: str | None = None) -> None:
+        if cmd.short_help is None and cmd.help:
+            cmd.short_help = first_sentence(cmd.help)
+        super().add_command(cmd, name)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -285,10 +331,34 @@ class _Commands(click.Group):
             _internal_error(ctx)
 
 
+def first_sentence(text: str) -> str:
+    """A help text's first sentence (to its first `.`, `?` or `!` before a space), its lines joined."""
+    joined = " ".join(text.split("\n\n", 1)[0].split())
+    found = re.match(r"(.+?[.?!])(?:\s|$)", joined)
+    return found.group(1) if found else joined
+
+
 def say(text: str = "") -> None:
     """One line of a command's output on standard output; a reader that closed the pipe
     (`| head`) ends the output quietly and the command exits with its own status (`emit`)."""
     emit([text + "\n"])
+
+
+def _say_unread(unread: Iterable[tuple[str, str]]) -> None:
+    """Each input that could not be read, and why, as verify names it (`UNREADABLE PATH: WHY`):
+    a command whose output is one summary line names its failed inputs before it."""
+    for path, why in unread:
+        say(printable(f"UNREADABLE {path}: {why}"))
+
+
+def _unread_why(findings: Any) -> str:
+    """Why a log could not be read: its `format.unreadable` finding's message (a Finding's, or
+    a report view's [code, severity, line, message] list)."""
+    for f in findings:
+        code, message = (f.code, f.message) if hasattr(f, "code") else (f[0], f[-1])
+        if code == "format.unreadable":
+            return str(message)
+    return "cannot be read"
 
 
 def _say_skipped(path: str, why: str) -> None:
@@ -394,7 +464,7 @@ def _escape_unencodable_output() -> None:
 )
 @TOOL_SURFACE
 @JOBS
-@click.option("--quiet", "-q", is_flag=True, help="Text: print only the sessions with a problem, then the summary.")
+@click.option("--quiet", "-q", is_flag=True, help="Text: print only the sessions that are not ok, then the summary.")
 @cache_options
 @click.option("--verbose", "-v", is_flag=True, help="Say, on standard error, why a log the cache held was read whole.")
 @selection_options
@@ -669,6 +739,7 @@ def report(paths: tuple[str, ...], output: str, title: str, reading: Reading, jo
     with _writing(Path(output)):
         write_atomic(Path(output), html_output.page(views, title).encode("utf-8"))
     verdicts = [view["verdict"] for view in views]
+    _say_unread((view["path"], _unread_why(view["findings"])) for view in views if view["verdict"] == "unreadable")
     say(printable(f"{report_output.verdict_summary(verdicts)}; report {output}"))
     _exit_for(verdicts)
 
@@ -949,6 +1020,8 @@ def replay(
         sys.exit(2)
     where = f"; database {db}" + (f" ({changed})" if changed else "") + (f", parquet {parquet}" if parquet else "")
     summary = report_output.summary_line(reports) + where
+    if fmt is Format.TEXT:  # (the other formats name every report, these among them)
+        _say_unread((r.path, _unread_why(r.findings)) for r in reports if r.verdict == "unreadable")
     _report(reports, fmt, report_output.Run(started, time.perf_counter() - clock), summary)
     _exit(reports)
 
@@ -1039,6 +1112,7 @@ def fleet(
     from replay.cli.output import reports as report_output
 
     told = report_output.reads_told(run.reads)
+    _say_unread(run.unread)
     say(printable(f"{report_output.verdict_summary(run.verdicts)}{told}; verdicts in {output}"))
     _exit_for(run.verdicts)
 

@@ -40,7 +40,7 @@ from replay.duck.staging import SMALL_TABLES, StagedSession, stage_session, stag
 from replay.logs import bytesource
 from replay.logs.bytesource import Data
 from replay.logs.discover import STDIN
-from replay.reading import DEFAULT_READING, Reading
+from replay.reading import DEFAULT_READING, EVERYTHING, Reading, Selection
 
 _COLUMNS = {
     "sessions": {
@@ -684,6 +684,7 @@ def _load(
     meta: tuple[str, str] | None = None,
     plan: Plan | None = None,
     kept: Sequence[SessionReport] = (),
+    selection: Selection = EVERYTHING,
 ) -> list[SessionReport]:
     """Build the database at `tmp` from the sessions as they are staged (`remaining` bytes of
     input in all), `meta` what made it; or, with a `plan`, change the copy of an existing one at
@@ -734,7 +735,7 @@ def _load(
                     con.execute(statement)
                 if sources:
                     con.executemany("INSERT INTO sources VALUES (?, ?, ?, ?, ?)", sources)
-                judged = cross_checked([*kept, *reports, *stores])
+                judged = cross_checked([*kept, *reports, *stores], selection)
                 host_reports = [r for r in judged if r.store]
                 for statement in _host_tables(host_reports, stage, fresh=plan is None):
                     con.execute(statement)
@@ -820,7 +821,18 @@ def replay(
         total = sum(group_bytes(group) for group in groups) + sum(_held_size(d) for _, d in streams)
         keys = None if plan is None else plan.keys
         with _staged(groups, stage, reading, jobs, streams, progress, keys) as staged:
-            made = _load(staged, stage, tmp, total, parquet, stores, meta_row(reading), plan, list(kept.values()))
+            made = _load(
+                staged,
+                stage,
+                tmp,
+                total,
+                parquet,
+                stores,
+                meta_row(reading),
+                plan,
+                list(kept.values()),
+                reading.selection,
+            )
         _replace(tmp, db)
     finally:
         let_go(cache, close=False)

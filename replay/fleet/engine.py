@@ -31,6 +31,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from invariant.findings import Finding
 from replay.atomic import folder_of, replace_folder
 from replay.audit.cached import let_go, verified
 from replay.audit.fanout import grouped
@@ -87,7 +88,7 @@ def verify_group(
     finally:
         let_go(folder, close=False)
     _write_part(reports, out, f"part-{part:05d}")
-    light = [replace(r, folded=None, findings=(), violation=None) for r in reports]
+    light = [replace(r, folded=None, findings=_why_unread(r), violation=None) for r in reports]
     return [r.verdict.value for r in reports], light if deliveries else [_only_read(r) for r in light]
 
 
@@ -98,6 +99,11 @@ def _write_part(reports: Sequence[SessionReport], out: str, name: str) -> None:
         write_part(lambda folder: write_verdicts(reports, folder, name=name), out)
     else:
         write_verdicts(reports, Path(out), name=name)
+
+
+def _why_unread(report: SessionReport) -> tuple[Finding, ...]:
+    """What the driver keeps of a report's findings: why it could not be read, where it could not."""
+    return tuple(f for f in report.findings if f.code == "format.unreadable") if report.verdict == "unreadable" else ()
 
 
 def _only_read(report: SessionReport) -> SessionReport:
@@ -122,6 +128,8 @@ class FleetRun:
     """How each session's report was had, where the verdict cache was asked (cached.Use)."""
     parts: tuple[str, ...] = ()
     """The parts written (paths, or URLs under an object store's run prefix)."""
+    unread: tuple[tuple[str, str], ...] = ()
+    """Each log that could not be read, and why (the command line names them)."""
 
     @property
     def judged(self) -> int:
@@ -242,9 +250,10 @@ def _run_into(
     verdicts = [verdict for group_verdicts, _ in results for verdict in group_verdicts]
     if stores:
         sessions = [r for _, light in results for r in light]
-        checked = [r for r in cross_checked([*judged_stores, *sessions]) if r.store]
+        checked = [r for r in cross_checked([*judged_stores, *sessions], reading.selection) if r.store]
         _write_part(checked, out, f"part-{len(groups):05d}")
         verdicts += [r.verdict.value for r in checked]
     reads = tuple(r.read for _, light in results for r in light if r.read)
+    unread = tuple((r.path, f.message) for _, light in results for r in light for f in r.findings)
     parts = tuple(f"{out}/part-{n:05d}.parquet" for n in range(len(groups) + bool(stores)))
-    return FleetRun(tuple(verdicts), reads, parts)
+    return FleetRun(tuple(verdicts), reads, parts, unread)

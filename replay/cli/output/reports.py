@@ -85,8 +85,7 @@ def render(
 ) -> str:
     """The reports in `fmt` (ends with a newline). Text ends with the summary line, or with
     `summary` when given (replay's, which names the database) in place of the per-session lines;
-    `quiet` leaves out the sessions without a problem (ok, no warning), `hint` goes before the
-    summary."""
+    `quiet` leaves out the sessions that are ok, `hint` goes before the summary."""
     run = run or Run.unknown()
     if fmt in (Format.GITHUB, Format.SARIF):
         from replay.cli.output import ci  # (hashes and URL quoting: only CI outputs load them)
@@ -108,9 +107,9 @@ def render(
 
 
 def text(held: Sequence[Held], quiet: bool = False, hint: str | None = None) -> str:
-    """The text output: a report's lines each (`quiet`: only those of the sessions with a
-    problem), `hint`, then the summary line."""
-    body = "".join(h.text() + "\n" for h in held if not (quiet and h.untroubled))
+    """The text output: a report's lines each (`quiet`: only those of the sessions that are not
+    ok), `hint`, then the summary line."""
+    body = "".join(h.text() + "\n" for h in held if not (quiet and h.verdict is Verdict.OK))
     return body + (printable(hint) + "\n" if hint else "") + summary_line(held) + "\n"
 
 
