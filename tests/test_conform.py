@@ -335,7 +335,7 @@ def test_answers_come_in_order_with_requests_ahead_and_an_ask_between_them() -> 
         str(n) for n in range(AHEAD + 12, len(requests) + 2)
     ]
     assert heard == [answer(r) for r in requests]
-    for doc in (ROOT / "docs" / "conformance.md", ROOT / "README.md"):
+    for doc in (ROOT / "docs" / "conformance.md", ROOT / "docs" / "conform.md"):
         assert f"up to {AHEAD} requests ahead" in " ".join(doc.read_text().split()), doc.name
 
 
@@ -398,3 +398,18 @@ def test_text_json_and_junit_outputs_name_the_disagreement() -> None:
     assert root.tag == "testsuites"
     failures = root.findall(".//testcase/failure")
     assert len(failures) == 1 and failures[0].get("type") == "disagreement"
+
+
+def test_the_documented_disagreement_has_the_shape_conform_prints() -> None:
+    """docs/conformance.md's "Reading a disagreement" block: its lines' labels, in its order,
+    are those of a disagreement conform prints."""
+    from tests.documentation import BLOCKS
+
+    (shown,) = [body for _, body, _ in BLOCKS if body.startswith("DISAGREE create ")]
+    with Implementation(variant("cron-spelling")) as implementation:
+        outcome = run(implementation, all_cases(["cron"], 50, 0))
+    printed = conform_output.render(outcome, Format.TEXT).splitlines()
+    labels = [line.split(":")[0] if line.startswith("  ") else line.split()[0] for line in shown.splitlines()]
+    start = next(n for n, line in enumerate(printed) if line.startswith("DISAGREE "))
+    got = [line.split(":")[0] if line.startswith("  ") else line.split()[0] for line in printed[start:]]
+    assert got[: len(labels)] == labels, (labels, got)

@@ -11,8 +11,6 @@ from invariant.instant import MAX_MS
 from invariant.occurrences import next_occurrence, previous_through, resolve_occurrence
 from invariant.zones import zone_rules
 
-from .conftest import ROOT
-
 
 def _ms(text: str) -> int:
     ms = parse_instant(text)
@@ -60,7 +58,8 @@ def test_local_mean_time_family_follows_the_restart_model(zone: str, reference_m
 
 
 def test_the_readme_lists_the_divergences() -> None:
-    readme = (ROOT / "README.md").read_text()
-    section = readme.split("### Where schedlog and the reference part", 1)[1].split("\n## ", 1)[0]
+    from tests.documentation import section as of
+
+    section = of("Where schedlog and the reference part")
     for family in ("croner", "year 10000", "local mean time"):
         assert family in section

@@ -377,7 +377,8 @@ def test_the_readme_fleet_line_runs_against_the_server(env: dict[str, str], tmp_
     sessions uploaded where it looks for them: its manifest names parts of one row a log."""
     import boto3
 
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    from tests.documentation import ALL as readme
+
     block = readme.split("Three ways to", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
     (line,) = [x for x in block.splitlines() if x.startswith("schedlog fleet 's3://")]
     s3 = boto3.client("s3", endpoint_url=env["AWS_ENDPOINT_URL"], **_boto_credentials())
@@ -457,3 +458,54 @@ def test_watch_polls_a_prefix(env: dict[str, str]) -> None:
         assert f"s3://{BUCKET}/watched/{name}.jsonl: CORRUPT" in told, told
         assert any(t.startswith(f"s3://{BUCKET}/watched/{name}.jsonl:23: error fold.gate") for t in told), told
     assert told[-1].startswith("2 log(s) watched: 0 ok, 2 corrupt"), told
+
+
+def _upload_sessions(env: dict[str, str]) -> None:
+    """The bundled sessions under s3://BUCKET/sessions/, where the documentation's lines look."""
+    import boto3
+
+    s3 = boto3.client("s3", endpoint_url=env["AWS_ENDPOINT_URL"], **_boto_credentials())
+    for path in sorted(p for p in (FIXTURES / "sessions").rglob("*") if p.is_file()):
+        key = f"sessions/{path.relative_to(FIXTURES / 'sessions').as_posix()}"
+        s3.put_object(Bucket=BUCKET, Key=key, Body=path.read_bytes())
+
+
+def test_the_object_store_page_runs_as_written(env: dict[str, str], tmp_path: Path) -> None:
+    """docs/object-stores.md's schedlog lines, run by a shell against the server (the install
+    and the endpoint's export aside: the environment is the server's)."""
+    from tests.documentation import BLOCKS
+
+    (block,) = [b for _, b, _ in BLOCKS if b.startswith("pip install -e '.[s3]'")]
+    _upload_sessions(env)
+    shell = {**env, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"}
+    lines = [line for line in block.splitlines() if line.startswith("schedlog ")]
+    assert len(lines) == 4
+    for line in lines:
+        done = subprocess.run(
+            ["bash", "-c", line], cwd=tmp_path, env=shell, capture_output=True, text=True, timeout=300
+        )
+        assert done.returncode in (0, 1), (line, done.stdout, done.stderr)
+        assert "Traceback" not in done.stderr
+
+
+def test_the_manifest_example_names_the_manifest_keys(env: dict[str, str]) -> None:
+    """docs/object-stores.md's manifest has the keys a run's manifest has, its run's name the
+    shape of one, its parts under that run's prefix."""
+    import boto3
+
+    from replay.published import MANIFEST, SCHEMA
+    from tests.documentation import BLOCKS
+
+    (shown_text,) = [b for lang, b, _ in BLOCKS if lang == "json" and b.startswith('{"schema": 1, "run"')]
+    shown = json.loads(shown_text)
+    _upload_sessions(env)
+    out = f"s3://{BUCKET}/manifest-example/"
+    done = _run(env, "fleet", "--no-cache", "--workers", "1", f"s3://{BUCKET}/sessions/", "--output", out)
+    assert done.returncode in (0, 1), done.stderr
+    s3 = boto3.client("s3", endpoint_url=env["AWS_ENDPOINT_URL"], **_boto_credentials())
+    written = json.loads(s3.get_object(Bucket=BUCKET, Key=f"manifest-example/{MANIFEST}")["Body"].read())
+    assert set(shown) == set(written) and shown["schema"] == written["schema"] == SCHEMA
+    for made in (shown, written):
+        run = str(made["run"])
+        assert re.fullmatch(r"\d{8}T\d{6}Z-[0-9a-f]{8}", run)
+        assert all(str(p).startswith(f"runs/{run}/part-") for p in made["parts"])  # type: ignore[attr-defined]

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.documentation import ALL
+
 from .conftest import ROOT
 
 PRE_COMMIT = Path(sys.executable).with_name("pre-commit")
@@ -56,7 +58,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copy(SESSIONS / "corrupt" / "reused-id.session.jsonl", repo / "bad.session.jsonl")
     shutil.copytree(ROOT / "schemas", repo / "schemas")
     (repo / "notes.txt").write_text("not a log\n")
-    snippet = re.search(r"```yaml\n(repos:\n.*?)```", (ROOT / "README.md").read_text(), re.S)
+    snippet = re.search(r"```yaml\n(repos:\n.*?)```", ALL, re.S)
     assert snippet is not None, "the README's .pre-commit-config.yaml snippet"
     where, commit = this_repository(tmp_path_factory.mktemp("hooks"))
     config = re.sub(r"(?m)^(\s+rev: )\S+$", rf"\g<1>{commit}", snippet.group(1))
@@ -101,7 +103,7 @@ def _hook_lines(output: str) -> tuple[str, str]:
 
 def test_the_readme_snippet_names_a_tag_of_this_repository() -> None:
     """The README's `rev:` is a released version tag (it named v0.1.0, which did not exist)."""
-    rev = re.search(r"^\s+rev: (\S+)$", (ROOT / "README.md").read_text(), re.M)
+    rev = re.search(r"^\s+rev: (\S+)$", ALL, re.M)
     assert rev is not None
     tags = subprocess.run(["git", "tag", "--list"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
     if not tags:

@@ -1,4 +1,5 @@
-"""The README's commands stay true: its SQL examples return what it shows."""
+"""The documentation's commands stay true (the README and the site's pages): its set-up command is
+CI's, its Python blocks and fleet snippets run as written."""
 
 from __future__ import annotations
 
@@ -10,8 +11,7 @@ from pathlib import Path
 import pytest
 
 from .conftest import ROOT
-
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+from .documentation import ALL, README, page, section
 
 
 def test_readme_opens_with_the_two_commands() -> None:
@@ -38,9 +38,7 @@ def test_ci_runs_the_readme_test_command() -> None:
 
 
 def test_the_layout_table_shows_every_room() -> None:
-    rows = [
-        line for line in README.split("## Layout", 1)[1].split("\n## ", 1)[0].splitlines() if line.startswith("| `")
-    ]
+    rows = [line for line in page("layout.md").splitlines() if line.startswith("| `")]
     listed = [row.split("`")[1] for row in rows]
     rooms = sorted(f"replay/{p.parent.name}/" for p in (ROOT / "replay").glob("*/__init__.py"))
     assert rooms and all(room in listed for room in rooms), (rooms, listed)
@@ -48,8 +46,7 @@ def test_the_layout_table_shows_every_room() -> None:
 
 
 def test_every_reliability_promise_names_tests_that_exist() -> None:
-    section = README.split("### Reliability, and the test that holds each promise", 1)[1].split("\n## ", 1)[0]
-    spans = re.findall(r"`([^`]+)`", section)
+    spans = re.findall(r"`([^`]+)`", section("Reliability, and the test that holds each promise"))
     named = [n for span in spans for n in re.findall(r"(?:^|::)(test_\w+)(?=$|::)", span)]
     files = [f for span in spans for f in re.findall(r"^(test_\w+\.py)", span)]
     assert len(named) >= 15
@@ -70,7 +67,7 @@ def test_the_fleet_snippet_runs_as_written(tmp_path: Path) -> None:
     import sys
 
     pytest.importorskip("distributed", reason="the dask extra (schedlog[dask]) is not installed")
-    block = README.split("Three ways to", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    block = ALL.split("Three ways to", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
     commands = [line for line in block.splitlines() if line and not line.startswith("#") and "s3://" not in line]
     assert len(commands) == 4
     shutil.copytree(ROOT / "fixtures" / "sessions", tmp_path / "logs")
@@ -82,7 +79,7 @@ def test_the_fleet_snippet_runs_as_written(tmp_path: Path) -> None:
     assert "corrupt" in done.stdout and "ok" in done.stdout  # the overview's table
 
 
-PYTHON_SNIPPETS = re.findall(r"```python\n(.*?)```", README, re.S)
+PYTHON_SNIPPETS = re.findall(r"```python\n(.*?)```", ALL, re.S)
 
 
 @pytest.mark.parametrize("snippet", PYTHON_SNIPPETS, ids=[f"python-{n}" for n in range(len(PYTHON_SNIPPETS))])
@@ -97,3 +94,31 @@ def test_every_python_snippet_runs_as_written(snippet: str, tmp_path: Path, monk
     for name, value in namespace.items():
         if name.startswith("test_") and callable(value):
             value()
+
+
+def test_the_readme_fleet_example_runs_as_written(tmp_path: Path) -> None:
+    """The README's fleet line, run by a shell where the bundled fixtures are: a verdict exit
+    status, and Parquet parts of one row a session."""
+    import shutil
+    import sys
+
+    import duckdb
+
+    pytest.importorskip("distributed", reason="the dask extra (schedlog[dask]) is not installed")
+    block = README.split("### Audit a fleet", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    (command,) = [line for line in block.splitlines() if line and not line.startswith("#")]
+    shutil.copytree(ROOT / "fixtures" / "sessions", tmp_path / "fixtures" / "sessions")
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert done.returncode in (0, 1), done.stderr
+    with duckdb.connect() as con:
+        rows = con.execute(f"SELECT count(*) FROM read_parquet('{tmp_path}/fleet-verdicts/*.parquet')").fetchone()
+    assert rows == (8,)
+
+
+def test_the_site_home_gives_the_readme_commands() -> None:
+    """The site's home page gives the README's two set-up commands (the install without the
+    demonstration that follows it in the README)."""
+    block = page("index.md").split("```sh\n", 1)[1].split("```", 1)[0].splitlines()
+    first = README.split("```sh\n", 1)[1].splitlines()
+    assert first[0].startswith(block[0] + " && {") and block[1] == first[1]

@@ -1,4 +1,5 @@
-"""Every fenced block of the README runs as written, or is checked against the program it shows.
+"""Every fenced block of the documentation (the README and the site's pages, docs/*.md) runs as
+written, or is checked against the program it shows.
 
 Each block is claimed by one check (`holder`): a block no check claims fails the first test, so
 a new snippet cannot go untested. Transcripts (```text blocks of `$ schedlog ...` commands and
@@ -27,12 +28,8 @@ from click.testing import CliRunner
 from replay.cli import main
 
 from .conftest import ROOT
+from .documentation import BLOCKS
 
-README = (ROOT / "README.md").read_text(encoding="utf-8")
-FENCE = re.compile(r"^```(\w*)\n(.*?)^```$", re.S | re.M)
-BLOCKS = [
-    (match.group(1), match.group(2), README.count("\n", 0, match.start()) + 1) for match in FENCE.finditer(README)
-]
 BIN = Path(sys.executable).parent
 
 
@@ -40,7 +37,7 @@ def _is_synopsis(body: str) -> bool:
     return all(line.startswith(("schedlog ", " ")) for line in body.splitlines()) and "[" in body
 
 
-def holder(lang: str, body: str, line: int) -> str | None:
+def holder(lang: str, body: str, line: str) -> str | None:
     """The check that runs this block, or None."""
     if line == BLOCKS[0][2]:
         return ".ci/run (the README's first command, exactly)"
@@ -48,8 +45,14 @@ def holder(lang: str, body: str, line: int) -> str | None:
         return "test_readme.py::test_every_python_snippet_runs_as_written"
     if lang == "text" and body.startswith("$ schedlog "):
         return "test_every_transcript_prints_what_it_shows"
+    if lang == "json" and body.startswith('{"tag":'):
+        return "test_conform.py::test_every_documented_example_is_what_the_server_answers"
+    if lang == "json" and body.startswith('{"schema": 1, "run"'):
+        return "test_object_stores.py::test_the_manifest_example_names_the_manifest_keys"
     if lang == "json":
         return "test_the_json_example_is_what_verify_prints"
+    if lang == "" and body.startswith("DISAGREE create "):
+        return "test_conform.py::test_the_documented_disagreement_has_the_shape_conform_prints"
     if lang == "" and body.startswith("sessions 1"):
         return "test_the_table_diagram_names_tables_and_keys_the_database_has"
     if lang == "yaml":
@@ -72,6 +75,14 @@ def holder(lang: str, body: str, line: int) -> str | None:
         return "test_watch.py::test_the_readme_live_snippet_runs_as_written"
     if body.startswith("# one machine, cut into jobs"):
         return "test_readme.py::test_the_fleet_snippet_runs_as_written"
+    if body.startswith("# a local Dask cluster of 2 workers"):
+        return "test_readme.py::test_the_readme_fleet_example_runs_as_written"
+    if body.startswith("python3 -m venv .venv && .venv/bin/pip install -e '.[dev]'\n"):
+        return "test_readme.py::test_the_site_home_gives_the_readme_commands"
+    if body.startswith('schedlog conform --exec "./my-port conformance"'):
+        return "test_the_conform_examples_take_options_conform_has"
+    if body.startswith("pip install -e '.[s3]'"):
+        return "test_object_stores.py::test_the_object_store_page_runs_as_written"
     return None
 
 
@@ -135,7 +146,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.parametrize(("body", "line"), TRANSCRIPTS, ids=[f"line-{line}" for _, line in TRANSCRIPTS])
 def test_every_transcript_prints_what_it_shows(
-    body: str, line: int, workspace: Path, monkeypatch: pytest.MonkeyPatch
+    body: str, line: str, workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(workspace)
     for argv, shown in _commands(body):
@@ -227,6 +238,24 @@ def test_every_synopsis_names_the_commands_own_options() -> None:
         assert not missing, f"the README's synopsis of {name} omits {sorted(missing)}"
 
 
+def test_the_conform_examples_take_options_conform_has() -> None:
+    """The conformance page's `schedlog conform` lines (a port of your own stands behind
+    --exec): each option one conform takes, each choice one it offers."""
+    (body,) = [b for _, b, _ in BLOCKS if b.startswith('schedlog conform --exec "./my-port conformance"')]
+    command = main.get_command(click.Context(main), "conform")
+    assert command is not None
+    options = _options(command)
+    for line in body.splitlines():
+        argv = shlex.split(line.split("  #")[0].split(" > ")[0])
+        assert argv[:2] == ["schedlog", "conform"], line
+        for n, arg in enumerate(argv):
+            if arg.startswith("--"):
+                assert arg in options, (line, arg)
+                choices = getattr(options[arg].type, "choices", None)
+                if choices is not None:
+                    assert argv[n + 1] in choices, (line, arg)
+
+
 # --- JSON ----------------------------------------------------------------------------------------
 
 
@@ -249,7 +278,11 @@ def _matches(shown: object, printed: object) -> bool:
 
 
 def test_the_json_example_is_what_verify_prints(monkeypatch: pytest.MonkeyPatch) -> None:
-    ((shown_text, _),) = [(body, line) for lang, body, line in BLOCKS if lang == "json"]
+    ((shown_text, _),) = [
+        (body, line)
+        for lang, body, line in BLOCKS
+        if holder(lang, body, line) == "test_the_json_example_is_what_verify_prints"
+    ]
     shown = json.loads(shown_text)
     monkeypatch.chdir(ROOT)
     result = CliRunner().invoke(main, ["verify", "--format", "json", shown["path"]])

@@ -168,7 +168,9 @@ def _iso(ms: int) -> str:
 def test_the_readme_shows_the_screenshot() -> None:
     png = DOCS / "report-session.png"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert "docs/report-session.png" in (ROOT / "README.md").read_text()
+    from tests.documentation import README, page
+
+    assert "docs/report-session.png" in README and "report-session.png" in page("report.md")
 
 
 def test_the_fleet_table_filters_and_breaks_paths_at_slashes(browser: Any, tmp_path: Path) -> None:

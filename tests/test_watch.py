@@ -380,7 +380,8 @@ def test_write_live_sleeps_between_lines(tmp_path: Path) -> None:
 
 
 def test_the_readme_live_snippet_runs_as_written(tmp_path: Path) -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    from tests.documentation import ALL as readme
+
     start = readme.index("```sh\n# two terminals: the owner writes")
     snippet = readme[start + len("```sh\n") : readme.index("```", start + 5)]
     (tmp_path / "fixtures").symlink_to(ROOT / "fixtures")
