@@ -122,3 +122,22 @@ def test_the_site_home_gives_the_readme_commands() -> None:
     block = page("index.md").split("```sh\n", 1)[1].split("```", 1)[0].splitlines()
     first = README.split("```sh\n", 1)[1].splitlines()
     assert first[0].startswith(block[0] + " && {") and block[1] == first[1]
+
+
+def test_the_first_command_prints_what_the_readme_says(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Five `CORRUPT` lines from verify, four rows from the violations query: the fifth corrupt
+    log is refused for its format, a finding and no violation (the README said the query shows
+    which rules were violated where, and a reader counted five against four)."""
+    from click.testing import CliRunner
+
+    from replay.cli import main
+
+    assert "five `CORRUPT` lines" in " ".join(README.split()) and "four rows" in " ".join(README.split())
+    (tmp_path / "fixtures").symlink_to(ROOT / "fixtures")
+    monkeypatch.chdir(tmp_path)
+    verified = CliRunner().invoke(main, ["verify", "--no-cache", "fixtures/sessions"]).output
+    assert sum(line.startswith("CORRUPT ") for line in verified.splitlines()) == 5
+    CliRunner().invoke(main, ["replay", "--no-cache", "fixtures/sessions", "--db", "f.duckdb"])
+    query = "SELECT s.path, v.rule FROM violations v JOIN sessions s USING (session_key)"
+    rows = CliRunner().invoke(main, ["sql", "f.duckdb", query, "--format", "jsonl"]).output.splitlines()
+    assert len(rows) == 4 and not any("seq-gap" in row for row in rows)

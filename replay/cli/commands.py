@@ -781,7 +781,7 @@ def explain(paths: tuple[str, ...], session_id: str | None, fmt: Format, reading
 @main.group()
 def cache() -> None:
     """The verdict cache: what verify, report, explain, replay and fleet keep of the logs they
-    read, so that a re-audit reads only what changed (see the README)."""
+    read, so that a re-audit reads only what changed (docs/verdict-cache.md)."""
 
 
 def _cache_dir_option(command: F) -> F:

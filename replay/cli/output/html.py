@@ -34,11 +34,18 @@ def data_json(value: object) -> str:
     return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
 
 
+def _refused_by(view: dict[str, Any]) -> list[str]:
+    """The findings a refused log's format is refused for: each error's code, once (the first
+    alone was counted: a log's second refusal was dropped), else its rule."""
+    codes = list(dict.fromkeys(f[0] for f in view.get("findings") or () if f[1] == "error"))
+    return codes or [view["rule"]]
+
+
 def page(views: Sequence[dict[str, Any]], title: str = "schedlog report") -> str:
     """The whole HTML document for the sessions' views."""
     counts = Counter(v["verdict"] for v in views)
     rules = Counter(v["rule"] for v in views if v["violation"] is not None)
-    refusals = Counter(v["rule"] for v in views if v["violation"] is None and v["rule"])
+    refusals = Counter(code for v in views if v["violation"] is None and v["rule"] for code in _refused_by(v))
     summary = {
         "counts": dict(counts),
         "rules": rules.most_common(),
@@ -97,6 +104,7 @@ svg.timeline { background: #fff; border: 1px solid #d8dde6; border-radius: 6px; 
 .related { stroke: #ff6d00; stroke-width: 3; }
 .bin { fill: #1565c0; opacity: 0.6; }
 #detail { background: #fff; border: 1px solid #d8dde6; border-radius: 6px; padding: 8px; white-space: pre-wrap; word-break: break-all; min-height: 60px; font: 12px ui-monospace, monospace; }
+td.none, tr.none td { color: #8a93a6; font-style: italic; }
 .legend span { margin-right: 14px; } .swatch { display: inline-block; width: 10px; height: 10px; margin-right: 4px; border: 1px solid #1d2330; }
 </style>
 </head>
@@ -118,7 +126,7 @@ svg.timeline { background: #fff; border: 1px solid #d8dde6; border-radius: 6px; 
   <h2 id="session-title"></h2>
   <div id="refusal" hidden></div>
   <div id="violation" hidden></div>
-  <p class="legend">
+  <p class="legend" id="legend">
     <span><svg width="14" height="14"><circle class="key create" cx="7" cy="7" r="5"/></svg> create</span>
     <span><svg width="14" height="14"><path class="key dispatch" d="M7 1 l5 6 l-5 6 l-5 -6 z"/></svg> dispatch</span>
     <span><svg width="14" height="14"><rect class="key delete" x="2" y="2" width="10" height="10"/></svg> delete</span>
@@ -176,6 +184,11 @@ function renderFleet() {
       row.append(el("td", {class: "mono"}, rule), el("td", {class: "num"}, n));
       body.append(row);
     }
+    if (!counted.length) {
+      const none = el("tr", {class: "none"});
+      none.append(el("td", {colspan: 2}, "none"));
+      body.append(none);
+    }
   }
   document.getElementById("refusals-box").hidden = !SUMMARY.refusals.length;
   for (const card of document.querySelectorAll(".card[data-verdict]")) {
@@ -198,10 +211,17 @@ function applyFilter() {
   }
 }
 document.getElementById("filter").addEventListener("input", applyFilter);
-function pathCell(path) {  // a path breaks after each slash, not mid-word
-  const cell = el("td", {class: "path"});
+const COMMON = (() => {  // the folder every session's path starts with ("" where none is shared)
+  const folders = SESSIONS.map(s => s.path.slice(0, s.path.lastIndexOf("/") + 1));
+  let common = folders.length ? folders[0] : "";
+  for (const f of folders) while (!f.startsWith(common)) common = common.slice(0, common.lastIndexOf("/", common.length - 2) + 1);
+  return common;
+})();
+function shown(path) { return path.startsWith(COMMON) ? path.slice(COMMON.length) : path; }
+function pathCell(path) {  // a path breaks after each slash, not mid-word; shown below COMMON, whole on hover
+  const cell = el("td", {class: "path", title: path});
   const link = el("a", {href: "#"});
-  path.split("/").forEach((part, i, parts) => {
+  shown(path).split("/").forEach((part, i, parts) => {
     link.append(part + (i < parts.length - 1 ? "/" : ""));
     if (i < parts.length - 1) link.append(el("wbr"));
   });
@@ -228,7 +248,8 @@ function fillSessions(key, up) {
     const [cell, link] = pathCell(s.path);
     link.setAttribute("href", "#session=" + s.key);
     row.append(cell, el("td", {class: s.verdict}, s.verdict), el("td", {class: "mono"}, s.rule || ""),
-      el("td", {class: "num"}, s.events), el("td", {class: "num"}, s.bytes), el("td", {}, iso(s.first)));
+      el("td", {class: "num"}, s.events), el("td", {class: "num"}, s.bytes),
+      s.first === null ? el("td", {class: "none"}, "none") : el("td", {}, iso(s.first)));
     fragment.append(row);
   }
   body.replaceChildren(fragment);
@@ -292,9 +313,14 @@ function drawTimeline(s, related) {
   for (const lane of lanes) for (const m of lane.marks) times.push(m[1]);
   for (const g of s.gates) times.push(g[1]);
   if (s.cut !== null) times.push(s.cut);
-  const width = Math.max(700, holder.clientWidth || 1000), label = 260, laneH = 34, top = 24;
-  const height = top + Math.max(1, lanes.length) * laneH + 24;
+  const width = Math.max(700, holder.clientWidth || 1000), label = 260, top = 24;
+  const labels = lanes.map(lane => wrapped(lane.title, 36));
+  const heights = labels.map(lines => Math.max(34, 14 * lines.length + 12));
+  const tops = heights.map((h, i) => top + heights.slice(0, i).reduce((a, b) => a + b, 0));
+  const lanesH = heights.reduce((a, b) => a + b, 0) || 34;
+  const height = top + lanesH + 24;
   const root = svg("svg", {class: "timeline", width: width, height: height, viewBox: "0 0 " + width + " " + height});
+  document.getElementById("legend").hidden = !times.length;
   if (!times.length) {
     root.append(svg("text", {x: 10, y: 20, class: "lane-label"}, "no schedule events"));
     holder.replaceChildren(root);
@@ -317,17 +343,18 @@ function drawTimeline(s, related) {
   for (const [start, end] of s.gates) {
     const a = Math.max(x(start), label), b = Math.min(x(end), width - 10);
     if (b <= a) continue;
-    const gate = svg("rect", {class: "gate", x: a, y: top - 4, width: b - a, height: lanes.length * laneH + 4});
+    const gate = svg("rect", {class: "gate", x: a, y: top - 4, width: b - a, height: lanesH + 4});
     gate.append(svg("title", {}, "recurring gate: no new batch until " + iso(end)));
     root.append(gate);
   }
   lanes.forEach((lane, i) => {
-    const y = top + i * laneH + laneH / 2;
+    const y = tops[i] + heights[i] / 2;
     const g = svg("g", {class: "lane", "data-id": lane.id});
     g.append(svg("line", {class: "lane-line", x1: label, x2: width - 10, y1: y, y2: y}));
-    const name = lane.title.length > 38 ? lane.title.slice(0, 37) + "\\u2026" : lane.title;
-    g.append(svg("text", {x: 6, y: y + 4, class: "lane-label"}, name));
-    g.lastChild.append(svg("title", {}, lane.title));
+    const name = svg("text", {x: 6, y: y + 4 - 7 * (labels[i].length - 1), class: "lane-label"});
+    labels[i].forEach((line, n) => name.append(svg("tspan", {x: 6, dy: n ? 14 : 0}, line)));
+    name.append(svg("title", {}, lane.title));
+    g.append(name);
     const marks = lane.marks.filter(m => m[1] >= lo && m[1] <= hi);  // (a zoom shows part of the lane)
     for (const t of lane.ticks) {
       if (t < lo || t > hi) continue;
@@ -354,6 +381,18 @@ function drawTimeline(s, related) {
     root.lastChild.append(svg("title", {}, "fork cut: events before it are inherited (seedLength " + s.seed + ")"));
   }
   holder.replaceChildren(root);
+}
+function wrapped(text, width) {  // a label's words in lines of at most `width` characters (a longer word cut)
+  const lines = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    for (let rest = word; rest.length; rest = rest.slice(width)) {
+      const piece = rest.slice(0, width);
+      if (line && (line + " " + piece).length > width) { lines.push(line); line = piece; }
+      else line = line ? line + " " + piece : piece;
+    }
+  }
+  return [...lines, line];
 }
 const STEPS = [1000, 5000, 15000, 60000, 300000, 900000, 3600000, 10800000, 21600000, 43200000, 86400000,
   604800000, 2592000000, 7776000000, 31536000000];
@@ -426,6 +465,7 @@ function route() {
 }
 renderFleet();
 window.addEventListener("hashchange", route);
+if (SESSIONS.length === 1 && !location.hash) history.replaceState(null, "", "#session=" + SESSIONS[0].key);
 route();
 </script>
 </body>
