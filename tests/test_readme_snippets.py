@@ -65,25 +65,23 @@ def holder(lang: str, body: str, line: str) -> str | None:
         return None
     if _is_synopsis(body):
         return "test_every_synopsis_names_the_commands_own_options"
-    if body.startswith("mkdir -p changes && jq "):
-        return "test_the_jq_snippet_checks_a_logs_schedule_events"
-    if body.startswith("(cd docs/reference-adapter && npm ci"):
-        return "test_the_reference_adapter_snippet_runs_against_the_published_package"
-    if body.startswith('pip install "schedlog @ git+'):
-        return "test_the_ci_snippet_runs"
-    if body.startswith("# two terminals: the owner writes"):
-        return "test_watch.py::test_the_readme_live_snippet_runs_as_written"
-    if body.startswith("# one machine, cut into jobs"):
-        return "test_readme.py::test_the_fleet_snippet_runs_as_written"
-    if body.startswith("# a local Dask cluster of 2 workers"):
-        return "test_readme.py::test_the_readme_fleet_example_runs_as_written"
-    if body.startswith("python3 -m venv .venv && .venv/bin/pip install -e '.[dev]'\n"):
-        return "test_readme.py::test_the_site_home_gives_the_readme_commands"
-    if body.startswith('schedlog conform --exec "./my-port conformance"'):
-        return "test_the_conform_examples_take_options_conform_has"
-    if body.startswith("pip install -e '.[s3]'"):
-        return "test_object_stores.py::test_the_object_store_page_runs_as_written"
-    return None
+    return next((check for start, check in SHELL_CHECKS.items() if body.startswith(start)), None)
+
+
+SHELL_CHECKS = {
+    "mkdir -p changes && jq ": "test_the_jq_snippet_checks_a_logs_schedule_events",
+    "(cd docs/reference-adapter && npm ci": "test_the_reference_adapter_snippet_runs_against_the_published_package",
+    'pip install "schedlog @ git+': "test_the_ci_snippet_runs",
+    "# two terminals: the owner writes": "test_watch.py::test_the_readme_live_snippet_runs_as_written",
+    "# one machine, cut into jobs": "test_readme.py::test_the_fleet_snippet_runs_as_written",
+    "# a local Dask cluster of 2 workers": "test_readme.py::test_the_readme_fleet_example_runs_as_written",
+    "python3 -m venv .venv && .venv/bin/pip install -e '.[dev]'\n": (
+        "test_readme.py::test_the_site_home_gives_the_readme_commands"
+    ),
+    'schedlog conform --exec "./my-port conformance"': "test_the_conform_examples_take_options_conform_has",
+    "pip install -e '.[s3]'": "test_object_stores.py::test_the_object_store_page_runs_as_written",
+}
+"""A shell block's check, by how the block starts."""
 
 
 def test_every_block_is_run_or_checked_by_a_test() -> None:
