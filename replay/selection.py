@@ -4,8 +4,9 @@
 A selector is a finding code or a prefix of one at a dot: `format.header` selects
 `format.header` and `format.header.placeholder`, not `format.headerless`. With `select`, only
 the findings it names are reported; `ignore` drops those it names (it wins over `select`). A
-selection never changes a verdict or an exit status: it says what is reported of a log, not
-what the log is (a corrupt log whose violation or refusal is ignored is still corrupt).
+selection says what is reported of a log, not what the log is: it never changes a verdict or an
+exit status, and a violation (the rule an event broke, which makes the log corrupt) is always
+reported; a refused log whose refusal's findings are dropped is still corrupt.
 
 The configuration is the first `pyproject.toml` holding a `[tool.schedlog]` table, looked for in
 the current folder and then each folder above it (`--config FILE` names another file: a

@@ -156,3 +156,13 @@ def test_quiet_prints_only_the_logs_that_are_not_ok() -> None:
     assert heads and all(not line.startswith("ok ") for line in heads)
     assert any(line.startswith("ok ") for line in loud.stdout.splitlines())
     assert quiet.stdout.splitlines()[-1] == loud.stdout.splitlines()[-1] and quiet.returncode == loud.returncode
+
+
+def test_a_violation_is_reported_whatever_the_selection() -> None:
+    """A violation is what makes a log corrupt, not a finding: ignoring its rule drops the
+    findings of that code, never the violation."""
+    log = str(FIXTURES / "sessions" / "corrupt" / "gate-too-soon.session.jsonl")
+    done = _verify("--isolated", "--ignore", "fold,delivery", log)
+    (head, *rest) = done.stdout.splitlines()
+    assert head.startswith("CORRUPT ") and "fold.gate" in head and done.returncode == 1
+    assert not any("delivery." in line for line in rest)
