@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from replay.audit.follow import Kind, Look, WatchEvent, look
@@ -99,17 +99,21 @@ def follow(
     for event in watch.first():
         tell(event)
     last = clock()
-    for batch in _changes(watch, poll, idle):
-        events, changed = watch.again(batch)
-        for event in events:
-            tell(event)
-        if changed:
-            last = clock()
-        if idle is not None and clock() - last >= idle:
-            return
+    changes = _changes(watch, poll, idle)
+    try:
+        for batch in changes:
+            events, changed = watch.again(batch)
+            for event in events:
+                tell(event)
+            if changed:
+                last = clock()
+            if idle is not None and clock() - last >= idle:
+                return
+    finally:  # the file-event watcher let go here, whatever ends the run (not at the interpreter's exit)
+        changes.close()
 
 
-def _changes(watch: Watch, poll: float | None, idle: float | None) -> Iterator[set[str] | None]:
+def _changes(watch: Watch, poll: float | None, idle: float | None) -> Generator[set[str] | None, None, None]:
     """Each time something may have changed: the absolute paths the operating system named
     (an empty set: nothing, the wait ran out), or None every `poll` seconds (look at every log)."""
     wait = TICK_MS if idle is None else max(50, min(TICK_MS, int(idle * 1000)))
