@@ -62,7 +62,8 @@ def failure(url: str, err: BaseException) -> OSError:
         scheme = url.split("://", 1)[0]
         extra = EXTRAS.get(scheme)
         hint = f"pip install 'schedlog[{extra}]'" if extra else f"install the fsspec file system for {scheme}://"
-        return OSError(errno.ENOPKG, f"reading {scheme}:// needs its file system ({hint}): {err}", url)
+        missing = getattr(errno, "ENOPKG", errno.ENOENT)  # (Linux names it; elsewhere, no such file)
+        return OSError(missing, f"reading {scheme}:// needs its file system ({hint}): {err}", url)
     if name in ("NoCredentialsError", "PartialCredentialsError", "CredentialRetrievalError"):
         return OSError(errno.EACCES, "no credentials for the object store (set AWS_ACCESS_KEY_ID and "
                        "AWS_SECRET_ACCESS_KEY, or AWS_PROFILE)", url)  # fmt: skip
