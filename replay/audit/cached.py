@@ -376,17 +376,13 @@ def verify_cached(
 
     if c is None:
         return Held.of(replace(verify_path(path, reading, progress=progress), read=Use.WHOLE))
-    held = _once(path) if c.judged is None and is_url(path) else None  # (one request: the sniff and the read share it)
+    from replay.logs.inputs import once
+
+    held = once(path) if c.judged is None and is_url(path) else None  # (one request: the sniff and the read share it)
     if c.judged is None and (task_store := store_report(path, reading, held)) is not None:
         return Held.of(replace(task_store, read=Use.WHOLE))
     log, use = reader(c, reading, store, progress, held)
     return remember(c, store, log, verify_log(log), use)
-
-
-def _once(url: str) -> bytes | OSError | None:
-    from replay.logs import objects
-
-    return objects.once(url)
 
 
 def verified_each(paths: Sequence[str], reading: Reading, cache: Path | None, progress: Any = None) -> Iterator[Held]:

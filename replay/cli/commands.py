@@ -517,9 +517,7 @@ def verify(
         from replay.duck.verdicts import write_verdicts  # DuckDB loads for Parquet output only
 
         if is_url(output):  # one object, one PUT: whole or absent
-            from replay.published import write_part
-
-            part: Path | str = write_part(lambda to: write_verdicts(audit.reports, to, name=part_name(shard)), output)
+            part = write_verdicts(audit.reports, output, name=part_name(shard))
         else:
             with _writing(Path(output)):
                 part = write_verdicts(audit.reports, Path(output), name=part_name(shard))

@@ -43,8 +43,19 @@ def other_runs_parts(out: Path | str, shard: tuple[int, int] | None) -> list[str
     return [name for name in names if not own.fullmatch(name)]
 
 
-def write_verdicts(reports: Sequence[SessionReport], out: Path, name: str | None = None) -> Path:
+def write_verdicts(reports: Sequence[SessionReport], out: Path | str, name: str | None = None) -> Path | str:
     """Write the reports' verdict rows to a new part file in `out` (created if needed); return it.
+    Under an object store's prefix (`out` a URL), the part is made in a local folder and put there
+    in one PUT, whole or absent (published.write_part); its URL is returned."""
+    if isinstance(out, str) and is_url(out):
+        from replay.published import write_part
+
+        return write_part(lambda folder: _part_in(reports, folder, name), out)
+    return _part_in(reports, Path(out), name)
+
+
+def _part_in(reports: Sequence[SessionReport], out: Path, name: str | None) -> Path:
+    """`write_verdicts` into the folder `out`.
 
     The part is named `name` or `verdicts-<uuid>`; it is written beside its final name and renamed
     into place once complete, so a reader never sees half a part.

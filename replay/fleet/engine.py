@@ -40,7 +40,7 @@ from replay.audit.report import SessionReport
 from replay.audit.verify import store_report
 from replay.duck.verdicts import write_verdicts
 from replay.logs.discover import STORE_NAME, Skipped, discover, is_url, local_path
-from replay.published import foreign, publish, run_id, run_prefix, write_part
+from replay.published import foreign, publish, run_id, run_prefix
 from replay.reading import DEFAULT_READING, Reading
 
 TASK_FILES, TASK_BYTES = 1024, 64 << 20
@@ -87,18 +87,9 @@ def verify_group(
         reports = _verified_group(paths, reading, delay, folder)
     finally:
         let_go(folder, close=False)
-    _write_part(reports, out, f"part-{part:05d}")
+    write_verdicts(reports, out, name=f"part-{part:05d}")
     light = [replace(r, folded=None, findings=_why_unread(r), violation=None) for r in reports]
     return [r.verdict.value for r in reports], light if deliveries else [_only_read(r) for r in light]
-
-
-def _write_part(reports: Sequence[SessionReport], out: str, name: str) -> None:
-    """The reports' verdict rows as the part `name` in the folder `out`, or under the object
-    store's prefix `out` (published.write_part)."""
-    if is_url(out):
-        write_part(lambda folder: write_verdicts(reports, folder, name=name), out)
-    else:
-        write_verdicts(reports, Path(out), name=name)
 
 
 def _why_unread(report: SessionReport) -> tuple[Finding, ...]:
@@ -251,7 +242,7 @@ def _run_into(
     if stores:
         sessions = [r for _, light in results for r in light]
         checked = [r for r in cross_checked([*judged_stores, *sessions], reading.selection) if r.store]
-        _write_part(checked, out, f"part-{len(groups):05d}")
+        write_verdicts(checked, out, name=f"part-{len(groups):05d}")
         verdicts += [r.verdict.value for r in checked]
     reads = tuple(r.read for _, light in results for r in light if r.read)
     unread = tuple((r.path, f.message) for _, light in results for r in light for f in r.findings)
