@@ -344,21 +344,18 @@ def say(text: str = "") -> None:
     emit([text + "\n"])
 
 
-def _say_unread(unread: Iterable[tuple[str, str]]) -> None:
-    """Each input that could not be read, and why, as verify names it (`UNREADABLE PATH: WHY`):
-    a command whose output is one summary line names its failed inputs before it."""
-    for path, why in unread:
-        say(printable(f"UNREADABLE {path}: {why}"))
+def _say_unread(lines: Iterable[str]) -> None:
+    """Each input that could not be read, and why, as verify's text names it (its line,
+    `textline.text_line`): a command whose output is one summary line names them before it."""
+    for line in lines:
+        say(line)
 
 
-def _unread_why(findings: Any) -> str:
-    """Why a log could not be read: its `format.unreadable` finding's message (a Finding's, or
-    a report view's [code, severity, line, message] list)."""
-    for f in findings:
-        code, message = (f.code, f.message) if hasattr(f, "code") else (f[0], f[-1])
-        if code == "format.unreadable":
-            return str(message)
-    return "cannot be read"
+def _unread_view(view: dict[str, Any]) -> str:
+    """verify's line of an unreadable log (`textline.text_line`), from its report view (whose
+    findings are [code, severity, line, message] lists)."""
+    why = next((f[3] for f in view["findings"] if f[0] == "format.unreadable"), "unreadable")
+    return printable(f"UNREADABLE {view['path']}: {why}")
 
 
 def _say_skipped(path: str, why: str) -> None:
@@ -495,7 +492,7 @@ def verify(
     if output is not None:
         from replay.duck.verdicts import other_runs_parts, part_name
 
-        if others := other_runs_parts(output if is_url(output) else Path(output), shard):
+        if others := other_runs_parts(output, shard):
             raise InputError(
                 printable(
                     f"{output} holds verdict parts of another run ({', '.join(others[:3])}): remove them or "
@@ -737,7 +734,7 @@ def report(paths: tuple[str, ...], output: str, title: str, reading: Reading, jo
     with _writing(Path(output)):
         write_atomic(Path(output), html_output.page(views, title).encode("utf-8"))
     verdicts = [view["verdict"] for view in views]
-    _say_unread((view["path"], _unread_why(view["findings"])) for view in views if view["verdict"] == "unreadable")
+    _say_unread(_unread_view(view) for view in views if view["verdict"] == "unreadable")
     say(printable(f"{report_output.verdict_summary(verdicts)}; report {output}"))
     _exit_for(verdicts)
 
@@ -1019,7 +1016,9 @@ def replay(
     where = f"; database {db}" + (f" ({changed})" if changed else "") + (f", parquet {parquet}" if parquet else "")
     summary = report_output.summary_line(reports) + where
     if fmt is Format.TEXT:  # (the other formats name every report, these among them)
-        _say_unread((r.path, _unread_why(r.findings)) for r in reports if r.verdict == "unreadable")
+        from replay.audit.textline import text_line
+
+        _say_unread(text_line(r) for r in reports if r.verdict == "unreadable")
     _report(reports, fmt, report_output.Run(started, time.perf_counter() - clock), summary)
     _exit(reports)
 
@@ -1101,8 +1100,9 @@ def fleet(
         _check_scheduler(scheduler)
     try:
         with _sessions_progress(len(found), "judging") as progress:
-            out = output if is_url(output) else Path(output)  # (an object store's prefix: published.py)
-            run = run_fleet(found, out, reading, workers=workers, scheduler=scheduler, progress=progress, cache=cache)
+            run = run_fleet(
+                found, output, reading, workers=workers, scheduler=scheduler, progress=progress, cache=cache
+            )
     except (FileNotFoundError, FileExistsError) as err:  # before any work: the output folder cannot be used
         raise InputError(printable(f"cannot write {output}: {err.strerror or err}")) from None
     except (OSError, TimeoutError) as err:  # a scheduler that cannot be reached, a part that cannot be written

@@ -37,6 +37,7 @@ from replay.audit.cached import let_go, verified
 from replay.audit.fanout import grouped
 from replay.audit.hoststore import cross_checked
 from replay.audit.report import SessionReport
+from replay.audit.textline import text_line
 from replay.audit.verify import store_report
 from replay.duck.verdicts import write_verdicts
 from replay.logs.discover import STORE_NAME, Skipped, discover, is_url, local_path
@@ -119,8 +120,9 @@ class FleetRun:
     """How each session's report was had, where the verdict cache was asked (cached.Use)."""
     parts: tuple[str, ...] = ()
     """The parts written (paths, or URLs under an object store's run prefix)."""
-    unread: tuple[tuple[str, str], ...] = ()
-    """Each log that could not be read, and why (the command line names them)."""
+    unread: tuple[str, ...] = ()
+    """verify's line of each log that could not be read (`textline.text_line`: the command line
+    names them)."""
 
     @property
     def judged(self) -> int:
@@ -245,6 +247,6 @@ def _run_into(
         write_verdicts(checked, out, name=f"part-{len(groups):05d}")
         verdicts += [r.verdict.value for r in checked]
     reads = tuple(r.read for _, light in results for r in light if r.read)
-    unread = tuple((r.path, f.message) for _, light in results for r in light for f in r.findings)
+    unread = tuple(text_line(r) for _, light in results for r in light if r.verdict == "unreadable")
     parts = tuple(f"{out}/part-{n:05d}.parquet" for n in range(len(groups) + bool(stores)))
     return FleetRun(tuple(verdicts), reads, parts, unread)
