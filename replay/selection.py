@@ -17,7 +17,6 @@ command-line option replaces the configuration's value of the same name.
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +56,8 @@ def found_config(start: Path) -> Path | None:
 
 def _read(path: Path) -> dict[str, Any]:
     """A TOML file's content; ConfigError where it cannot be read or is no TOML."""
+    import tomllib
+
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as err:

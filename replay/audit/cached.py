@@ -16,7 +16,6 @@ and the reading saved at the last committed line (replay/logs/readstate.py). The
 from __future__ import annotations
 
 import os
-import pickle
 import stat
 import sys
 from collections.abc import Iterator, Sequence
@@ -53,7 +52,7 @@ class Use(StrEnum):
 class Judged(NamedTuple):
     """What an entry says first: which bytes were judged, and their report: pickled, with what
     the text output needs of it beside it (replay.audit.held). Stored as a plain tuple (`put`,
-    `_judged`): a tuple reads back five times faster than a dataclass, and every hit reads one."""
+    `_judged`) of plain values, which marshal writes: every hit reads one."""
 
     device: int
     inode: int
@@ -348,6 +347,8 @@ def _digest(consulted: Consulted, size: int) -> bytes | None:
 def _pickled(report: SessionReport) -> bytes | None:
     """`report` pickled, or None where it cannot be (nested past pickle's recursion: not cached).
     Its path and how it was had are the hit's own (`Held.report`)."""
+    import pickle  # (a hit never unpickles: its text was kept, `Held`)
+
     try:
         return pickle.dumps(report, protocol=pickle.HIGHEST_PROTOCOL)
     except (RecursionError, pickle.PicklingError, TypeError, AttributeError):

@@ -9,7 +9,6 @@ and the exit status need none of it. So an entry keeps the report's text beside 
 
 from __future__ import annotations
 
-import pickle
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -43,6 +42,8 @@ class Held:
         """The report (this call's own copy where it was pickled), told how it was had."""
         if self.made is not None:
             return self.made
+        import pickle
+
         made: SessionReport = pickle.loads(self.pickled)
         return replace(made, path=self.path, read=self.read, read_why=self.read_why)
 

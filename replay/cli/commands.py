@@ -6,13 +6,11 @@ import dataclasses
 import errno
 import functools
 import io
-import json
 import os
 import re
 import signal
 import sys
 import time
-import traceback
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import closing, contextmanager
 from datetime import UTC, datetime, timedelta
@@ -33,6 +31,7 @@ from replay.cli.output import (
     emit,
     format_option,
     json_document,
+    json_text,
     stdout_to_devnull,
     to_terminal,
 )
@@ -365,6 +364,8 @@ def _say_skipped(path: str, why: str) -> None:
 
 def _internal_error(ctx: click.Context) -> None:
     """A bug: said as one, with its traceback, and its own exit status (1 would read as "corrupt")."""
+    import traceback
+
     click.echo(traceback.format_exc(), err=True, nl=False)
     click.echo(f"schedlog: internal error (exit {INTERNAL_ERROR}): please report it with the lines above", err=True)
     ctx.exit(INTERNAL_ERROR)
@@ -1210,6 +1211,8 @@ def simulate(
     unmet = unmet_expectations(result, expect) if expect is not None else []
     if fmt is Format.JSON:
         out = {**result.expectations(), "timeline": result.timeline, "unmet": unmet}
+        import json
+
         emit(json.JSONEncoder(ensure_ascii=False, indent=2).iterencode(out))
         say()
     else:
@@ -1245,7 +1248,7 @@ def fuzz(seed: int, runs: int, steps: int, profile: str) -> None:
         for violation in failure.violations:
             say(f"    {violation.invariant}: {violation.detail}")
         say(f"    shrunk scenario ({again} reproduces it):")
-        say("    " + json.dumps(scenario_json(failure.scenario), ensure_ascii=False))
+        say("    " + json_text(scenario_json(failure.scenario)))
     say(f"{total} run(s) from seed {seed}: {total - len(failures)} held, {len(failures)} failed")
     sys.exit(1 if failures else 0)
 

@@ -16,8 +16,6 @@ from typing import Any, TypeVar
 
 import click
 
-from replay.logs import deepjson
-
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -78,6 +76,8 @@ def json_text(value: object, indent: int | None = None) -> str:
     try:
         return json.dumps(value, ensure_ascii=False) if indent is None else _indented(value, indent)
     except RecursionError:
+        from replay.logs import deepjson
+
         return deepjson.dumps(value)
 
 

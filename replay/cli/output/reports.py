@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import csv
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -120,6 +119,8 @@ database's `sessions` table and the Parquet verdict parts; JSON columns as JSON 
 
 def csv_table(reports: Sequence[SessionReport], terminal: bool = False) -> str:
     """One row per session; on a terminal, control characters in values are escaped."""
+    import csv
+
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
