@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from invariant import SCHEDULE_CHANGE, Folded, Folder, ScheduleLogError, Step
-from invariant.changes import DispatchChange
+from invariant.changes import Change, DispatchChange
 from invariant.detect import (
     Clue,
     accepted_at,
@@ -35,6 +35,7 @@ from invariant.ledger import LedgerRow, ledger, owned_from
 from invariant.profiles import Profile, get_profile
 from invariant.reminders import ReminderMessage, delivery_findings, reminder_messages
 from invariant.tools.judge import TOOL_TYPES
+from replay.audit.fastchanges import structured_change
 from replay.audit.report import ProfileChoice, SessionReport
 from replay.audit.telling import TellingEvents
 from replay.audit.transcript import Transcript
@@ -128,8 +129,9 @@ def judge(
             steps.append((entry, None))
             continue
         folder.skip(entry.event_index - folder.count)  # the events in between hold no schedule change
+        change = _owned_change(entry, folder, profile)
         try:
-            steps.append((entry, folder.feed(entry.event)))
+            steps.append((entry, folder.feed(entry.event) if change is None else folder.apply(change)))
         except ScheduleLogError as err:
             violation = _violation(err, entry.line, changes)
             steps.append((entry, None))
@@ -141,6 +143,15 @@ def judge(
     except ScheduleLogError as err:
         return _judged(None, _violation(err, header_line, changes, header_line), steps, seed, folder.snapshot())
     return _judged(folded, None, steps, seed, folded)
+
+
+def _owned_change(entry: Entry, folder: Folder, profile: Profile) -> Change | None:
+    """The change of an owned `schedule/change` event where the structs decode it (most do;
+    `feed` decodes the rest, and skips what is not owned)."""
+    event = entry.event
+    if entry.event_index < folder.seed_length or type(event) is not dict or event.get("type") != SCHEDULE_CHANGE:
+        return None
+    return structured_change(event.get("data"), profile)
 
 
 def _judged(

@@ -1,0 +1,135 @@
+"""Schedule changes decoded through msgspec structs (issue 52): a valid payload's keys and JSON
+types are checked in C, then each field's own spec checks its value, as the strict decoder
+(`invariant.changes.decode_change`) would. The structs are made from the same shapes
+(`invariant.shapes`), so they state no rule of their own; whatever they or a spec refuse is left
+to the strict decoder, which decodes it and says why. The two never differ on a value the
+structs take (`tests/test_change_structs.py`). `invariant` stays on the standard library:
+the structs are the reader's, as msgspec is."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Union
+
+import msgspec
+
+from invariant.changes import RECORD_TYPES, Change, CreateChange, DeleteChange, DispatchChange
+from invariant.profiles import Profile
+from invariant.shapes import (
+    DELETE_SHAPE,
+    DISPATCH_SHAPES,
+    TITLED_RECORD_SHAPES,
+    VERSION,
+    ObjectShape,
+    Reject,
+    SafeInt,
+    Spec,
+    Text,
+)
+
+_DISPATCH_INSTANTS = ("occurrenceAt", "acceptedAt", "nextScheduledAt")
+"""A dispatch's optional instants (absent, never null); which are present decides its shape."""
+
+
+class Structs:
+    """msgspec structs made from the payload shapes: one for each operation (a create's record
+    a union tagged by `kind`), every key of a shape a field of its struct, every struct closed. A field
+    takes the JSON type its spec starts from (a string; an integer, without JavaScript's `300.0`,
+    which the strict decoder reads); an optional one is absent by default, so null is refused
+    as the strict decoder refuses it. `change` then runs each field's own spec and the profile's
+    rules, and gives None wherever anything is refused."""
+
+    def __init__(self) -> None:
+        records = [self._struct(shape, "kind", kind) for kind, shape in TITLED_RECORD_SHAPES.items()]
+        create = [("version", Literal[1]), ("schedule", Union[tuple(records)])]  # noqa: UP007
+        every_key = DISPATCH_SHAPES["cron"]  # (every dispatch key, each optional: the shape is read from those present)
+        dispatch = [("version", Literal[1], msgspec.NODEFAULT), *self._fields(every_key, optional=_DISPATCH_INSTANTS)]
+        self.by_operation: dict[str, type] = {
+            "create": msgspec.defstruct("CreateStruct", create, **self._config("operation", "create")),
+            "delete": self._struct(DELETE_SHAPE, "operation", "delete"),
+            "dispatch": msgspec.defstruct("DispatchStruct", dispatch, **self._config("operation", "dispatch")),
+        }
+        """(Converted to one struct, not to their union: msgspec keeps what it learnt of a struct
+        type, and learns a union again at every call.)"""
+        self.checks = {
+            shape.name: self._checked(shape) for shape in (DELETE_SHAPE, every_key, *TITLED_RECORD_SHAPES.values())
+        }
+
+    @staticmethod
+    def _config(tag_field: str, tag: str) -> dict[str, Any]:
+        return {"tag_field": tag_field, "tag": tag, "forbid_unknown_fields": True, "kw_only": True}
+
+    def _struct(self, shape: ObjectShape, tag_field: str, tag: str) -> type:
+        fields = self._fields(shape)
+        if VERSION in shape.fields:
+            fields.insert(0, ("version", Literal[1], msgspec.NODEFAULT))
+        return msgspec.defstruct(shape.name + "Struct", fields, **self._config(tag_field, tag))
+
+    @staticmethod
+    def _fields(shape: ObjectShape, optional: tuple[str, ...] = ()) -> list[tuple[str, object, object]]:
+        """Each valued field of `shape` as a struct field: its attribute, the JSON type its spec
+        starts from, and for an optional one (or one named in `optional`) None when absent."""
+        out: list[tuple[str, object, object]] = []
+        for f in shape.valued:
+            absent = None if f.optional or f.name in optional else msgspec.NODEFAULT
+            out.append(
+                (f.attr, int if isinstance(f.spec, SafeInt) else str, msgspec.field(name=f.name, default=absent))
+            )
+        return out
+
+    @staticmethod
+    def _checked(shape: ObjectShape) -> tuple[tuple[str, Spec], ...]:
+        """The valued fields of `shape` whose spec asks more than their JSON type, by attribute."""
+        return tuple((f.attr, f.spec) for f in shape.valued if not isinstance(f.spec, Text))
+
+    def change(self, value: object, profile: Profile) -> Change | None:
+        """The change `value` holds when the structs and every spec take it under `profile`,
+        else None (the strict decoder then decodes it, and says what is wrong)."""
+        if type(value) is not dict or type(op := value.get("operation")) is not str or op not in self.by_operation:
+            return None
+        try:
+            got: Any = msgspec.convert(value, self.by_operation[op])
+        except msgspec.ValidationError:
+            return None
+        try:
+            if op == "create":
+                return self._create(got.schedule, profile)
+            if op == "delete":
+                self._check(got, DELETE_SHAPE)
+                return DeleteChange(got.id)
+            return self._dispatch(got, profile)
+        except Reject:
+            return None
+
+    def _create(self, record: Any, profile: Profile) -> CreateChange | None:
+        kind = record.__struct_config__.tag
+        if kind not in profile.record_kinds or (record.title is not None and not profile.record_title):
+            return None
+        self._check(record, TITLED_RECORD_SHAPES[kind])
+        return CreateChange(RECORD_TYPES[kind](*msgspec.structs.astuple(record)))  # (its fields in the record's order)
+
+    def _dispatch(self, got: Any, profile: Profile) -> DispatchChange | None:
+        occurrence, accepted, following = got.occurrence_at, got.accepted_at, got.next_scheduled_at
+        shape = _DISPATCH_BY_INSTANTS.get((occurrence is not None, accepted is not None, following is not None))
+        if shape is None or shape not in profile.dispatch_shapes:
+            return None
+        self._check(got, DISPATCH_SHAPES["cron"])
+        return DispatchChange(got.id, occurrence, accepted, following)
+
+    def _check(self, got: Any, shape: ObjectShape) -> None:
+        """Each present value of `got` checked by its field's spec in `shape` (Reject)."""
+        for attr, spec in self.checks[shape.name]:
+            if (v := getattr(got, attr)) is not None:
+                spec.check(v)
+
+
+_DISPATCH_BY_INSTANTS = {
+    tuple(name in shape.keys for name in _DISPATCH_INSTANTS): name for name, shape in DISPATCH_SHAPES.items()
+}
+"""Each dispatch shape by which of its optional instants are present."""
+STRUCTS = Structs()
+
+
+def structured_change(value: object, profile: Profile) -> Change | None:
+    """The change `value` holds when the structs and every spec take it under `profile`, else
+    None (the strict decoder then decodes it, and says what is wrong)."""
+    return STRUCTS.change(value, profile)
