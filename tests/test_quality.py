@@ -215,6 +215,7 @@ def test_a_verify_the_cache_answers_loads_neither_the_reader_nor_what_it_does_no
     modules = set(_python(LOADED + run).stderr.split())
     unused = ("replay.audit.verify", "replay.logs.logfile", "replay.audit.hoststore", "replay.cli.output.ci")
     assert {m for m in modules if m.startswith(unused) or m in ("multiprocessing", "concurrent.futures")} == set()
+    assert {"csv", "traceback"} & modules == set()  # (the text output's hit)
 
 
 def test_a_text_verify_the_cache_answers_makes_no_report(tmp_path: Path) -> None:
@@ -231,7 +232,7 @@ def test_a_text_verify_the_cache_answers_makes_no_report(tmp_path: Path) -> None
     done = _python(LOADED + run)
     assert "from cache" in done.stdout and " ok," in done.stdout
     modules = set(done.stderr.split())
-    assert {"replay.audit.report", "invariant.folding", "invariant.findings"} & modules == set()
+    assert {"replay.audit.report", "invariant.folding", "invariant.findings", "pickle"} & modules == set()
 
 
 def test_the_pytest_plugin_loads_the_verifier_only_to_verify_a_log() -> None:
