@@ -3,11 +3,13 @@ exactly what the strict decoder (invariant.changes) decodes; what they leave, it
 
 from __future__ import annotations
 
+import copy
 import json
 
 import msgspec
 import pytest
 from hypothesis import given
+from hypothesis import strategies as st
 
 from invariant.changes import decode_change
 from invariant.errors import ScheduleLogError
@@ -103,3 +105,43 @@ def test_what_the_harness_writes_takes_the_structs(name: str) -> None:
 )
 def test_the_structs_leave_the_rest_to_the_strict_decoder(profile: str, value: object) -> None:
     assert structured_change(value, PROFILES[profile]) is None
+
+
+LONE = st.text(st.characters(categories=["Cs"]), min_size=1, max_size=2)
+"""Lone surrogates: JSON.parse keeps them (a `\\ud800` escape), and they have no UTF-8 form."""
+
+
+@st.composite
+def haunted(draw: st.DrawFn) -> object:
+    """A payload with a lone surrogate somewhere: in a string value, in a key, or deep inside."""
+    value = copy.deepcopy(draw(payloads()))  # (a drawn value is hypothesis's: changed here, it is a copy)
+    if not isinstance(value, dict):
+        return value
+    target = value.get("schedule") if isinstance(value.get("schedule"), dict) and draw(st.booleans()) else value
+    where = draw(st.sampled_from(["value", "key", "nested"]))
+    name = draw(st.sampled_from(sorted(target) or ["id"]))
+    if where == "value":
+        target[name] = draw(LONE) + draw(st.sampled_from(["", "x"]))
+    elif where == "key":
+        target[draw(LONE)] = "x"
+    else:
+        target[name] = [[{draw(LONE): draw(LONE)}]]
+    return value
+
+
+@pytest.mark.parametrize("profile", sorted(PROFILES))
+@SETTINGS
+@given(value=haunted())
+def test_a_lone_surrogate_is_left_to_the_strict_decoder(profile: str, value: object) -> None:
+    """Anything msgspec cannot match (a key or value with no UTF-8 form) is the strict decoder's
+    to decode: no exception leaves the structs."""
+    got = structured_change(value, PROFILES[profile])
+    assert got is None or got == _outcome(decode_change, value, profile)
+
+
+def test_a_value_nested_past_msgspec_is_left_to_the_strict_decoder() -> None:
+    deep: object = "x"
+    for _ in range(5000):
+        deep = [deep]
+    value = {**WRITTEN["one-shot"], "id": deep}
+    assert structured_change(value, PROFILES["calendar"]) is None

@@ -88,8 +88,8 @@ class Structs:
             return None
         try:
             got: Any = msgspec.convert(value, self.by_operation[op])
-        except msgspec.ValidationError:
-            return None
+        except (msgspec.ValidationError, UnicodeEncodeError):  # (a lone surrogate has no UTF-8 form to
+            return None  # match a key by: the strict decoder's to read)
         try:
             if op == "create":
                 return self._create(got.schedule, profile)
