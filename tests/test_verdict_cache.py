@@ -300,3 +300,17 @@ def test_a_hit_names_the_path_as_given(logs: Path, tmp_path: Path, monkeypatch: 
     assert relative == _text("sessions", None)
     assert "sessions/valid/" in relative[1] and str(logs) not in relative[1]
     assert "from cache" in _summary(Path("sessions"), cache)
+
+
+def test_a_log_whose_name_is_no_utf8_is_cached_as_any_other(tmp_path: Path) -> None:
+    """An entry's head (written by marshal) holds the log's path and its text as the run names
+    them: a name with bytes that are no UTF-8 (held as lone surrogates) is kept and found again."""
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    for k, path in enumerate(sorted((SESSIONS / "valid").iterdir())):
+        shutil.copy(path, folder / os.fsdecode(b"caf\xe9-%d-" % k + path.name.encode()))
+    count = len(list(folder.iterdir()))
+    cache = tmp_path / "cache"
+    assert _summary(folder, cache).endswith(f"; 0 from cache, 0 resumed, {count} read whole")
+    assert _summary(folder, cache).endswith(f"; {count} from cache, 0 resumed, 0 read whole")
+    assert _same_as_cold(folder, cache) == ""
