@@ -262,7 +262,8 @@ def test_the_generators_produce_both_verdicts() -> None:
     shrunk (shrinking what is found was 98% of this test's time, and proves nothing more)."""
     from hypothesis import Phase, find
 
-    found = settings(database=None, phases=[Phase.generate])
+    found = settings(database=None, phases=[Phase.generate], max_examples=2000)  # (find stops at the first:
+    # about one payload in eight is an after-only change, and 100 draws once found none in CI)
     find(payloads(), decoder_accepts, settings=found)
     find(payloads(), lambda v: not decoder_accepts(v), settings=found)
     for profile in PROFILE_CHANGE_FILES:
