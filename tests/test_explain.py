@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -169,18 +168,13 @@ def test_the_story_is_told_from_the_judgement_without_folding_again(
     events.append(change(3, {"operation": "delete", "id": "a"}))
     path = write_session(tmp_path / "s.session.jsonl", events, header("s"))
     fed = {"count": 0}
-    feed, apply = Folder.feed, Folder.apply
+    feed = Folder.feed
 
     def counted(self: Folder, event: object) -> object:
         fed["count"] += 1
         return feed(self, event)
 
-    def counted_apply(self: Folder, change: Any) -> object:  # (a change the structs decoded: replay.audit.fastchanges)
-        fed["count"] += 1
-        return apply(self, change)
-
     monkeypatch.setattr(Folder, "feed", counted)
-    monkeypatch.setattr(Folder, "apply", counted_apply)
     verify_path(str(path))
     by_verify, fed["count"] = fed["count"], 0
     report, told = explain_path(str(path))

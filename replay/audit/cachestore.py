@@ -20,7 +20,7 @@ import marshal
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,21 +60,22 @@ class CacheInfo:
     file_bytes: int
 
 
-Codec = tuple[Callable[[object], bytes], Callable[[bytes], object]]
-"""How a column's values are written and read back."""
-
-
-def _marshal() -> Codec:
-    return (lambda value: marshal.dumps(value)), marshal.loads  # (a value it cannot write: ValueError, `put`)
-
-
-def _pickle() -> Codec:
+def _dumps(value: object, column: str) -> bytes:
+    """`value` as its column writes it: a head by marshal, the rest pickled."""
+    if column == "head":
+        return marshal.dumps(value)  # type: ignore[arg-type]  # (one it cannot write: ValueError, `put`)
     import pickle
 
-    return (lambda value: pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)), pickle.loads
+    return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
 
 
-_CODECS: dict[str, Callable[[], Codec]] = {"head": _marshal, "rest": _pickle}
+def _loads(data: bytes, column: str) -> object:
+    """A value of `column` read back (`_dumps`)."""
+    if column == "head":
+        return marshal.loads(data)
+    import pickle
+
+    return pickle.loads(data)
 
 
 def _sealed(fingerprint: str, value: object, column: str) -> bytes:
@@ -82,7 +83,7 @@ def _sealed(fingerprint: str, value: object, column: str) -> bytes:
     length, then it: checked before the value is read back, as another version's classes may
     not unpickle), behind their checksum."""
     made_by = fingerprint.encode()
-    payload = len(made_by).to_bytes(2, "big") + made_by + _CODECS[column]()[0](value)
+    payload = len(made_by).to_bytes(2, "big") + made_by + _dumps(value, column)
     return xxhash.xxh3_128_digest(payload) + payload
 
 
@@ -97,7 +98,7 @@ def _checked(blob: bytes, fingerprint: str, column: str) -> object:
     if payload[2 : 2 + len(made_by)] != made_by or int.from_bytes(payload[:2], "big") != len(made_by):
         return Miss("the cache entry was written by another version of schedlog")
     try:
-        return _CODECS[column]()[1](payload[2 + len(made_by) :])
+        return _loads(payload[2 + len(made_by) :], column)
     except Exception as err:  # a damaged value raises anything: it is simply not trusted
         return Miss(f"the cache entry does not read back ({type(err).__name__})")
 
