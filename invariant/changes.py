@@ -235,7 +235,7 @@ def record_from_json(obj: object, profile: str | Profile = "calendar") -> Record
     return decode_record(obj, profile)
 
 
-_DISPATCH_INSTANTS = ("occurrenceAt", "acceptedAt", "nextScheduledAt")
+DISPATCH_INSTANTS = ("occurrenceAt", "acceptedAt", "nextScheduledAt")
 """A dispatch's optional instants: absent, never null."""
 
 
@@ -262,8 +262,8 @@ def decode_change(value: object, profile: str | Profile = "calendar") -> Change:
     if op == "delete":
         _exact_keys(value, DELETE_SHAPE, "decode.delete.keys", "")
         return DeleteChange(**_fields(value, DELETE_SHAPE, ""))  # type: ignore[arg-type]
-    if None in map(value.get, _DISPATCH_INSTANTS, repeat(0)):  # most dispatches: none is null
-        nulls = sorted(k for k in _DISPATCH_INSTANTS if k in value and value[k] is None)
+    if None in map(value.get, DISPATCH_INSTANTS, repeat(0)):  # most dispatches: none is null
+        nulls = sorted(k for k in DISPATCH_INSTANTS if k in value and value[k] is None)
         raise ScheduleLogError(
             "decode.dispatch.shape",
             f"dispatch key(s) {', '.join(nulls)} are null; an optional key must be absent, not null",

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from invariant.changes import decode_change
 from invariant.errors import ScheduleLogError
 from invariant.profiles import PROFILES
-from replay.audit.fastchanges import structured_change
+from replay.audit.fastchanges import Structs, decode_change_fast, structured_change
 
 from .test_schema_equivalence import SETTINGS, payloads
 
@@ -35,7 +35,9 @@ def test_the_structs_take_only_what_the_decoder_takes(profile: str, value: objec
     JSON values (msgspec's, from the line's bytes) alike."""
     for seen in (value, _through_json(value)):
         got = structured_change(seen, PROFILES[profile])
-        assert got is None or got == _outcome(decode_change, seen, profile)
+        exact = _outcome(decode_change, seen, profile)
+        assert got is None or got == exact
+        assert _outcome(decode_change_fast, seen, PROFILES[profile]) == exact  # (the judge's decoder)
 
 
 def _through_json(value: object) -> object:
@@ -145,3 +147,21 @@ def test_a_value_nested_past_msgspec_is_left_to_the_strict_decoder() -> None:
         deep = [deep]
     value = {**WRITTEN["one-shot"], "id": deep}
     assert structured_change(value, PROFILES["calendar"]) is None
+
+
+def test_the_judge_decodes_through_the_structs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """verify's fold reads each owned change through the structs first (`Folder`'s decode)."""
+    from replay.audit.verify import verify_path
+
+    from .conftest import ROOT
+
+    asked = []
+    change = Structs.change
+
+    def counted(self: Structs, value: object, profile: object) -> object:
+        asked.append(value)
+        return change(self, value, profile)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Structs, "change", counted)
+    verify_path(str(ROOT / "fixtures" / "sessions" / "valid" / "reminders.session.jsonl"))
+    assert asked

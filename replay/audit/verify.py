@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from invariant import SCHEDULE_CHANGE, Folded, Folder, ScheduleLogError, Step
-from invariant.changes import Change, DispatchChange
+from invariant.changes import DispatchChange
 from invariant.detect import (
     Clue,
     accepted_at,
@@ -35,7 +35,7 @@ from invariant.ledger import LedgerRow, ledger, owned_from
 from invariant.profiles import Profile, get_profile
 from invariant.reminders import ReminderMessage, delivery_findings, reminder_messages
 from invariant.tools.judge import TOOL_TYPES
-from replay.audit.fastchanges import structured_change
+from replay.audit.fastchanges import decode_change_fast
 from replay.audit.report import ProfileChoice, SessionReport
 from replay.audit.telling import TellingEvents
 from replay.audit.transcript import Transcript
@@ -119,7 +119,7 @@ def judge(
 ) -> Judgement:
     """Fold the schedule changes (each at its event index) of a log of `event_count` events."""
     try:
-        folder = Folder(seed, profile)
+        folder = Folder(seed, profile, decode_change_fast)
     except ScheduleLogError as err:
         return _judged(None, _violation(err, header_line, changes, header_line), [(e, None) for e in changes], seed)
     steps: list[tuple[Entry, Step | None]] = []
@@ -129,9 +129,8 @@ def judge(
             steps.append((entry, None))
             continue
         folder.skip(entry.event_index - folder.count)  # the events in between hold no schedule change
-        change = _owned_change(entry, folder, profile)
         try:
-            steps.append((entry, folder.feed(entry.event) if change is None else folder.apply(change)))
+            steps.append((entry, folder.feed(entry.event)))
         except ScheduleLogError as err:
             violation = _violation(err, entry.line, changes)
             steps.append((entry, None))
@@ -143,15 +142,6 @@ def judge(
     except ScheduleLogError as err:
         return _judged(None, _violation(err, header_line, changes, header_line), steps, seed, folder.snapshot())
     return _judged(folded, None, steps, seed, folded)
-
-
-def _owned_change(entry: Entry, folder: Folder, profile: Profile) -> Change | None:
-    """The change of an owned `schedule/change` event where the structs decode it (most do;
-    `feed` decodes the rest, and skips what is not owned)."""
-    event = entry.event
-    if entry.event_index < folder.seed_length or type(event) is not dict or event.get("type") != SCHEDULE_CHANGE:
-        return None
-    return structured_change(event.get("data"), profile)
 
 
 def _judged(
