@@ -16,8 +16,10 @@ from hypothesis import strategies as st
 
 from fuzz.logs import make, sources
 from replay.audit.verify import verify_log
+from replay.logs.jsonline import DeepBudget
 from replay.logs.logfile import SessionLog
 from replay.logs.readstate import ReadState
+from replay.logs.zstdframes import Frame
 from replay.reading import Mode, Reading
 
 from .conftest import ROOT
@@ -121,3 +123,61 @@ def test_a_resumed_read_asks_the_selector_as_it_was_left() -> None:
         _, state = _cold(data[:cut], Reading())
         assert state is not None
         assert _resumed(data, Reading(), state)[0] == whole
+
+
+def _crossing_the_deep_bound(framed: bool) -> bytes:
+    """A v4 log whose events after the sixth carry ~10 KB values nested 2,000 deep: the
+    reader's budget for deep values (SMALL_BUDGET in these tests) is crossed near the 7th of
+    them (issue 63, item 2)."""
+    framed_log = FIXED_RATE_V4.read_bytes()
+    z = zstandard.ZstdDecompressor()
+    text = b"".join(z.decompress(framed_log[f.start : f.end]) for f in _frames(framed_log))
+    lines = text.splitlines(True)
+    deep = "[" * 2000 + "0," * 3_000 + "0" + "]" * 2000
+    seq = 5
+    out = lines[:7]
+    for k in range(16):
+        seq += 1
+        event = f'{{"type":"x/deep","seq":{seq},"time":{1785931300000 + k},"data":{{"deep":{deep}}}}}\n'
+        out.append(event.encode())
+    if not framed:
+        return b"".join(out)
+    return b"".join(zstandard.ZstdCompressor().compress(line) for line in out)
+
+
+SMALL_BUDGET = 64 << 10
+FIXED_RATE_V4 = ROOT / "fixtures" / "formats" / "fixed-rate" / "v4" / "session.v4.jsonl.zstd"
+
+
+@pytest.mark.parametrize("framed", [False, True], ids=["plain", "zstd"])
+@pytest.mark.parametrize("mode", list(Mode))
+def test_a_bound_crossed_is_located_alike_wherever_the_read_resumed(
+    framed: bool, mode: Mode, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every finding's line and index, `format.depth.bound`'s among them, is the cold read's
+    whatever line the read resumed at (the bound is located at the record that crossed it,
+    not at the first line of the block being read). The budget is made small (a read of a
+    whole 1 MiB of deep values costs seconds) by the reader's own DeepBudget."""
+    from replay.logs import logfile
+
+    monkeypatch.setattr(logfile, "DeepBudget", lambda: DeepBudget(left=SMALL_BUDGET))
+    data = _crossing_the_deep_bound(framed)
+    reading = Reading(mode=mode)
+    whole, _ = _cold(data, reading)
+    bound = [f for f in json.loads(whole)["formatFindings"] if f["code"] == "format.depth.bound"]
+    assert len(bound) == 1 and bound[0]["line"] > 8, bound
+    ends = [frame.end for frame in _frames(data)] if framed else [k + 1 for k, b in enumerate(data) if b == 0x0A]
+    resumed = 0
+    for cut in ends:
+        _, state = _cold(data[:cut], reading)
+        if state is not None:
+            resumed += 1
+            assert _resumed(data, reading, state)[0] == whole, f"resumed at byte {cut}"
+    assert resumed >= 8
+
+
+def _frames(data: bytes) -> list[Frame]:
+    """The Zstandard frames of `data`."""
+    from replay.logs.frames import scan_frames
+
+    return scan_frames(data)

@@ -32,6 +32,7 @@ from replay.audit.cachestore import LIMIT, CacheProblem, Miss, VerdictStore
 from replay.audit.held import Held
 from replay.audit.verdicts import Verdict
 from replay.logs.discover import generations_beside, is_url
+from replay.logs.hashed import fed
 from replay.reading import Reading
 
 if TYPE_CHECKING:  # the judge, the reader and the reports load on the first log the cache does not answer for
@@ -39,8 +40,6 @@ if TYPE_CHECKING:  # the judge, the reader and the reports load on the first log
     from replay.audit.verify import Judgement
     from replay.logs.bytesource import Data
     from replay.logs.logfile import SessionLog
-
-_HASHED = 1 << 20
 
 
 class Use(StrEnum):
@@ -58,6 +57,8 @@ class Judged(NamedTuple):
     inode: int
     size: int
     digest: bytes
+    offset: int
+    """Where the saved reading stands (the committed end; -1: none was saved)."""
     beside: tuple[str, ...]
     path: str
     """The path the report was made for (its text names it)."""
@@ -177,21 +178,6 @@ def reading_key(reading: Reading) -> str:
     )
 
 
-def fed(path: str, size: int, h: Any = None, start: int = 0) -> Any:
-    """`h` (else a new xxh3-128) fed the file's bytes from `start` to `size`; None where fewer
-    could be read (the file shrank)."""
-    h = xxhash.xxh3_128() if h is None else h
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-    try:
-        at = start
-        while at < size and (piece := os.pread(fd, min(_HASHED, size - at), at)):
-            h.update(piece)
-            at += len(piece)
-    finally:
-        os.close(fd)
-    return h if at == size else None
-
-
 def content_digest(path: str, size: int) -> str | None:
     """The xxh3-128 of the file's first `size` bytes (hex), or None where fewer could be read;
     an object's ETag (its store's word for its bytes, none read) where it has `size` bytes."""
@@ -224,7 +210,8 @@ class Found(NamedTuple):
 @dataclass
 class Consulted:
     """What the cache says of one regular file (or object) before it is read: the entry trusted
-    for the file's first `judged.size` bytes (`hashed` their hash, to go on with), or why none is."""
+    for the file's first `judged.size` bytes (`hashed`: the hash of its first `judged.offset` of
+    them, where its saved reading goes on), or why none is."""
 
     path: str
     real: str
@@ -309,12 +296,13 @@ def reader(
     c = consulted
     if c.judged is not None:
         rest = store.get(c.key, "rest")
-        if isinstance(rest, ReadState):
+        if isinstance(rest, ReadState) and rest.offset == c.judged.offset:
             use = Use.CACHED if c.unchanged else Use.RESUMED
-            return SessionLog(c.path, reading, progress=progress, resume=rest), use
+            return SessionLog(c.path, reading, progress=progress, resume=rest, hasher=c.hashed), use
         c.why = rest.why if isinstance(rest, Miss) and rest.why else "its reading could not be saved"
         c.judged = c.hashed = None
-    return SessionLog(c.path, reading, held, progress=progress), Use.WHOLE
+    hasher = None if c.found.tag else xxhash.xxh3_128()  # (an object stands for its bytes by its ETag)
+    return SessionLog(c.path, reading, held, progress=progress, hasher=hasher), Use.WHOLE
 
 
 def remember(consulted: Consulted, store: VerdictStore, log: SessionLog, report: SessionReport, use: Use) -> Held:
@@ -324,24 +312,16 @@ def remember(consulted: Consulted, store: VerdictStore, log: SessionLog, report:
     held = Held.of(replace(report, read=use, read_why=c.why))
     if use is not Use.CACHED and report.verdict is not Verdict.UNREADABLE and log.size:
         f = c.found
-        digest = f.tag or _digest(c, log.size)
+        digest = f.tag or log.digest  # (a file's: the hash of the very bytes judged, as the reader read them)
         pickled = _pickled(report)
         if digest is not None and pickled is not None and (not f.tag or log.size == f.size):
+            saved = None if f.tag else log.saved  # (an object is replaced, never appended to: nothing to resume)
             judged = Judged(
-                f.device, f.inode, log.size, digest, beside(c.path),
+                f.device, f.inode, log.size, digest, -1 if saved is None else saved.offset, beside(c.path),
                 report.path, report.verdict.value, held.text(), pickled,
             )  # fmt: skip
-            saved = None if f.tag else log.saved  # (an object is replaced, never appended to: nothing to resume)
             store.put(c.key, c.real, tuple(judged), saved)  # (a plain tuple: see Judged)
     return held
-
-
-def _digest(consulted: Consulted, size: int) -> bytes | None:
-    """The hash of a file's first `size` bytes, going on from the entry's where it grew (None
-    where fewer could be read)."""
-    c = consulted
-    whole = fed(c.path, size, c.hashed if c.judged is not None else None, c.judged.size if c.judged else 0)
-    return None if whole is None else bytes(whole.digest())
 
 
 def _pickled(report: SessionReport) -> bytes | None:
@@ -437,7 +417,7 @@ def judged(
 
 def _why_not(saved: Judged, found: Found, path: str) -> tuple[str, Any]:
     """Why `saved` does not stand for the file (empty: it does, for its first `saved.size`
-    bytes), and the hash of those bytes (to go on with when the file grew). An object stands
+    bytes), and the hash of its first `saved.offset` (to go on with from the saved reading). An object stands
     for its bytes by its ETag: the same ETag and size, the same bytes (none are read)."""
     if found.tag:
         if (found.tag, found.size) != (saved.digest, saved.size):
@@ -449,7 +429,9 @@ def _why_not(saved: Judged, found: Found, path: str) -> tuple[str, Any]:
         return f"the file is shorter than when judged ({found.size:,} < {saved.size:,} bytes): truncated", None
     if beside(path) != saved.beside:
         return "the session's generations beside it changed", None
-    h = fed(path, saved.size)
-    if h is None or h.digest() != saved.digest:
+    at = max(saved.offset, 0)
+    h = fed(path, at)
+    resumed = None if h is None else h.copy()  # (the state where the saved reading goes on)
+    if h is None or fed(path, saved.size, h, at) is None or h.digest() != saved.digest:
         return f"its first {saved.size:,} bytes changed since they were judged (edited in place)", None
-    return "", h
+    return "", resumed

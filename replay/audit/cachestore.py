@@ -19,6 +19,7 @@ from __future__ import annotations
 import marshal
 import os
 import sqlite3
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,14 +31,28 @@ DB_NAME = "verdicts.sqlite"
 LIMIT = 1 << 30
 """The bytes of entries kept by default (`$SCHEDLOG_CACHE_LIMIT_MB` sets another bound)."""
 _SCHEMA = 3
+_COLUMNS = ("key", "path", "used", "size", "head", "rest")
 _FLUSH_EVERY = 256
 _AHEAD = 500
 """Keys per query of `read_ahead` (below SQLite's bound on a statement's parameters)."""
 _MAPPED = 1 << 30
 """The bytes of the database SQLite reads through a memory map (at most: it maps the file's size)."""
+_LOCK_SAID = 1.0
+"""Seconds a write waits for another run's lock before the wait is said on standard error."""
+_LOCK_WAIT = 10.0
+"""Seconds a write then waits for the lock at most: past them its entries are given up (said)."""
 _TOUCH_AFTER = 3600 * 10**9
 """An entry read is marked used again only when its mark is older than this (an hour): the
 order the least recently used are evicted in needs no finer clock, and most reads write nothing."""
+
+
+def _say(text: str) -> None:
+    """A line on standard error (the cache's own news: the run's output is never touched)."""
+    print(text, file=sys.stderr, flush=True)
+
+
+def _is_locked(err: sqlite3.OperationalError) -> bool:
+    return "locked" in str(err) or "busy" in str(err)
 
 
 class CacheProblem(Exception):
@@ -78,16 +93,22 @@ def _loads(data: bytes, column: str) -> object:
     return pickle.loads(data)
 
 
-def _sealed(fingerprint: str, value: object, column: str) -> bytes:
+def _binding(key: str, head: bytes) -> bytes:
+    """What seals an entry's rest to its entry: the key's hash and the head's checksum (a rest
+    moved from another entry, or left from an older write of this one, does not check)."""
+    return xxhash.xxh3_128_digest(key.encode()) + head[:16]
+
+
+def _sealed(fingerprint: str, value: object, column: str, binding: bytes = b"") -> bytes:
     """`value` written by `column`'s codec after the fingerprint of the code that made it (its
     length, then it: checked before the value is read back, as another version's classes may
-    not unpickle), behind their checksum."""
+    not unpickle) and the `binding` to its entry (a rest's, `_binding`), behind their checksum."""
     made_by = fingerprint.encode()
-    payload = len(made_by).to_bytes(2, "big") + made_by + _dumps(value, column)
+    payload = len(made_by).to_bytes(2, "big") + made_by + binding + _dumps(value, column)
     return xxhash.xxh3_128_digest(payload) + payload
 
 
-def _checked(blob: bytes, fingerprint: str, column: str) -> object:
+def _checked(blob: bytes, fingerprint: str, column: str, binding: bytes = b"") -> object:
     """The value `blob` holds, or a Miss saying why it is not trusted."""
     if len(blob) < 18:
         return Miss("the cache entry is truncated")
@@ -97,8 +118,11 @@ def _checked(blob: bytes, fingerprint: str, column: str) -> object:
     made_by = fingerprint.encode()
     if payload[2 : 2 + len(made_by)] != made_by or int.from_bytes(payload[:2], "big") != len(made_by):
         return Miss("the cache entry was written by another version of schedlog")
+    start = 2 + len(made_by)
+    if payload[start : start + len(binding)] != binding:
+        return Miss("the cache entry's saved reading belongs to another entry")
     try:
-        return _loads(payload[2 + len(made_by) :], column)
+        return _loads(payload[start + len(binding) :], column)
     except Exception as err:  # a damaged value raises anything: it is simply not trusted
         return Miss(f"the cache entry does not read back ({type(err).__name__})")
 
@@ -113,6 +137,7 @@ class VerdictStore:
         self._pending: list[tuple[str, bytes, int, int, bytes, bytes]] = []
         self._used: list[tuple[int, str]] = []
         self._ahead: dict[str, tuple[bytes, int]] = {}
+        self._given_up = False
         try:
             folder.mkdir(parents=True, exist_ok=True)
             self._db = _connect(folder / DB_NAME)
@@ -121,19 +146,25 @@ class VerdictStore:
 
     def get(self, key: str, column: str = "head") -> object:
         """The value stored under `key` in `column` (`head`: what is read first; `rest`: what
-        is read only when the head says it is needed), or a Miss."""
+        is read only when the head says it is needed, trusted only if sealed with this key and
+        the head stored beside it now), or a Miss. A row holding anything else than the blobs
+        and the integer this class writes (NULL, text: a damaged or foreign row) is a Miss."""
         assert column in ("head", "rest")
-        row = self._ahead.pop(key, None) if column == "head" else None
+        row: tuple[object, ...] | None = self._ahead.pop(key, None) if column == "head" else None
         try:
             if row is None:
-                row = self._db.execute(f"SELECT {column}, used FROM entries WHERE key = ?", (key,)).fetchone()
+                query = "SELECT head, used FROM entries" if column == "head" else "SELECT rest, used, head FROM entries"
+                row = self._db.execute(f"{query} WHERE key = ?", (key,)).fetchone()
         except sqlite3.Error as err:
             return Miss(f"the cache cannot be read ({err})")
         if row is None:
             return Miss()
-        value = _checked(bytes(row[0]), self.fingerprint, column)
+        blob, used, head = row[0], row[1], row[2] if column == "rest" else b""
+        if type(blob) is not bytes or type(used) is not int or type(head) is not bytes:
+            return Miss("the cache entry is damaged (a column holds what schedlog never writes)")
+        value = _checked(blob, self.fingerprint, column, _binding(key, head) if column == "rest" else b"")
         now = time.time_ns()
-        if not isinstance(value, Miss) and now - row[1] > _TOUCH_AFTER:
+        if not isinstance(value, Miss) and now - used > _TOUCH_AFTER:
             self._used.append((now, key))
         return value
 
@@ -157,7 +188,8 @@ class VerdictStore:
         import pickle  # (written on a miss only: a hit reads heads, which marshal wrote)
 
         try:
-            first, second = _sealed(self.fingerprint, head, "head"), _sealed(self.fingerprint, rest, "rest")
+            first = _sealed(self.fingerprint, head, "head")
+            second = _sealed(self.fingerprint, rest, "rest", _binding(key, first))
         except (RecursionError, ValueError, TypeError, AttributeError, pickle.PicklingError):
             return False
         self._pending.append((key, os.fsencode(path), time.time_ns(), len(first) + len(second), first, second))
@@ -168,20 +200,44 @@ class VerdictStore:
     def flush(self) -> None:
         """Commit the kept writes in one transaction, then delete the least recently used
         entries past the limit. A write that fails (a full disk, a lock held too long) loses
-        only those entries: they are read whole next time."""
+        only those entries: they are read whole next time. A lock another run holds is waited
+        for only `_LOCK_WAIT` seconds, and said on standard error (`_locked`)."""
         pending, used = self._pending, self._used
         self._pending, self._used = [], []
         if not pending and not used:
             return
-        try:
-            with self._db:
-                self._db.executemany("UPDATE entries SET used = ? WHERE key = ?", used)
-                self._db.executemany("INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?, ?)", pending)
-                total = self._db.execute("SELECT COALESCE(SUM(size), 0) FROM entries").fetchone()[0]
-                if total > self.limit:
-                    self._evict(total)
-        except sqlite3.Error:
-            pass
+        for wait in (_LOCK_SAID, _LOCK_WAIT):
+            try:
+                with self._db:
+                    self._db.execute(f"PRAGMA busy_timeout = {int(wait * 1000)}")
+                    self._db.executemany("UPDATE entries SET used = ? WHERE key = ?", used)
+                    self._db.executemany("INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?, ?)", pending)
+                    total = self._db.execute("SELECT COALESCE(SUM(size), 0) FROM entries").fetchone()[0]
+                    if total > self.limit:
+                        self._evict(total)
+                return
+            except sqlite3.OperationalError as err:
+                if not _is_locked(err) or not self._locked(len(pending), wait is _LOCK_WAIT):
+                    return
+            except sqlite3.Error:
+                return
+
+    def _locked(self, count: int, gave_up: bool) -> bool:
+        """Say that another run holds the cache's lock: that this run waits for it (the first
+        time: whether to wait), or that it gave up and `count` entries were not written. A run
+        that gave up once waits no more: its later writes are tried once, and lost if locked."""
+        if gave_up or self._given_up:
+            self._given_up = True
+            _say(
+                f"schedlog: warning: the verdict cache's lock is still held by another run: {count:,} entries "
+                "not written (those logs are read whole next time)"
+            )
+            return False
+        _say(
+            f"schedlog: the verdict cache is locked by another run (one hung while writing?): waiting up to "
+            f"{_LOCK_WAIT:.0f} s to write {count:,} entries"
+        )
+        return True
 
     def _evict(self, total: int) -> None:
         """Delete the least recently used entries until the rest fit in 90% of the limit."""
@@ -213,11 +269,12 @@ class VerdictStore:
 
 def _connect(path: Path) -> sqlite3.Connection:
     """The cache database at `path`, made if absent. A file that is not one of ours (garbage,
-    another schema) is replaced: it holds nothing but entries that can be made again. A lock
-    held too long or a file that cannot be written is an OperationalError (the caller's
-    CacheProblem), never a reason to replace the file."""
+    another schema, a database without our table or with another under its name) is replaced:
+    it holds nothing but entries that can be made again. A lock held too long or a file that
+    cannot be written is an OperationalError (the caller's CacheProblem), never a reason to
+    replace the file."""
     for attempt in (1, 2):
-        db = sqlite3.connect(path, timeout=30)
+        db = sqlite3.connect(path, timeout=_LOCK_WAIT)
         try:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")  # atomic, not durable: a lost entry is read again
@@ -232,7 +289,9 @@ def _connect(path: Path) -> sqlite3.Connection:
                     db.execute(f"PRAGMA user_version = {_SCHEMA}")
             elif version != _SCHEMA:
                 raise _NotOurs
-            db.execute("SELECT key, path, used, size, head, rest FROM entries LIMIT 0")
+            columns = [row[1] for row in db.execute("PRAGMA table_info(entries)")]
+            if columns != list(_COLUMNS):  # (no table at all, or another one under its name)
+                raise _NotOurs
             return db
         except sqlite3.OperationalError:
             db.close()

@@ -4,9 +4,13 @@ at, read from where the last look stopped.
 A log is append-only, so what a look judged stays the log's prefix while it grows: the next
 look resumes the saved reading (replay/logs/readstate.py) and reads only the appended bytes.
 A look trusts the prefix when the file is the same one (device and inode), no shorter than
-what was committed, and its last committed bytes (up to `TAIL` of them) are still those seen;
-anything else (a truncation, a replacement, an edit in place) is read again from the start and
-said as a `reread`.
+what was committed, and its committed bytes, all of them, hash as the bytes the last look
+judged (xxh3-128, the hash the reader took of the very bytes it read: a writer that rewrites
+the file under a look is seen at the next). Anything else (a truncation, a replacement, an
+edit in place anywhere in the committed bytes) is read again from the start and said as a
+`reread`. Bytes past the committed end (a torn line, a torn final frame) are read again at
+every look whose file status changed, whatever its size: a torn tail rewritten in place into a
+whole line is judged.
 
 A look judges the log as committed: a torn last line (no LF yet) or a torn final frame is a
 write in progress, left for a later look (its finding is never told). What a look tells is the
@@ -18,28 +22,28 @@ what `verify` says of the log as committed.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import xxhash
 
 from invariant.findings import Finding, Severity
-from replay.audit.cached import fed
 from replay.audit.report import SessionReport
 from replay.audit.verdicts import Verdict
 from replay.logs.discover import is_url
+from replay.logs.hashed import fed
 from replay.logs.readstate import ReadState
 from replay.logs.zstdframes import MAGIC
 from replay.reading import Reading
 
-TAIL = 4096
-"""The committed bytes a look compares again before it resumes (the last ones before the offset)."""
+if TYPE_CHECKING:
+    from replay.logs.logfile import SessionLog
+
 TORN = frozenset({"format.torn-tail", "format.torn-frame"})
 """The findings of a write in progress: never told (the write is judged once it is whole)."""
 
@@ -76,9 +80,8 @@ class Look:
     offset: int
     """The committed bytes: where the saved reading goes on."""
     hashed: Any
-    """The xxh3-128 of the committed bytes (never updated in place: copied, then fed)."""
-    tail: bytes
-    """The last committed bytes (up to TAIL), compared again before resuming."""
+    """The xxh3-128 of the committed bytes as the look read them (None: the file changed under
+    the reader, nothing is vouched for)."""
     saved: ReadState | None
     told: tuple[Finding, ...]
     verdict: Verdict | None
@@ -110,24 +113,24 @@ def look(path: str, before: Look | None, reading: Reading) -> tuple[Look | None,
     if before is not None and status == before.status:
         return before, []
     events: list[WatchEvent] = []
-    resume = None
+    resume = hasher = None
     if before is not None and before.saved is not None:
-        why = _changed(path, status, before)
+        why, hasher = _changed(path, status, before)
         if why:
             events.append(WatchEvent(path, Kind.REREAD, why=why))
             before = None
-        elif status[2] == before.status[2]:  # its status changed, not its bytes
+        elif status[2] == before.offset:  # its status changed, not its bytes (none past the committed end)
             return replace(before, status=status), []
         else:
             resume = before.saved
-    report, saved, offset = _judged(path, reading, resume)
+    report, log = _judged(path, reading, resume, xxhash.xxh3_128() if hasher is None else hasher)
     if report is None:  # no whole line yet: a log being started
-        return Look(status, 0, xxhash.xxh3_128(), b"", None, (), None), events
+        return Look(status, 0, xxhash.xxh3_128(), None, (), None), events
     told = told_of(report)
     events += _retold(path, before, told, report.verdict)
-    hashed = _hashed(path, offset, before if resume is not None else None)
-    tail = _read(path, max(0, offset - TAIL), offset) if saved is not None else b""
-    return Look(status, offset, hashed, tail or b"", saved, told, report.verdict), events
+    saved = log.saved
+    offset = saved.offset if saved is not None else log.size
+    return Look(status, offset, log.committed, saved, told, report.verdict), events
 
 
 def _look_at_object(url: str, before: Look | None, reading: Reading) -> tuple[Look | None, list[WatchEvent]]:
@@ -145,67 +148,45 @@ def _look_at_object(url: str, before: Look | None, reading: Reading) -> tuple[Lo
     status = (0, xxhash.xxh3_64_intdigest(known.tag.encode()), known.size, 0, 0)
     if before is not None and status == before.status and known.tag:
         return before, []
-    report, _, _ = _judged(url, reading, None)
+    report, _ = _judged(url, reading, None, None)
     if report is None:
-        return Look(status, 0, xxhash.xxh3_128(), b"", None, (), None), []
+        return Look(status, 0, xxhash.xxh3_128(), None, (), None), []
     told = told_of(report)
-    return Look(status, 0, None, b"", None, told, report.verdict), _retold(url, before, told, report.verdict)
+    return Look(status, 0, None, None, told, report.verdict), _retold(url, before, told, report.verdict)
 
 
-def _changed(path: str, status: tuple[int, int, int, int, int], before: Look) -> str:
-    """Why the last look's reading cannot go on (empty: it can)."""
+def _changed(path: str, status: tuple[int, int, int, int, int], before: Look) -> tuple[str, Any]:
+    """Why the last look's reading cannot go on (empty: it can), and the hash of the committed
+    bytes as they are now (the state the resumed read goes on with)."""
     if status[:2] != before.status[:2]:
-        return "replaced (another file under its name)"
+        return "replaced (another file under its name)", None
     if status[2] < before.offset:
-        return f"truncated ({status[2]:,} bytes, {before.offset:,} committed before)"
-    if _read(path, max(0, before.offset - TAIL), before.offset) != before.tail:
-        return "edited (its committed bytes changed)"
-    if status[2] == before.status[2] and _hashed(path, before.offset).digest() != before.hashed.digest():
-        return "written again in place (its size kept, its bytes changed)"
-    return ""
-
-
-def _read(path: str, start: int, end: int) -> bytes | None:
-    """The file's bytes from `start` to `end` (None: it cannot be read)."""
+        return f"truncated ({status[2]:,} bytes, {before.offset:,} committed before)", None
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        now = fed(path, before.offset)
     except OSError:
-        return None
-    try:
-        out = bytearray()
-        while (at := start + len(out)) < end and (piece := os.pread(fd, min(1 << 20, end - at), at)):
-            out += piece
-        return bytes(out)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-
-
-def _hashed(path: str, offset: int, before: Look | None = None) -> Any:
-    """The xxh3-128 of the file's first `offset` bytes: `before`'s hash fed the bytes after its
-    offset, where given (its bytes were checked), else all of them."""
-    h = xxhash.xxh3_128() if before is None else before.hashed.copy()
-    with contextlib.suppress(OSError):  # unreadable or shrunk now: the hash matches nothing; read again next
-        fed(path, offset, h, 0 if before is None else before.offset)
-    return h
+        now = None
+    if now is None or before.hashed is None or now.digest() != before.hashed.digest():
+        if status[2] == before.status[2]:
+            return "written again in place (its size kept, its bytes changed)", None
+        return "edited (its committed bytes changed)", None
+    return "", now
 
 
 def _judged(
-    path: str, reading: Reading, resume: ReadState | None
-) -> tuple[SessionReport | None, ReadState | None, int]:
-    """The log's report as committed, its reading saved at its last committed line, and the
-    committed bytes; no report where the file holds no whole line yet (a plain log whose first
-    line is still being written, or an empty file)."""
+    path: str, reading: Reading, resume: ReadState | None, hasher: Any
+) -> tuple[SessionReport | None, SessionLog]:
+    """The log's report as committed and the reading that made it (its state saved at its last
+    committed line, the hash of the bytes it judged: `hasher` is the committed bytes' where it
+    resumes); no report where the file holds no whole line yet (a plain log whose first line is
+    still being written, or an empty file)."""
     from replay.audit.verify import verify_log
     from replay.logs.logfile import SessionLog
 
+    log = SessionLog(path, reading, resume=resume, hasher=hasher)
     if resume is None and _unstarted(path):
-        return None, None, 0
-    log = SessionLog(path, reading, resume=resume)
-    report = verify_log(log)
-    saved = log.saved
-    return report, saved, saved.offset if saved is not None else log.size
+        return None, log
+    return verify_log(log), log
 
 
 def _unstarted(path: str) -> bool:

@@ -44,7 +44,7 @@ from replay.logs import inputs
 from replay.logs.bytesource import Data
 from replay.logs.chunks import ChunkRow
 from replay.logs.discover import LOG_SUFFIXES, STORE_NAME, is_url
-from replay.logs.jsonline import BeyondBound, JsonLineError, parse_json_line
+from replay.logs.jsonline import BeyondBound, JsonLineError, located, parse_json_line
 from replay.logs.logfile import UNFRAMED, Entry, SessionLog
 from replay.reading import DEFAULT_READING, Reading
 
@@ -223,7 +223,7 @@ def judge_log(log: SessionLog, sink: SessionSink | None = None) -> tuple[Session
                 transcript.add(event, entry.line, entry.event_index)
             except BeyondBound as bound:  # the log's budget for deep values is spent: it is read no further
                 with contextlib.suppress(StopIteration):
-                    entries.throw(bound)
+                    entries.throw(located(bound, entry.line))
                 break
             if sink is not None:
                 sink.other_record(entry.line, entry.event_index, event, entry.row, entry.raw)

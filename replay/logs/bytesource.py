@@ -37,6 +37,8 @@ class FileSource:
         self._file = f
         self.size = size
         self.read = 0
+        self.reread = False
+        """Whether a stretch was read again (`read_at`): bytes judged that the pieces did not give."""
 
     def __enter__(self) -> FileSource:
         return self
@@ -53,6 +55,7 @@ class FileSource:
 
     def read_at(self, start: int, end: int) -> bytes:
         """The bytes from `start` to `end`, read again (a long line, once its end is known)."""
+        self.reread = True
         parts = []
         while start < end and (part := os.pread(self._file.fileno(), end - start, start)):
             parts.append(part)

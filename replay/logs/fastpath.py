@@ -16,6 +16,7 @@ from itertools import compress
 
 from replay.logs.envelope import Record
 from replay.logs.fastruns import decode_run, event_of, in_line, kinds_for, learn
+from replay.logs.jsonline import BeyondBound, located
 from replay.logs.records import Entry, Records
 
 _SLICE = 8192
@@ -79,36 +80,40 @@ class FastRecords(Records):
             records, lines, count, not self.marks_cut, roles, self.surface, version
         )
         tag_of, message_ids, verdicts = known.tag_of, self.load_checks.message_ids, known.verdicts
-        for i in checked:
-            record = records[i]
-            verdict = verdicts.get(kinds[i])
-            found = None if verdict is None else verdict(record.data)  # type: ignore[attr-defined]
-            if found is None:
-                self.check_load(event_of(record, lines[i], budget), before + i + 1)
-            elif found:
-                message_ids[record.seq] = found
-        if selected:
-            assert select is not None
-            tags = list(map(tag_of.__getitem__, map(kinds.__getitem__, selected)))
-            selected = list(compress(selected, select.screen(tags, list(map(lines.__getitem__, selected)))))
+        i = 0
+        try:
+            for i in checked:
+                record = records[i]
+                verdict = verdicts.get(kinds[i])
+                found = None if verdict is None else verdict(record.data)  # type: ignore[attr-defined]
+                if found is None:
+                    self.check_load(event_of(record, lines[i], budget), before + i + 1)
+                elif found:
+                    message_ids[record.seq] = found
             if selected:
-                wanted = sorted(wanted + selected)
-        for i in wanted:
-            kind = kinds[i]
-            if kind is known.change:
-                event = event_of(records[i], lines[i], budget)
-            elif kind is known.marker:
-                if not self.cuts(event := event_of(records[i], lines[i], budget), starts[i]):
-                    continue
-            else:
                 assert select is not None
-                tag = tag_of[kind]
-                if not (
-                    select.by_bytes(tag, lines[i])
-                    and select.by_event(tag, event := event_of(records[i], lines[i], budget))
-                ):
-                    continue
-            self.scan.advance(starts[i] + 1)
-            yield self.keep(Entry(before + i + 1, starts[i], event, None, _utf8(lines[i][:-1])))
+                tags = list(map(tag_of.__getitem__, map(kinds.__getitem__, selected)))
+                selected = list(compress(selected, select.screen(tags, list(map(lines.__getitem__, selected)))))
+                if selected:
+                    wanted = sorted(wanted + selected)
+            for i in wanted:
+                kind = kinds[i]
+                if kind is known.change:
+                    event = event_of(records[i], lines[i], budget)
+                elif kind is known.marker:
+                    if not self.cuts(event := event_of(records[i], lines[i], budget), starts[i]):
+                        continue
+                else:
+                    assert select is not None
+                    tag = tag_of[kind]
+                    if not (
+                        select.by_bytes(tag, lines[i])
+                        and select.by_event(tag, event := event_of(records[i], lines[i], budget))
+                    ):
+                        continue
+                self.scan.advance(starts[i] + 1)
+                yield self.keep(Entry(before + i + 1, starts[i], event, None, _utf8(lines[i][:-1])))
+        except BeyondBound as bound:  # (located at its record's line)
+            raise located(bound, before + i + 1) from None
         self.scan.advance(starts[stop])
         return stop

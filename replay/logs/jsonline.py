@@ -30,7 +30,20 @@ class JsonLineError(ValueError):
 
 class BeyondBound(Exception):
     """A deep value past the reader's budget (`Deep`): not read, and no judgement of the record
-    (the reference reads it: it is schedlog's bound, never a defect of the log)."""
+    (the reference reads it: it is schedlog's bound, never a defect of the log). `line` is the
+    record's where whoever read it knew it (the finding is located there, however the log was
+    read: cold or resumed, block by block)."""
+
+    def __init__(self, line: int | None = None) -> None:
+        super().__init__(line)
+        self.line = line
+
+
+def located(bound: BeyondBound, line: int) -> BeyondBound:
+    """`bound`, located at `line` unless a reader nearer the record located it first."""
+    if bound.line is None:
+        bound.line = line
+    return bound
 
 
 Deep = Callable[[int], None]

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from invariant.findings import Finding, Severity
 from replay.logs import inputs
@@ -91,6 +92,11 @@ class SessionLog:
     """Go on from this state, saved by a read of the same file when it was shorter (its bytes
     before the state's offset checked to be the same, by the caller): the saved records are
     yielded again, and only the bytes from the offset on are read."""
+    hasher: Any = None
+    """An xxh3-128 state standing for the file's bytes before where this read starts (`resume`'s
+    offset, else none), to be fed the bytes the read takes, in order (it is used up): then
+    `digest` and `committed` say exactly which bytes were judged, whatever the file holds by
+    the time the caller looks at it again (a log rewritten under its reader)."""
 
     saved: ReadState | None = None
     """Once `entries(schedule_only=True)` is read: the state at its last committed line, to
@@ -101,10 +107,17 @@ class SessionLog:
     """A Zstandard file not framed as the harness frames a log, its content read as one plaintext."""
     head: Header = field(default_factory=Header)
     """What the first line says: the header, its version (header.py)."""
+    digest: bytes | None = None
+    """With a `hasher`, once read: the xxh3-128 of the `size` bytes judged (None where the read
+    cannot vouch for them: the file shrank, or changed under the reader's second look at a line)."""
+    committed: Any = None
+    """With a `hasher`, once read: its state at the committed end (`saved`'s offset, else
+    `size`), to go on with when the log grows (None as for `digest`)."""
     notes: Notes = field(init=False)
     records: Records = field(init=False)
     _lines: PlainLines | None = None
     _consumed: int = 0
+    _hashed_from: int = 0
 
     def __post_init__(self) -> None:
         self.notes = Notes(self.reading.mode is Mode.STRICT)
@@ -160,6 +173,7 @@ class SessionLog:
         stage = FastRecords if self.fast and schedule_only and others is None else Records
         if schedule_only:
             self.records = stage(self.notes, self.records.budget, True, others, select, [])
+        self._hashed_from = self._start
         raw = inputs.opened(self.path, self.data)
         if isinstance(raw, str):
             self.notes.cannot_read(raw)
@@ -177,9 +191,12 @@ class SessionLog:
                     yield from self._zstd(raw)
                 else:
                     yield from self._plain(in_pieces(raw, self._start), slicer(raw))
-        except BeyondBound:  # from the reader, or from the caller's own reading (`charge_deep`)
+        except BeyondBound as bound:  # from the reader, or from the caller's own reading (`charge_deep`)
             self.saved = None
-            self.notes.find("format.depth.bound", Severity.ERROR, DEPTH_BOUND_MESSAGE, self.lines or None)
+            line = bound.line if bound.line is not None else self.lines or None
+            self.notes.find("format.depth.bound", Severity.ERROR, DEPTH_BOUND_MESSAGE, line)
+        if self.hasher is not None and not isinstance(raw, FileSource):
+            self._hash_held(raw)
         self.records.close(self.head.header)
         self.notes.close()
         self._advance(self.size - self._consumed)  # the bytes no block reported: header frame, torn or refused tail
@@ -200,11 +217,36 @@ class SessionLog:
             raw = source.spooled()
             if not source.shrunk:
                 yield from self._zstd(raw)
+                if self.hasher is not None:
+                    self._hash_held(raw)
         else:
-            yield from self._plain(source.pieces(self._start), source.read_at)
+            hashing = None if self.hasher is None else _Hashing(self.hasher, source, self._start)
+            yield from self._plain(source.pieces(self._start) if hashing is None else hashing.pieces(), source.read_at)
+            if hashing is not None:
+                self.digest, self.committed = hashing.finish(self.path, self._committed_end)
         if source.shrunk:
             self.saved = None
             self.notes.cannot_read(source.shrink_message())
+            self.digest = self.committed = None
+
+    @property
+    def _committed_end(self) -> int:
+        """Where the read committed: the saved state's offset, else the whole file."""
+        return self.size if self.saved is None else self.saved.offset
+
+    def _hash_held(self, raw: Data) -> None:
+        """`digest` and `committed` of bytes held whole (read once: the bytes judged), the hasher
+        started again where a resumed read went back to the start (a Zstandard one whose
+        appended frames did not scan)."""
+        h, start = self.hasher, self._hashed_from
+        if self._start != start:
+            h.reset()
+            start = 0
+        view, end = memoryview(raw), self._committed_end
+        h.update(view[start:end])
+        self.committed = h.copy()
+        h.update(view[end:])
+        self.digest = h.digest()
 
     @property
     def _start(self) -> int:
@@ -322,3 +364,38 @@ class SessionLog:
         self._consumed += nbytes
         if self.progress is not None and nbytes:
             self.progress(nbytes)
+
+
+class _Hashing:
+    """A large file's pieces fed to the hasher as the plain reader takes them (the bytes judged,
+    read once), and what they hash to once the read is done."""
+
+    def __init__(self, hasher: Any, source: FileSource, start: int) -> None:
+        self.hasher, self.source, self.start = hasher, source, start
+        self.before = hasher.copy()
+        self._pieces = source.pieces(start)
+
+    def pieces(self) -> Iterator[bytes]:
+        for piece in self._pieces:
+            self.hasher.update(piece)
+            yield piece
+
+    def finish(self, path: str, committed: int) -> tuple[bytes | None, Any]:
+        """The digest of the file's bytes as read (the pieces a read that ended early left are
+        read too: its report does not depend on them), and the state at `committed`. Where that
+        state is inside the bytes read, or a long line was read a second time, the file is
+        hashed again from `start` and must give the same digest: else it changed under the
+        reader, and nothing is vouched for."""
+        for piece in self._pieces:
+            self.hasher.update(piece)
+        digest = self.hasher.digest()
+        if committed == self.source.size and not self.source.reread:
+            return digest, self.hasher.copy()
+        from replay.logs.hashed import fed
+
+        try:
+            at = fed(path, committed, self.before, self.start)
+            again = None if at is None else fed(path, self.source.size, at.copy(), committed)
+        except OSError:
+            return None, None
+        return (digest, at) if again is not None and again.digest() == digest else (None, None)

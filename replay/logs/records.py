@@ -30,7 +30,7 @@ from replay.logs.chunks import ChunkRow
 from replay.logs.committed import TURN_END, CommittedScan
 from replay.logs.frames import BlankLines, FrameBatch, Lines, LongLine
 from replay.logs.header import Header, too_long
-from replay.logs.jsonline import DeepBudget, JsonLineError, decode_json, parse_json_line
+from replay.logs.jsonline import BeyondBound, DeepBudget, JsonLineError, decode_json, located, parse_json_line
 from replay.logs.notes import Notes
 
 _T = TypeVar("_T")
@@ -187,13 +187,17 @@ class Records:
     def lines(self, lines: list[bytes], before: int) -> Iterator[Entry]:
         """The entries of `lines` (each with its LF), each read exactly (`record`); past a
         defect, only what may still matter (`past_defect`)."""
-        for k, line in enumerate(lines):
-            if self.scan.defect is not None:
-                self.past_defect(lines[k:], before + k)
-                return
-            entry = self.record(before + k + 1, line[:-1])
-            if entry is not None:
-                yield entry
+        k = 0
+        try:
+            for k, line in enumerate(lines):
+                if self.scan.defect is not None:
+                    self.past_defect(lines[k:], before + k)
+                    return
+                entry = self.record(before + k + 1, line[:-1])
+                if entry is not None:
+                    yield entry
+        except BeyondBound as bound:  # (located at its record's line: a block's first is no record's)
+            raise located(bound, before + k + 1) from None
 
     def past_defect(self, lines: list[bytes], before: int) -> None:
         """Past the defect no record is committed or checked: only a `turn/end` still matters (it
@@ -215,7 +219,11 @@ class Records:
                     start = text.rfind(b"\n", 0, at) + 1
                     end = text.find(b"\n", at)
                     end = len(text) if end < 0 else end
-                    if self._ends_turn(text[start:end]):
+                    try:
+                        ends = self._ends_turn(text[start:end])
+                    except BeyondBound as bound:
+                        raise located(bound, before + k + text.count(b"\n", 0, start) + 1) from None
+                    if ends:
                         self.scan.fatal = True
                         return
                     at = text.find(needle, end)
