@@ -32,7 +32,7 @@ from replay.audit.cachestore import LIMIT, CacheProblem, Miss, VerdictStore
 from replay.audit.held import Held
 from replay.audit.verdicts import Verdict
 from replay.logs.discover import generations_beside, is_url
-from replay.logs.hashed import fed
+from replay.logs.hashed import Hashing, fed
 from replay.reading import Reading
 
 if TYPE_CHECKING:  # the judge, the reader and the reports load on the first log the cache does not answer for
@@ -298,11 +298,12 @@ def reader(
         rest = store.get(c.key, "rest")
         if isinstance(rest, ReadState) and rest.offset == c.judged.offset:
             use = Use.CACHED if c.unchanged else Use.RESUMED
-            return SessionLog(c.path, reading, progress=progress, resume=rest, hasher=c.hashed), use
+            resumed = Hashing(c.hashed, rest.offset)
+            return SessionLog(c.path, reading, progress=progress, resume=rest, hashing=resumed), use
         c.why = rest.why if isinstance(rest, Miss) and rest.why else "its reading could not be saved"
         c.judged = c.hashed = None
-    hasher = None if c.found.tag else xxhash.xxh3_128()  # (an object stands for its bytes by its ETag)
-    return SessionLog(c.path, reading, held, progress=progress, hasher=hasher), Use.WHOLE
+    hashing = None if c.found.tag else Hashing()  # (an object stands for its bytes by its ETag)
+    return SessionLog(c.path, reading, held, progress=progress, hashing=hashing), Use.WHOLE
 
 
 def remember(consulted: Consulted, store: VerdictStore, log: SessionLog, report: SessionReport, use: Use) -> Held:
@@ -312,7 +313,7 @@ def remember(consulted: Consulted, store: VerdictStore, log: SessionLog, report:
     held = Held.of(replace(report, read=use, read_why=c.why))
     if use is not Use.CACHED and report.verdict is not Verdict.UNREADABLE and log.size:
         f = c.found
-        digest = f.tag or log.digest  # (a file's: the hash of the very bytes judged, as the reader read them)
+        digest = f.tag or (None if log.hashing is None else log.hashing.digest)  # (the very bytes judged)
         pickled = _pickled(report)
         if digest is not None and pickled is not None and (not f.tag or log.size == f.size):
             saved = None if f.tag else log.saved  # (an object is replaced, never appended to: nothing to resume)

@@ -36,7 +36,7 @@ from invariant.findings import Finding, Severity
 from replay.audit.report import SessionReport
 from replay.audit.verdicts import Verdict
 from replay.logs.discover import is_url
-from replay.logs.hashed import fed
+from replay.logs.hashed import Hashing, fed
 from replay.logs.readstate import ReadState
 from replay.logs.zstdframes import MAGIC
 from replay.reading import Reading
@@ -123,14 +123,15 @@ def look(path: str, before: Look | None, reading: Reading) -> tuple[Look | None,
             return replace(before, status=status), []
         else:
             resume = before.saved
-    report, log = _judged(path, reading, resume, xxhash.xxh3_128() if hasher is None else hasher)
+    report, log = _judged(path, reading, resume, Hashing(hasher, 0 if resume is None else resume.offset))
     if report is None:  # no whole line yet: a log being started
         return Look(status, 0, xxhash.xxh3_128(), None, (), None), events
     told = told_of(report)
     events += _retold(path, before, told, report.verdict)
     saved = log.saved
     offset = saved.offset if saved is not None else log.size
-    return Look(status, offset, log.committed, saved, told, report.verdict), events
+    assert log.hashing is not None
+    return Look(status, offset, log.hashing.committed, saved, told, report.verdict), events
 
 
 def _look_at_object(url: str, before: Look | None, reading: Reading) -> tuple[Look | None, list[WatchEvent]]:
@@ -174,16 +175,15 @@ def _changed(path: str, status: tuple[int, int, int, int, int], before: Look) ->
 
 
 def _judged(
-    path: str, reading: Reading, resume: ReadState | None, hasher: Any
+    path: str, reading: Reading, resume: ReadState | None, hashing: Hashing | None
 ) -> tuple[SessionReport | None, SessionLog]:
     """The log's report as committed and the reading that made it (its state saved at its last
-    committed line, the hash of the bytes it judged: `hasher` is the committed bytes' where it
-    resumes); no report where the file holds no whole line yet (a plain log whose first line is
-    still being written, or an empty file)."""
+    committed line, the hash of the bytes it judged where `hashing`); no report where the file
+    holds no whole line yet (a plain log whose first line is still being written, or an empty file)."""
     from replay.audit.verify import verify_log
     from replay.logs.logfile import SessionLog
 
-    log = SessionLog(path, reading, resume=resume, hasher=hasher)
+    log = SessionLog(path, reading, resume=resume, hashing=hashing)
     if resume is None and _unstarted(path):
         return None, log
     return verify_log(log), log

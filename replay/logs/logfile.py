@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from invariant.findings import Finding, Severity
 from replay.logs import inputs
@@ -42,6 +41,7 @@ from replay.logs.frames import (
     whole_text,
     zstd_head,
 )
+from replay.logs.hashed import Hashing
 from replay.logs.header import Header, first_line, only_line, too_long
 from replay.logs.jsonline import DEEP_BUDGET, DEPTH_BOUND_MESSAGE, BeyondBound, DeepBudget
 from replay.logs.notes import Notes
@@ -92,11 +92,8 @@ class SessionLog:
     """Go on from this state, saved by a read of the same file when it was shorter (its bytes
     before the state's offset checked to be the same, by the caller): the saved records are
     yielded again, and only the bytes from the offset on are read."""
-    hasher: Any = None
-    """An xxh3-128 state standing for the file's bytes before where this read starts (`resume`'s
-    offset, else none), to be fed the bytes the read takes, in order (it is used up): then
-    `digest` and `committed` say exactly which bytes were judged, whatever the file holds by
-    the time the caller looks at it again (a log rewritten under its reader)."""
+    hashing: Hashing | None = None
+    """Hash the bytes the read takes (hashed.py: its state stands for those before `resume`'s offset)."""
 
     saved: ReadState | None = None
     """Once `entries(schedule_only=True)` is read: the state at its last committed line, to
@@ -107,17 +104,10 @@ class SessionLog:
     """A Zstandard file not framed as the harness frames a log, its content read as one plaintext."""
     head: Header = field(default_factory=Header)
     """What the first line says: the header, its version (header.py)."""
-    digest: bytes | None = None
-    """With a `hasher`, once read: the xxh3-128 of the `size` bytes judged (None where the read
-    cannot vouch for them: the file shrank, or changed under the reader's second look at a line)."""
-    committed: Any = None
-    """With a `hasher`, once read: its state at the committed end (`saved`'s offset, else
-    `size`), to go on with when the log grows (None as for `digest`)."""
     notes: Notes = field(init=False)
     records: Records = field(init=False)
     _lines: PlainLines | None = None
     _consumed: int = 0
-    _hashed_from: int = 0
 
     def __post_init__(self) -> None:
         self.notes = Notes(self.reading.mode is Mode.STRICT)
@@ -173,7 +163,6 @@ class SessionLog:
         stage = FastRecords if self.fast and schedule_only and others is None else Records
         if schedule_only:
             self.records = stage(self.notes, self.records.budget, True, others, select, [])
-        self._hashed_from = self._start
         raw = inputs.opened(self.path, self.data)
         if isinstance(raw, str):
             self.notes.cannot_read(raw)
@@ -195,8 +184,8 @@ class SessionLog:
             self.saved = None
             line = bound.line if bound.line is not None else self.lines or None
             self.notes.find("format.depth.bound", Severity.ERROR, DEPTH_BOUND_MESSAGE, line)
-        if self.hasher is not None and not isinstance(raw, FileSource):
-            self._hash_held(raw)
+        if self.hashing is not None and not isinstance(raw, FileSource):
+            self.hashing.held(raw, self._start, self._committed_end)
         self.records.close(self.head.header)
         self.notes.close()
         self._advance(self.size - self._consumed)  # the bytes no block reported: header frame, torn or refused tail
@@ -213,40 +202,28 @@ class SessionLog:
         (its frames are found across it; a large one from a mapped copy, `FileSource.spooled`).
         A file that shrank under the reader is not judged."""
         self.size = source.size
+        hashing = self.hashing
         if source.head(4) == ZSTD_MAGIC:
             raw = source.spooled()
             if not source.shrunk:
                 yield from self._zstd(raw)
-                if self.hasher is not None:
-                    self._hash_held(raw)
+                if hashing is not None:
+                    hashing.held(raw, self._start, self._committed_end)
         else:
-            hashing = None if self.hasher is None else _Hashing(self.hasher, source, self._start)
-            yield from self._plain(source.pieces(self._start) if hashing is None else hashing.pieces(), source.read_at)
+            yield from self._plain(
+                source.pieces(self._start) if hashing is None else hashing.pieces(source), source.read_at
+            )
             if hashing is not None:
-                self.digest, self.committed = hashing.finish(self.path, self._committed_end)
+                hashing.finish(self.path, source, self._committed_end)
         if source.shrunk:
             self.saved = None
             self.notes.cannot_read(source.shrink_message())
-            self.digest = self.committed = None
+            if hashing is not None:
+                hashing.lost()
 
     @property
     def _committed_end(self) -> int:
-        """Where the read committed: the saved state's offset, else the whole file."""
         return self.size if self.saved is None else self.saved.offset
-
-    def _hash_held(self, raw: Data) -> None:
-        """`digest` and `committed` of bytes held whole (read once: the bytes judged), the hasher
-        started again where a resumed read went back to the start (a Zstandard one whose
-        appended frames did not scan)."""
-        h, start = self.hasher, self._hashed_from
-        if self._start != start:
-            h.reset()
-            start = 0
-        view, end = memoryview(raw), self._committed_end
-        h.update(view[start:end])
-        self.committed = h.copy()
-        h.update(view[end:])
-        self.digest = h.digest()
 
     @property
     def _start(self) -> int:
@@ -291,7 +268,7 @@ class SessionLog:
             head = zstd_head(raw)
         if not isinstance(head, ZstdHead):
             if head.unframed:
-                yield from self._unframed(raw)
+                yield from _unframed(self, raw)
             elif head.unreadable:
                 self.notes.cannot_read(head.message)
             else:
@@ -308,23 +285,6 @@ class SessionLog:
                 return
             start = 1, head.frames[0].end, len(head.header) + 1
         yield from ZstdFrames(self.records, self.notes, self._save, self._advance).entries(raw, head, *start)
-
-    def _unframed(self, raw: Data) -> Iterator[Entry]:
-        """A Zstandard file whose first frame is not exactly the header line: written whole by a
-        general tool (`zstd log.jsonl`), not framed as the harness frames a log. The harness
-        refuses it (session-log.md §9.3: strict mode says so, an error; lenient mode warns),
-        and its content is read as the plain log it holds (`zstdcat FILE | schedlog verify -`)."""
-        self.unframed = True
-        self.notes.strict_problem(UNFRAMED, _UNFRAMED_MESSAGE, 1)
-        whole = whole_text(raw)
-        consumed, progress = self._consumed, self.progress
-        self.progress = None  # the plaintext's bytes are not the file's: the file is told whole, after
-        try:
-            yield from self._plain((whole.text,), slicer(whole.text), saving=False)
-        finally:
-            self._consumed, self.progress = consumed, progress
-        if whole.error is not None:
-            self.notes.find("format.zstd.bound" if whole.bound else "format.zstd", Severity.ERROR, whole.error)
 
     def _first_line(self, raw: bytes, size: int) -> Entry | None:
         """The header line (`size`: its bytes in a plain file), or a headerless file's first event."""
@@ -366,36 +326,20 @@ class SessionLog:
             self.progress(nbytes)
 
 
-class _Hashing:
-    """A large file's pieces fed to the hasher as the plain reader takes them (the bytes judged,
-    read once), and what they hash to once the read is done."""
-
-    def __init__(self, hasher: Any, source: FileSource, start: int) -> None:
-        self.hasher, self.source, self.start = hasher, source, start
-        self.before = hasher.copy()
-        self._pieces = source.pieces(start)
-
-    def pieces(self) -> Iterator[bytes]:
-        for piece in self._pieces:
-            self.hasher.update(piece)
-            yield piece
-
-    def finish(self, path: str, committed: int) -> tuple[bytes | None, Any]:
-        """The digest of the file's bytes as read (the pieces a read that ended early left are
-        read too: its report does not depend on them), and the state at `committed`. Where that
-        state is inside the bytes read, or a long line was read a second time, the file is
-        hashed again from `start` and must give the same digest: else it changed under the
-        reader, and nothing is vouched for."""
-        for piece in self._pieces:
-            self.hasher.update(piece)
-        digest = self.hasher.digest()
-        if committed == self.source.size and not self.source.reread:
-            return digest, self.hasher.copy()
-        from replay.logs.hashed import fed
-
-        try:
-            at = fed(path, committed, self.before, self.start)
-            again = None if at is None else fed(path, self.source.size, at.copy(), committed)
-        except OSError:
-            return None, None
-        return (digest, at) if again is not None and again.digest() == digest else (None, None)
+def _unframed(log: SessionLog, raw: Data) -> Iterator[Entry]:
+    """A Zstandard file whose first frame is not exactly the header line: written whole by a
+    general tool (`zstd log.jsonl`), not framed as the harness frames a log (a stage of
+    SessionLog's, outside it for its length). The harness refuses it (session-log.md §9.3:
+    strict mode says so, an error; lenient mode warns), and its content is read as the plain
+    log it holds (`zstdcat FILE | schedlog verify -`)."""
+    log.unframed = True
+    log.notes.strict_problem(UNFRAMED, _UNFRAMED_MESSAGE, 1)
+    whole = whole_text(raw)
+    consumed, progress = log._consumed, log.progress
+    log.progress = None  # the plaintext's bytes are not the file's: the file is told whole, after
+    try:
+        yield from log._plain((whole.text,), slicer(whole.text), saving=False)
+    finally:
+        log._consumed, log.progress = consumed, progress
+    if whole.error is not None:
+        log.notes.find("format.zstd.bound" if whole.bound else "format.zstd", Severity.ERROR, whole.error)
