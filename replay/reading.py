@@ -30,7 +30,7 @@ class Mode(StrEnum):
 
 @dataclass(frozen=True)
 class Selection:
-    """Which findings a run reports (replay/selection.py: the options and the configuration that
+    """Which findings a run reports (replay/cli/selection.py: the options and the configuration that
     make one). It never changes a verdict: it says what is reported of a log, not what it is."""
 
     select: tuple[str, ...] = ()

@@ -493,7 +493,7 @@ def test_the_manifest_example_names_the_manifest_keys(env: dict[str, str]) -> No
     shape of one, its parts under that run's prefix."""
     import boto3
 
-    from replay.published import MANIFEST, SCHEMA
+    from replay.duck.published import MANIFEST, SCHEMA
     from tests.documentation import BLOCKS
 
     (shown_text,) = [b for lang, b, _ in BLOCKS if lang == "json" and b.startswith('{"schema": 1, "run"')]

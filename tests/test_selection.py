@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from replay.cli import main
+from replay.cli.selection import ConfigError, configured, selection
 from replay.reading import Selection, matches
-from replay.selection import ConfigError, configured, selection
 from tests.conftest import REAL_LOGS, requires_real_logs
 
 ROOT = Path(__file__).resolve().parent.parent

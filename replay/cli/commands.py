@@ -207,13 +207,13 @@ SELECTION = (
     ),
     click.option("--isolated", is_flag=True, help="Read no configuration file."),
 )
-"""Which findings a command reports (replay/selection.py): the command line over [tool.schedlog]."""
+"""Which findings a command reports (replay/cli/selection.py): the command line over [tool.schedlog]."""
 
 
 def _selection(select: str | None, ignore: str | None, config: str | None, isolated: bool) -> Any:
     """The run's selection of findings; a selector or configuration that cannot be used is a
     usage error naming it (exit 2)."""
-    from replay.selection import ConfigError, selection
+    from replay.cli.selection import ConfigError, selection
 
     try:
         return selection(select, ignore, None if config is None else Path(config), isolated, Path.cwd())

@@ -32,7 +32,7 @@ def other_runs_parts(out: Path | str, shard: tuple[int, int] | None) -> list[str
     a re-run would be read beside (a folder of 8 sessions counted 16 after two runs)."""
     own = re.compile(rf"verdicts-shard-\d+-of-{shard[1]}\.parquet" if shard else r"verdicts\.parquet")
     if isinstance(out, str) and is_url(out):
-        from replay.published import names_under
+        from replay.duck.published import names_under
 
         names = sorted(n for n in names_under(out) if n.endswith(".parquet"))
     else:
@@ -48,7 +48,7 @@ def write_verdicts(reports: Sequence[SessionReport], out: Path | str, name: str 
     Under an object store's prefix (`out` a URL), the part is made in a local folder and put there
     in one PUT, whole or absent (published.write_part); its URL is returned."""
     if isinstance(out, str) and is_url(out):
-        from replay.published import write_part
+        from replay.duck.published import write_part
 
         return write_part(lambda folder: _part_in(reports, folder, name), out)
     return _part_in(reports, Path(out), name)

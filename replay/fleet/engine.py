@@ -39,9 +39,9 @@ from replay.audit.hoststore import cross_checked
 from replay.audit.report import SessionReport
 from replay.audit.textline import text_line
 from replay.audit.verify import store_report
+from replay.duck.published import foreign, publish, run_id, run_prefix
 from replay.duck.verdicts import write_verdicts
 from replay.logs.discover import STORE_NAME, Skipped, discover, is_url, local_path
-from replay.published import foreign, publish, run_id, run_prefix
 from replay.reading import DEFAULT_READING, Reading
 
 TASK_FILES, TASK_BYTES = 1024, 64 << 20
