@@ -145,6 +145,38 @@ DELIVERY = tuple(Rule((rule,), text) for rule, text in DELIVERY_RULES.items())
 
 TABLE = {rule_id: row for row in (*PROTOCOL, *LIVE, *FORMAT, *TRANSCRIPT, *DELIVERY) for rule_id in row.ids}
 
+HOST = (
+    *("host.cron.canonical", "host.cron.grammar", "host.legacy-reminders", "host.reminders", "host.receipt"),
+    *("host.history", "host.history.duplicate-message", "host.history.last-delivery", "host.history.prompt"),
+    *("host.history.pruned", "host.history.records", "host.history.unavailable", "host.receipt.unmatched"),
+    *("host.message.task-deleted", "host.message.unreceipted", "host.session.missing"),
+    *("host.record", "host.record.expression", "host.record.id", "host.record.keys", "host.record.kind"),
+    *("host.record.prompt", "host.record.time", "host.record.title", "host.record.title.length"),
+    *("host.soft.history-order", "host.soft.occurrence", "host.soft.overdue", "host.soft.retention"),
+    *("host.soft.undelivered", "host.store.ignored", "host.store.json", "host.store.tables", "host.store.unit"),
+    *("host.store.version", "host.task.key", "host.task.keys", "host.task.status"),
+    *("host.weekly.weekdays", "host.weekly.weekdays.order"),
+    *("host.window", "host.window.bounds", "host.window.end", "host.window.order", "host.window.start"),
+)
+"""The findings of a Host task store and of the deliveries it made (invariant/hoststore.py)."""
+
+CODES = frozenset(TABLE) | frozenset(HOST) | {"live.resolve.accepted", "live.resolve.calendar"}
+CODES |= {"live.resolve.rule", "live.resolve.zone"}
+"""Every code a finding or a violation can carry (a test holds it against the sources)."""
+
+
+def known(selector: str) -> bool:
+    """Whether `selector` names a code, or a prefix of one at a dot (`format.header`, `host`)."""
+    return selector in CODES or any(code.startswith(selector + ".") for code in CODES)
+
+
+def nearest(selector: str) -> list[str]:
+    """The known codes and prefixes nearest `selector` in spelling (for a message), best first."""
+    import difflib
+
+    prefixes = {".".join(code.split(".")[:n]) for code in CODES for n in range(1, code.count(".") + 1)}
+    return difflib.get_close_matches(selector, sorted(CODES | prefixes), n=3, cutoff=0.5)
+
 
 def row_of(rule_id: str) -> Rule | None:
     """The row covering `rule_id`: its own, else the row of its longest dotted prefix."""

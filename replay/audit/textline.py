@@ -36,7 +36,9 @@ def text_line(r: SessionReport) -> str:
         where = f"event {v.index}" if v.index is not None else "store" if r.store else "log"
         head = f"CORRUPT    {_location(r)}{who}: {v.rule}: {v.message} ({where}{', ' + v.pointer if v.pointer else ''})"
     elif r.verdict is Verdict.CORRUPT:
-        head = f"CORRUPT    {r.path}{who}: the log format is refused (see below)"
+        below = any(f.severity == "error" for f in r.findings)  # (a selection may have left them out)
+        why = "see below" if below else "by findings the selection leaves out: --select/--ignore"
+        head = f"CORRUPT    {r.path}{who}: the log format is refused ({why})"
     elif r.store:
         head = f"ok         {r.path}: Host task store, {r.events} task(s)"
     else:

@@ -36,12 +36,20 @@ def selectors(text: str, where: str) -> tuple[str, ...]:
 
 
 def checked(values: object, where: str) -> tuple[str, ...]:
-    """`values` as selectors, each a finding code's shape (`format.header`); ConfigError else."""
+    """`values` as selectors, each a known finding code or a prefix of one at a dot
+    (`format.header`, `delivery`); ConfigError else, naming the nearest known ones (as ruff
+    refuses an unknown rule: a misspelt selector would select nothing, silently)."""
     if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
         raise ConfigError(f'{where} takes a list of finding codes, such as ["format.header"], not {values!r}')
     for value in values:
         if not _SELECTOR.fullmatch(value):
             raise ConfigError(f"{where}: {value!r} is no finding code (such as format.header or delivery)")
+        from replay.audit.rules import known, nearest  # (read only where a selection is given)
+
+        if not known(value):
+            near = nearest(value)
+            hint = f"; did you mean {' or '.join(near)}?" if near else " (docs/verify.md lists the codes)"
+            raise ConfigError(f"{where}: {value!r} names no finding code or prefix of one{hint}")
     return tuple(values)
 
 
