@@ -101,3 +101,48 @@ def test_a_refused_log_whose_refusal_is_not_selected_says_so_not_see_below() -> 
     assert "(see below)" not in out
     assert "refused (by findings the selection leaves out: --select/--ignore)" in out
     assert "(see below)" in _verify(str(log))[1]
+
+
+# --- item 15: data another compressor wrote is named by its magic bytes ------------------------
+
+
+@pytest.mark.parametrize("name", ["gzip", "bzip2", "xz"])
+def test_data_another_compressor_wrote_is_named_by_its_magic(tmp_path: Path, name: str) -> None:
+    import bz2
+    import gzip
+    import lzma
+
+    pack = {"gzip": gzip.compress, "bzip2": bz2.compress, "xz": lzma.compress}[name]
+    log = tmp_path / "s.session.jsonl"
+    log.write_bytes(pack((SESSIONS / "valid" / "reminders.session.jsonl").read_bytes()))
+    status, out, _ = _verify(str(log))
+    assert status == 2
+    assert f"not a session log: {name} data" in out and "-dc FILE | schedlog verify -" in out
+
+
+# --- item 16: a Zstandard file whose first frame holds no header is no session log ------------
+
+CRAFTED = [  # the magic, a first frame that scans and does not decode (random bytes), then no frame magic
+    "28b52ffdc554532db6a5a1b505ac7b2b27565e6a2bbb5f579eb1ad7cf0c8298629c6866b7d954d32c4e4240676292755b8c60c9d13efc47dab07a5",
+    "28b52ffd4484347d53eac4b1c13e9eac9a4980535377263f0dbfb3620b6e00f315c267a55b93e88d84414a1e62bee1caade2b8ad713d4c27e07e8254",
+    "28b52ffd00119b8a13748098eda9b25ce7c3e7ae61bc1edc8d754254090df0d89ca6e5b56eac58e332b6e6292ec80b4bdf50203bba46efe1bf0e706c",
+]
+
+
+@pytest.mark.parametrize("hexed", CRAFTED)
+def test_a_zstandard_file_whose_first_frame_does_not_decode_is_unreadable(tmp_path: Path, hexed: str) -> None:
+    log = tmp_path / "s.session.jsonl"
+    log.write_bytes(bytes.fromhex(hexed))
+    status, out, _ = _verify(str(log))
+    assert (status, out.split()[0]) == (2, "UNREADABLE"), out
+    assert "not a session log: corrupt Zstandard container" in out
+
+
+def test_a_zstandard_log_whose_header_frame_decodes_and_a_later_one_is_corrupt_stays_corrupt(tmp_path: Path) -> None:
+    import zstandard
+
+    header = (SESSIONS / "valid" / "reminders.session.jsonl").read_bytes().split(b"\n", 1)[0] + b"\n"
+    log = tmp_path / "s.session.jsonl.zstd"
+    log.write_bytes(zstandard.ZstdCompressor().compress(header) + b"\x00garbage" * 4)
+    status, out, _ = _verify(str(log))
+    assert (status, out.split()[0]) == (1, "CORRUPT"), out

@@ -276,10 +276,11 @@ def zstd_head(raw: Data) -> ZstdHead | ZstdProblem:
     try:
         frames = scan_frames(raw)
     except FrameError as err:
-        if err.frames_before:
+        unread = "" if err.first is None else _no_header(raw, err.first)
+        if unread is None:
             return ZstdProblem(f"corrupt Zstandard container: {err}", False)
-        # not even the header's frame: no header can be read, as from any other garbage
-        return ZstdProblem(f"not a session log: corrupt Zstandard container ({err})", True)
+        # not even the header's frame (or one that holds no header): no header can be read, as from any other garbage
+        return ZstdProblem(f"not a session log: corrupt Zstandard container ({err}{unread})", True)
     complete = [f for f in frames if f.complete]
     if not complete:
         return ZstdProblem("not a session log: an empty or header-less Zstandard file (no complete frame)", True)
@@ -293,6 +294,18 @@ def zstd_head(raw: Data) -> ZstdHead | ZstdProblem:
     if head.count(b"\n") != 1 or not head.endswith(b"\n"):
         return ZstdProblem("first frame is not exactly one header line", False, unframed=True)
     return ZstdHead(frames, head[:-1], budget - len(head))
+
+
+def _no_header(raw: Data, first: Frame) -> str | None:
+    """Why the whole first frame of a container corrupt past it holds no header line (None: it
+    does, and the file is a session log whose container is corrupt)."""
+    try:
+        head = decompress_frame(raw[first.start : first.end], zstd_budget(len(raw)))
+    except (FrameTooLarge, zstandard.ZstdError) as err:
+        return f"; its first frame does not decompress: {err}"
+    if head.count(b"\n") != 1 or not head.endswith(b"\n"):
+        return "; its first frame is not a header line"
+    return None
 
 
 def frames_after(raw: Data, offset: int, plaintext: int) -> ZstdHead | None:

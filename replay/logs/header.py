@@ -82,7 +82,7 @@ def only_line(raw: bytes | LongLine, deep: Deep, notes: Notes) -> Header:
     try:
         value = parse_json_line(raw, deep)
     except JsonLineError:
-        notes.cannot_read("not a session log: the only line is not JSON")
+        notes.cannot_read("not a session log: " + (compressed(raw) or "the only line is not JSON"))
         return Header()
     if isinstance(value, dict) and value.get("type") == "session":
         message = "the header line has no terminating LF (empty or header-less log)"
@@ -95,6 +95,28 @@ def only_line(raw: bytes | LongLine, deep: Deep, notes: Notes) -> Header:
     return Header()
 
 
+COMPRESSORS = (
+    (b"\x1f\x8b", "gzip", "gzip -dc"),
+    (b"BZh", "bzip2", "bzip2 -dc"),
+    (b"\xfd7zXZ\x00", "xz", "xz -dc"),
+    (b"\x04\x22\x4d\x18", "LZ4", "lz4 -dc"),
+    (b"PK\x03\x04", "a zip archive", "unzip -p"),
+)
+"""Other compressors' magic bytes, the name they go by, and the command that gives the text back."""
+
+
+def compressed(first: bytes) -> str:
+    """What compressed a file that starts with `first`, by its magic bytes, as a Zstandard file
+    is named by its own ("": none of COMPRESSORS): no line of JSON starts so."""
+    for magic, name, command in COMPRESSORS:
+        if first.startswith(magic):
+            return (
+                f"{name} data (the harness writes plain JSONL or Zstandard frames): read its text with "
+                f"`{command} FILE | schedlog verify -`"
+            )
+    return ""
+
+
 def _first_value(first: bytes, strict: bool, deep: Deep) -> tuple[object, str | None]:
     """The first line's value, and why a file starting with it holds no session log (it is
     unreadable), or None when that line is a session header or an event (a headerless file)."""
@@ -103,7 +125,7 @@ def _first_value(first: bytes, strict: bool, deep: Deep) -> tuple[object, str | 
     except JsonLineError as err:
         if not strict and not first.strip():
             return None, "not a session log: the first line is blank"
-        return None, f"not a session log: the first line is not JSON ({err})"
+        return None, "not a session log: " + (compressed(first) or f"the first line is not JSON ({err})")
     if isinstance(value, dict) and isinstance(value.get("type"), str):
         return value, None
     return value, "not a session log: the first line is neither a session header nor an event"

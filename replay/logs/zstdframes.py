@@ -24,6 +24,8 @@ class FrameError(ValueError):
 
     frames_before = 0
     """How many whole frames come before the corrupt one (0: not even the header's frame)."""
+    first: Frame | None = None
+    """The first frame, where it is whole (the header's, to be read before the container is judged)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +49,7 @@ def scan_frames(data: Buffer) -> list[Frame]:
             found = _frame_end(data, pos, size)
         except FrameError as err:
             err.frames_before = len(frames)
+            err.first = frames[0] if frames else None
             raise
         if found is None:
             frames.append(Frame(start, size, False))
