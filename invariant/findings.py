@@ -123,6 +123,9 @@ class Violation(Finding):
         }
 
 
+MORE = " more findings of this code"
+
+
 def more_findings(code: str, severity: Severity, more: int) -> Finding:
     """What stands for the findings of one code past a cap: they are counted, never dropped unsaid."""
-    return Finding(code, severity, f"{more} more findings of this code")
+    return Finding(code, severity, f"{more}{MORE}")

@@ -45,6 +45,17 @@ RULES = {
 """The soft delivery rules, by code."""
 
 
+IDS_SHOWN = 5
+"""The ids a message lists of a longer list (a batch of 60 records says the first and how many)."""
+
+
+def listed_ids(ids: Sequence[str]) -> str:
+    """`ids` as a message lists them: all of a short list, else the first IDS_SHOWN and how many."""
+    if len(ids) <= IDS_SHOWN + 1:
+        return repr(list(ids))
+    return f"{repr(list(ids[:IDS_SHOWN]))[:-1]}, ... {len(ids) - IDS_SHOWN} more: {len(ids)} ids]"
+
+
 @dataclass(frozen=True)
 class ReminderMessage:
     """A reminder message seen in the log: queued (an inbox insertion) or delivered (a
@@ -217,9 +228,8 @@ def _order_findings(
     got = [r.id for r in records]
     found = []
     if got != [i for _, _, i in due]:
-        text = (
-            f"batch holds {got}, but the records due at acceptedAt were {[i for _, _, i in due]} (target, create order)"
-        )
+        due_ids = listed_ids([i for _, _, i in due])
+        text = f"batch holds {listed_ids(got)}, but the records due at acceptedAt were {due_ids} (target, create order)"
         found.append(delivery_finding("delivery.order", index, text))
     pending = [i for t, _, i in sorted(one_shots) if t <= decided]
     if pending:

@@ -146,3 +146,60 @@ def test_a_zstandard_log_whose_header_frame_decodes_and_a_later_one_is_corrupt_s
     log.write_bytes(zstandard.ZstdCompressor().compress(header) + b"\x00garbage" * 4)
     status, out, _ = _verify(str(log))
     assert (status, out.split()[0]) == (1, "CORRUPT"), out
+
+
+# --- item 12: the text output sums up a flood of findings of one code --------------------------
+
+
+def _flooded(tmp_path: Path, count: int) -> Path:
+    """A v4 log followed by `count` user/message events lacking their surfaceOp and message id:
+    in lenient mode, `count` format.envelope and `count` format.session warnings."""
+    import zstandard
+
+    framed = (ROOT / "fixtures" / "formats" / "fixed-rate" / "v4" / "session.v4.jsonl.zstd").read_bytes()
+    with zstandard.ZstdDecompressor().stream_reader(framed, read_across_frames=True) as reader:
+        lines = reader.read().splitlines(keepends=True)
+    seq = json.loads(lines[-1])["seq"]
+    for k in range(count):
+        event = {"type": "user/message", "seq": seq + 1 + k, "time": 1785931300000 + k, "data": {"role": "user"}}
+        lines.append(json.dumps(event).encode() + b"\n")
+    log = tmp_path / "flood.session.v4.jsonl"
+    log.write_bytes(b"".join(lines))
+    return log
+
+
+def test_the_text_output_shows_ten_findings_of_a_code_then_how_many_more(tmp_path: Path) -> None:
+    log = _flooded(tmp_path, 25)
+    status, out, _ = _verify("--mode", "lenient", str(log))
+    assert status == 0
+    assert out.count("format.envelope: ") == 10 and out.count("format.session: ") == 10
+    assert "... 15 more format.envelope (--all-findings prints them)" in out  # (the reader's own cap counted too)
+    assert "... 15 more format.session (" in out
+    every = _verify("--mode", "lenient", "--all-findings", str(log))[1]
+    (report,) = json.loads(_verify("--mode", "lenient", "--format", "json", str(log))[1])
+    in_json = sum(f["code"] == "format.envelope" for f in report["formatFindings"])
+    assert every.count("format.envelope: ") == in_json > 10 and "... " not in every
+
+
+def test_the_capped_text_is_the_same_through_the_cache(tmp_path: Path) -> None:
+    log = _flooded(tmp_path, 25)
+    cold = _verify("--mode", "lenient", str(log))[1]
+    cold_every = _verify("--mode", "lenient", "--all-findings", str(log))[1]
+    for _ in range(2):  # written, then read back
+        args = ["verify", "--mode", "lenient", "--cache-dir", str(tmp_path / "c"), str(log)]
+        cached = CliRunner().invoke(main, args).stdout
+        assert cached.rsplit("\n", 2)[0] == cold.rsplit("\n", 2)[0]
+        every = CliRunner().invoke(main, [*args, "--all-findings"]).stdout
+        assert (
+            every.rsplit("\n", 2)[0] == _verify("--mode", "lenient", "--all-findings", str(log))[1].rsplit("\n", 2)[0]
+        )
+
+
+def test_a_long_list_of_ids_is_said_by_its_first_and_how_many() -> None:
+    from invariant.reminders import IDS_SHOWN, listed_ids
+
+    assert listed_ids(["a", "b"]) == "['a', 'b']"
+    ids = [f"schedule-{k}" for k in range(60)]
+    said = listed_ids(ids)
+    assert said.startswith("['schedule-0', 'schedule-1'") and said.endswith(", ... 55 more: 60 ids]")
+    assert said.count("schedule-") == IDS_SHOWN

@@ -47,10 +47,11 @@ class Held:
         made: SessionReport = pickle.loads(self.pickled)
         return replace(made, path=self.path, read=self.read, read_why=self.read_why)
 
-    def text(self) -> str:
-        """The report's text (`textline.text_line`)."""
-        if self.told is not None:
+    def text(self, every: bool = False) -> str:
+        """The report's text (`textline.text_line`; `every`: with all its findings, not the
+        first of each code, the text kept)."""
+        if self.told is not None and not every:
             return self.told
         from replay.audit.textline import text_line
 
-        return text_line(self.report())
+        return text_line(self.report(), None) if every else text_line(self.report())

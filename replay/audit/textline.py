@@ -5,8 +5,10 @@ beside the report (replay.audit.held): a hit prints it without making the report
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING
 
+from invariant.findings import MORE, Finding
 from invariant.jsvalue import shown
 from replay.audit.verdicts import Verdict
 from replay.terminal import printable
@@ -22,8 +24,24 @@ def _location(r: SessionReport) -> str:
     return r.path
 
 
-def text_line(r: SessionReport) -> str:
-    """One line per session, then one indented line per format finding."""
+PER_CODE = 10
+"""The findings of one code the text output shows of a log (a 64 MB log can hold 66,543
+warnings): the rest are counted on one line, as ruff and mypy sum up; every other output
+format holds them all."""
+
+
+def _stands_for(f: Finding) -> int:
+    """How many findings `f` stands for: those a reader's own cap counted (`more_findings`), else one."""
+    if f.line is None and f.message.endswith(MORE):
+        count = f.message[: -len(MORE)]
+        if count.isdigit():
+            return int(count)
+    return 1
+
+
+def text_line(r: SessionReport, per_code: int | None = PER_CODE) -> str:
+    """One line per session, then one indented line per finding, at most `per_code` of a code
+    (None: all), then how many more of each code there are."""
     who = f" [{r.session}]" if r.session else ""
     if r.verdict is Verdict.UNREADABLE:
         reason = next((f.message for f in r.findings if f.code == "format.unreadable"), "unreadable")
@@ -53,10 +71,18 @@ def text_line(r: SessionReport) -> str:
     if r.profile is not None and r.profile.disagreement:
         others = ", ".join(f"{name} finds it {verdict}" for name, verdict in r.profile.disagreement)
         lines.append(f"    note: the evidence does not decide the profile; judged by {r.profile.name}, but {others}")
+    told: Counter[str] = Counter()
     for f in r.findings:
         if f.code in ("format.unreadable", "format.version.newer"):
+            continue
+        told[f.code] += _stands_for(f)
+        if per_code is not None and told[f.code] > per_code:
             continue
         where = f" line {f.line}" if f.line is not None else ""
         at = f" (at {f.pointer})" if f.pointer else ""
         lines.append(f"    {f.severity}{where}: {f.code}: {f.message}{at}")
+    for code, count in told.items():
+        if per_code is not None and count > per_code:
+            more = f"{count - per_code:,} more {code}"
+            lines.append(f"    ... {more} (--all-findings prints them)")
     return "\n".join(printable(line) for line in lines)

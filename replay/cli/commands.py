@@ -463,6 +463,11 @@ def _escape_unencodable_output() -> None:
 @TOOL_SURFACE
 @JOBS
 @click.option("--quiet", "-q", is_flag=True, help="Text: print only the sessions that are not ok, then the summary.")
+@click.option(
+    "--all-findings",
+    is_flag=True,
+    help="Text: print every finding (else at most 10 of a code a log, then how many more; other formats hold all).",
+)
 @cache_options
 @click.option("--verbose", "-v", is_flag=True, help="Say, on standard error, why a log the cache held was read whole.")
 @selection_options
@@ -473,6 +478,7 @@ def verify(
     reading: Reading,
     jobs: int,
     quiet: bool,
+    all_findings: bool,
     now: str | None,
     delivery_history_days: int | None,
     delivery_history_records: int | None,
@@ -521,7 +527,7 @@ def verify(
                 part = write_verdicts(audit.reports, Path(output), name=part_name(shard))
         say(printable(f"{report_output.summary_line(audit.held)}; verdicts {part}"))
     elif fmt is Format.TEXT:  # (a cache hit's report is not made again: its text was kept)
-        emit([report_output.text(audit.held, quiet, audit.lenient_hint(reading))])
+        emit([report_output.text(audit.held, quiet, audit.lenient_hint(reading), all_findings)])
     else:
         _report(audit.reports, fmt, run)
     sys.exit(audit.exit_status)

@@ -105,10 +105,10 @@ def render(
     return text([Held.of(r) for r in reports], quiet, hint)
 
 
-def text(held: Sequence[Held], quiet: bool = False, hint: str | None = None) -> str:
+def text(held: Sequence[Held], quiet: bool = False, hint: str | None = None, every: bool = False) -> str:
     """The text output: a report's lines each (`quiet`: only those of the sessions that are not
-    ok), `hint`, then the summary line."""
-    body = "".join(h.text() + "\n" for h in held if not (quiet and h.verdict is Verdict.OK))
+    ok; `every`: all their findings, not the first of each code), `hint`, then the summary line."""
+    body = "".join(h.text(every) + "\n" for h in held if not (quiet and h.verdict is Verdict.OK))
     return body + (printable(hint) + "\n" if hint else "") + summary_line(held) + "\n"
 
 
@@ -183,7 +183,7 @@ def junit(reports: Sequence[SessionReport], run: Run) -> str:
         where = f" file={name}" + ("" if line is None else f' line="{line}"')
         out.append(f'  <testcase classname="schedlog.verify" name={name}{where}>')
         out.extend(_properties(r))
-        detail = escape(text_line(r))
+        detail = escape(text_line(r, None))
         if r.verdict is Verdict.CORRUPT:
             rule = (
                 r.violation.rule
