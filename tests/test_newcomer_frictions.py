@@ -201,3 +201,29 @@ def test_a_long_list_of_ids_is_said_by_its_first_and_how_many() -> None:
     said = listed_ids(ids)
     assert said.startswith("['schedule-0', 'schedule-1'") and said.endswith(", ... 55 more: 60 ids]")
     assert said.count("schedule-") == IDS_SHOWN
+
+
+# --- item 13: a sealed query that reads Parquet says which option lets it ---------------------
+
+
+def test_a_sealed_query_reading_parquet_says_which_option_allows_it(tmp_path: Path) -> None:
+    import duckdb
+
+    parts = tmp_path / "fleet-verdicts" / "runs" / "r1"
+    parts.mkdir(parents=True)
+    duckdb.sql(f"COPY (SELECT 'ok' AS verdict) TO '{parts / 'part-00000.parquet'}' (FORMAT parquet)")
+    db = tmp_path / "replay.duckdb"
+    replayed = CliRunner().invoke(main, ["replay", str(SESSIONS / "valid"), "--db", str(db), "--no-cache"])
+    assert replayed.exit_code == 0, replayed.output
+    query = f"SELECT verdict FROM read_parquet('{tmp_path}/fleet-verdicts/**/*.parquet')"
+    sealed = CliRunner().invoke(main, ["sql", str(db), query])
+    assert sealed.exit_code == 2
+    assert "hint: the query sees the database alone" in sealed.stderr and "--allow-external-access" in sealed.stderr
+    opened = CliRunner().invoke(main, ["sql", "--allow-external-access", "--format", "json", str(db), query])
+    assert opened.exit_code == 0 and json.loads(opened.stdout) == [{"verdict": "ok"}]
+
+
+def test_the_readme_reads_the_fleets_parts_where_runs_write_them() -> None:
+    readme = (ROOT / "README.md").read_text()
+    assert "read_parquet('fleet-verdicts/**/*.parquet')" in readme
+    assert "read_parquet('fleet-verdicts/*.parquet')" not in readme

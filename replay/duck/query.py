@@ -137,10 +137,23 @@ def _start(con: duckdb.DuckDBPyConnection, query: str) -> Rows:
             raise QueryError("the query holds no statement")
         description = cursor.description or []
     except duckdb.Error as err:
-        raise QueryError(str(err).strip()) from None
+        raise QueryError(_hinted(str(err).strip())) from None
     columns = tuple(d[0] for d in description)
     json_columns = frozenset(d[0] for d in description if str(d[1]) == "JSON")
     return Rows(columns, json_columns, _batches(cursor) if columns else iter(()))
+
+
+SEALED_HINT = (
+    "the query sees the database alone (the connection is sealed); `schedlog sql --allow-external-access` "
+    "lets it read other files too, such as `read_parquet('fleet-verdicts/**/*.parquet')`"
+)
+
+
+def _hinted(message: str) -> str:
+    """DuckDB's message, and what lifts the seal where the seal refused the query."""
+    if "operations are disabled by config" in message or "disabled by configuration" in message:
+        return f"{message}\nhint: {SEALED_HINT}"
+    return message
 
 
 def _batches(cursor: duckdb.DuckDBPyConnection) -> Iterator[list[tuple[object, ...]]]:
