@@ -72,7 +72,7 @@ SHELL_CHECKS = {
     "mkdir -p changes && jq ": "test_the_jq_snippet_checks_a_logs_schedule_events",
     "(cd docs/reference-adapter && npm ci": "test_the_reference_adapter_snippet_runs_against_the_published_package",
     'pip install "schedlog @ git+': "test_the_ci_snippet_runs",
-    "# two terminals: the owner writes": "test_watch.py::test_the_readme_live_snippet_runs_as_written",
+    "# the owner writes its log live": "test_watch.py::test_the_readme_live_snippet_runs_as_written",
     "# one machine, cut into jobs": "test_readme.py::test_the_fleet_snippet_runs_as_written",
     "# a local Dask cluster of 2 workers": "test_readme.py::test_the_readme_fleet_example_runs_as_written",
     "python3 -m venv .venv && .venv/bin/pip install -e '.[dev]'\n": (

@@ -382,7 +382,7 @@ def test_write_live_sleeps_between_lines(tmp_path: Path) -> None:
 def test_the_readme_live_snippet_runs_as_written(tmp_path: Path) -> None:
     from tests.documentation import ALL as readme
 
-    start = readme.index("```sh\n# two terminals: the owner writes")
+    start = readme.index("```sh\n# the owner writes its log live")
     snippet = readme[start + len("```sh\n") : readme.index("```", start + 5)]
     (tmp_path / "fixtures").symlink_to(ROOT / "fixtures")
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
@@ -390,8 +390,10 @@ def test_the_readme_live_snippet_runs_as_written(tmp_path: Path) -> None:
         ["bash", "-c", snippet + "wait\n"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, done.stderr
-    assert "live/one-shot-lifecycle.session.jsonl: ok" in done.stdout
+    assert "/one-shot-lifecycle.session.jsonl: ok" in done.stdout
     assert done.stdout.splitlines()[-1].startswith("1 log(s) watched: 1 ok")
+    assert "simulate" not in done.stdout.lower() and "expectation" not in done.stdout  # (the owner's report set aside)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fixtures"]  # (nothing written where it ran)
 
 
 def test_a_file_named_is_followed_whatever_its_name_even_before_it_exists(tmp_path: Path) -> None:
