@@ -227,3 +227,14 @@ def test_the_readme_reads_the_fleets_parts_where_runs_write_them() -> None:
     readme = (ROOT / "README.md").read_text()
     assert "read_parquet('fleet-verdicts/**/*.parquet')" in readme
     assert "read_parquet('fleet-verdicts/*.parquet')" not in readme
+
+
+# --- item 18: the docs say what the code does ---------------------------------------------------
+
+
+def test_the_reader_pipeline_page_says_what_the_cache_checks() -> None:
+    page = " ".join((ROOT / "docs" / "reader-pipeline.md").read_text().split())
+    assert "64 KiB" not in page and "0.35x" not in page
+    assert "an xxh3-128 hash of exactly the bytes the reader read" in page
+    rules = (ROOT / "replay" / "audit" / "rules.py").read_text()
+    assert "README" not in rules

@@ -1,6 +1,6 @@
 """The rule table: what each rule id means, for annotation titles and SARIF rule descriptors.
 
-`PROTOCOL` and `LIVE` are the README's two rule tables, row for row (a test holds them equal);
+`PROTOCOL` and `LIVE` are docs/verify.md's two rule tables, row for row (a test holds them equal);
 `FORMAT` names the findings of the log reader. A finer rule than a table names (a kind's
 `decode.after.afterSeconds`, say) is described by its row; `describe` finds it.
 """
@@ -66,7 +66,7 @@ PROTOCOL = (
     ),
     Rule(("fold.gate",), "two distinct recurring batches less than 300 s apart, or a batch earlier than the last"),
 )
-"""The protocol rules a log breaks (README, "Rule ids")."""
+"""The protocol rules a log breaks (docs/verify.md, "Rule ids")."""
 
 LIVE = (
     Rule(
@@ -91,7 +91,7 @@ LIVE = (
         "the dispatch differs from the current calendar decision",
     ),
 )
-"""The live rules a candidate event breaks (README, `schedlog check`)."""
+"""The live rules a candidate event breaks (docs/check-cron.md, `schedlog check`)."""
 
 FORMAT = (
     Rule(("format.unreadable",), "the file cannot be read, or holds no session log"),
@@ -138,10 +138,10 @@ FORMAT = (
 """The findings of the log reader."""
 
 TRANSCRIPT = tuple(Rule((rule,), text) for rule, text in RULES.items())
-"""The findings on `schedule_*` tool calls and results (README, "Tool transcripts")."""
+"""The findings on `schedule_*` tool calls and results (docs/host.md, "Tool transcripts")."""
 
 DELIVERY = tuple(Rule((rule,), text) for rule, text in DELIVERY_RULES.items())
-"""The soft delivery checks (README, "Did each reminder reach the conversation?")."""
+"""The soft delivery checks (docs/host.md, "Did each reminder reach the conversation?")."""
 
 TABLE = {rule_id: row for row in (*PROTOCOL, *LIVE, *FORMAT, *TRANSCRIPT, *DELIVERY) for rule_id in row.ids}
 
