@@ -329,3 +329,14 @@ ROW_SHAPE = ObjectShape(
         _f("data", AnyValue(), "Row data; its shape depends on the tag."),
     ),
 )
+
+
+def reminder_message(message_id: str, text: str) -> dict[str, object]:
+    """The user message a reminder framing is queued and delivered as (`source` the schedule
+    plugin's), as the live owner's follow-up writes it."""
+    return {
+        "id": message_id,
+        "role": "user",
+        "content": [{"type": "text", "text": text}],
+        "source": {"kind": "plugin", "plugin": "tool-schedule"},
+    }

@@ -24,9 +24,10 @@ from hypothesis import strategies as st
 import replay
 from invariant import fold
 from invariant.profiles import CALENDAR
-from replay.audit.verify import verify_path
+from replay.audit.verify import verify_bytes, verify_path
 from replay.cli import main
 from replay.cli.output import emit
+from replay.reading import Mode, Reading
 from replay.sim.fuzz import MAX_RECURRING, _is_recurring, check, fuzz, generate, run_checked, scenario_json
 from replay.sim.limits import MAX_STEPS
 from replay.sim.scenarios import unmet_expectations
@@ -91,6 +92,44 @@ def test_a_finished_run_is_freed_without_the_cyclic_collector() -> None:
 
 
 # --- determinism ----------------------------------------------------------------------------------
+
+
+def _owners_delivery_findings(scenario: Scenario, mode: Mode = Mode.STRICT) -> list[object]:
+    """The delivery findings a simulated run's log draws at the events its owner and tools
+    wrote: a `log` step's history is the scenario's own, written as given (a dispatch there has
+    the reminder message its scenario gives it: none)."""
+    result = Simulation(scenario).run()
+    history = [step["args"]["data"] for step in scenario.steps if step["do"] == "log"]
+    given = {k for k, e in enumerate(result.events) if e["type"] == "schedule/change" and e["data"] in history}
+    report = verify_bytes("session.jsonl", result.session_log(), Reading(mode=mode))
+    return [f for f in report.findings if f.code.startswith("delivery.") and f.index not in given]
+
+
+@pytest.mark.parametrize("mode", list(Mode))
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=NAMES)
+def test_a_simulated_log_draws_no_delivery_finding(scenario: dict[str, Any], mode: Mode) -> None:
+    """The owner queues each reminder (an inbox insertion whose text is the framing) before the
+    dispatches it announces, and the message becomes a user/message with the same id: a
+    simulated log verifies with no delivery finding (issue 63, item 11)."""
+    assert _owners_delivery_findings(Scenario.from_json(scenario), mode) == []
+
+
+def test_the_owner_queues_and_delivers_each_reminder_it_sends() -> None:
+    scenario = next(s for s in SCENARIOS if s["name"] == "one-shot-lifecycle")
+    result = Simulation(Scenario.from_json(scenario)).run()
+    types = [e["type"] for e in result.events]
+    assert types.count("agent/inbox/spliced") == types.count("user/message") == len(result.followups) > 0
+    for k, event in enumerate(result.events):
+        if event["type"] == "agent/inbox/spliced":
+            (message,) = event["data"]["inserted"]
+            assert result.events[k + 1]["type"] == "schedule/change"  # (queued before the dispatch)
+            delivered = next(e for e in result.events[k:] if e["type"] == "user/message")
+            assert delivered["data"] == message and delivered["time"] >= event["time"]
+
+
+@given(seed=st.integers(0, 10**6))
+def test_a_generated_run_draws_no_delivery_finding(seed: int) -> None:
+    assert _owners_delivery_findings(generate(seed, 40)) == [], seed
 
 
 def _digest(seed: int) -> str:

@@ -14,7 +14,7 @@ from typing import Any
 
 from invariant import SCHEDULE_CHANGE, Change, Folded, Folder, ScheduleLogError, format_instant
 from invariant.delivery import Agenda
-from invariant.logshapes import appended
+from invariant.logshapes import appended, reminder_message
 from invariant.profiles import Profile
 
 TIMER_LIMIT_MS = 2_147_483_647
@@ -170,11 +170,22 @@ class Host:
         self.appended.append(payload)
         self.effect("append", index=len(self.appended) - 1)
 
-    def follow_up(self, text: str) -> None:
-        """A framed reminder sent to the agent as a follow-up message."""
+    def follow_up(self, text: str) -> dict[str, Any]:
+        """A framed reminder sent to the agent as a follow-up message: queued in the session's
+        inbox as the harness queues it (an `agent/inbox/spliced` insertion of a user message whose
+        text is the framing, before the dispatches it announces); the message, to be delivered."""
         self._hold(len(text))
         self.followups.append(text)
         self.effect("followup", index=len(self.followups) - 1)
+        message = reminder_message(f"reminder-{len(self.events)}", text)
+        inserted = {"target": "next-turn", "start": 0, "inserted": [message]}
+        self.events.append(appended("agent/inbox/spliced", len(self.events), self.clock.wall, inserted))
+        return message
+
+    def deliver(self, message: dict[str, Any]) -> None:
+        """A queued reminder message reaching the conversation: the agent's next turn takes it
+        from the inbox as a `user/message` with the same id (invariant/reminders.py)."""
+        self.events.append(appended("user/message", len(self.events), self.clock.wall, message))
 
     def _hold(self, characters: int) -> None:
         self.text_held += characters

@@ -201,12 +201,14 @@ class LiveOwner:
             faults.followup -= 1
             host.effect("followup_rejected")
             return False
-        host.follow_up(text)
+        message = host.follow_up(text)
         for change in decision.changes():  # C5
             try:
                 host.append_change(change.to_json(), change)
             except AppendRejected:
                 self.state.faulted = True
                 self.state.timer = None
+                host.deliver(message)  # (queued all the same: the agent reads it)
                 return False
+        host.deliver(message)
         return True  # C6
