@@ -238,3 +238,49 @@ def test_the_reader_pipeline_page_says_what_the_cache_checks() -> None:
     assert "an xxh3-128 hash of exactly the bytes the reader read" in page
     rules = (ROOT / "replay" / "audit" / "rules.py").read_text()
     assert "README" not in rules
+
+
+# --- item 9: Ctrl-C during fleet exits 130 with one line ----------------------------------------
+
+_FLEET_HELD = """
+import sys
+from replay.fleet import engine
+real = engine.run_fleet
+def held(*args, **kwargs):  # each task sleeps 30 s in its worker: the Ctrl-C comes while they work
+    kwargs["delay"], kwargs["started"] = 30.0, lambda client: print("started", flush=True)
+    return real(*args, **kwargs)
+engine.run_fleet = held
+sys.argv = ["schedlog", "fleet", sys.argv[1], "--output", sys.argv[2], "--workers", "2", "--no-cache"]
+from replay.entry import run
+run()
+"""
+
+
+def test_ctrl_c_at_the_terminal_during_a_fleet_exits_130_with_one_line(tmp_path: Path) -> None:
+    """The terminal's Ctrl-C reaches the whole process group, the Dask workers too."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    pytest.importorskip("distributed")
+    run = subprocess.Popen(
+        [sys.executable, "-c", _FLEET_HELD, str(SESSIONS), str(tmp_path / "out")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # (its own process group, as a terminal's foreground job)
+    )
+    try:
+        assert run.stdout is not None and run.stdout.readline().strip() == "started"
+        import time
+
+        time.sleep(1.0)  # (the tasks reach their workers)
+        os.killpg(run.pid, signal.SIGINT)
+        _, err = run.communicate(timeout=60)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+    assert run.returncode == 130, err
+    assert "Traceback" not in err and "WARNING" not in err, err
+    assert [line for line in err.splitlines() if line.strip()] == ["Aborted!"], err

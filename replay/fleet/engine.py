@@ -19,13 +19,17 @@ as one last part once every session is judged.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import re
 import shutil
+import signal
 import tempfile
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -129,6 +133,56 @@ class FleetRun:
         return len(self.verdicts)
 
 
+@contextmanager
+def _deaf_to_ctrl_c() -> Iterator[None]:
+    """SIGINT ignored while the local cluster's processes start, so that they inherit it
+    ignored (an ignored signal stays ignored across exec, and Python keeps it so): a Ctrl-C at
+    the terminal reaches the whole process group, and only this process must hear it, to close
+    the cluster and exit 130 with one line; the workers, hearing it too, printed tracebacks.
+    A Ctrl-C in that instant is lost (the cluster is starting: press it again). The workers
+    log only errors (unless $DASK_LOGGING__DISTRIBUTED says otherwise)."""
+    quiet = {"DASK_LOGGING__DISTRIBUTED": os.environ.get("DASK_LOGGING__DISTRIBUTED", "error")}
+    was = {name: os.environ.get(name) for name in quiet}
+    os.environ.update(quiet)  # (the workers' own logging: a task cancelled by a Ctrl-C is no warning to print)
+    main = threading.current_thread() is threading.main_thread()
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    try:
+        yield
+    finally:
+        if main:
+            signal.signal(signal.SIGINT, before)
+        for name, value in was.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+@contextmanager
+def _quiet_distributed() -> Iterator[None]:
+    """This process's `distributed` loggers say only errors while the cluster closes (a worker
+    killed for its abandoned task is no warning to print)."""
+    import logging
+
+    logger = logging.getLogger("distributed")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
+def _stop_workers(cluster: Any) -> None:
+    """Kill the local cluster's worker processes at once (a run abandoned by Ctrl-C: their tasks
+    are not waited for; the nanny would wait 4 s on each)."""
+    for nanny in list(getattr(cluster, "workers", {}).values()):
+        pid = getattr(getattr(getattr(nanny, "process", None), "process", None), "pid", None)
+        if isinstance(pid, int):
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+
+
 def run_fleet(
     paths: Sequence[str],
     out: Path | str,
@@ -223,7 +277,8 @@ def _run_into(
     if scheduler is None:
         # ":0", a free port: None does not disable the dashboard (dask/distributed#8136), and a
         # fixed 8787 warns whenever another cluster holds it
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0")
+        with _deaf_to_ctrl_c():
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0")
     try:
         with Client(scheduler or cluster) as client:
             futures = [
@@ -237,9 +292,14 @@ def _run_into(
                 results.append(future.result())
                 if progress is not None:
                     progress(len(results[-1][0]))
+    except KeyboardInterrupt:
+        if cluster is not None:  # the run is abandoned: its workers' tasks are not waited for
+            _stop_workers(cluster)
+        raise
     finally:
         if cluster is not None:
-            cluster.close()
+            with _quiet_distributed():
+                cluster.close()
     verdicts = [verdict for group_verdicts, _ in results for verdict in group_verdicts]
     if stores:
         sessions = [r for _, light in results for r in light]
