@@ -294,3 +294,15 @@ def test_json_of_every_case_is_json() -> None:
     """(the helper's output is the JSON report: a guard that the cases compare reports)"""
     status, out, _ = _run(VALID, None)
     assert status == 0 and json.loads(out)
+
+
+def test_watch_withdraws_what_it_told_of_a_log_written_again_with_no_whole_line(tmp_path: Path) -> None:
+    """A Zstandard file told unreadable (no whole frame yet), then written again in place as a
+    plain file with no LF yet: nothing is left told (found by fuzz/cache.py, case 20261206:867)."""
+    log = tmp_path / "s.session.jsonl.zstd"
+    log.write_bytes(b"\x28\xb5\x2f\xfd\x20\x8e\xcd\x03\x00\x92")
+    first, events = look(str(log), None, Reading())
+    assert any(e.kind is Kind.VERDICT for e in events)
+    log.write_bytes(b"\x28\xb5\x20\xfd\x20\x8e\xcd\x03\x00\x92")  # (no magic now: a plain first line, no LF)
+    _, more = look(str(log), first, Reading())
+    assert [e.kind for e in more] == [Kind.REREAD]

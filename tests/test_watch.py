@@ -19,8 +19,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from fuzz.cache import Told, as_committed
 from fuzz.logs import make, sources
-from invariant.findings import Finding
 from replay.audit import follow as follow_module
 from replay.audit import watching as watching_module
 from replay.audit.follow import Kind, Look, WatchEvent, look, told_of
@@ -36,41 +36,6 @@ POOL = sources(ROOT / "no-real-logs")
 VALID = ROOT / "fixtures" / "sessions" / "valid" / "reminders.session.jsonl"
 
 
-class Told:
-    """What the events told of one log so far: its findings since the last reread, its verdict."""
-
-    def __init__(self) -> None:
-        self.findings: Counter[Finding] = Counter()
-        self.verdict: Verdict | None = None
-
-    def hear(self, events: list[WatchEvent]) -> None:
-        for e in events:
-            if e.kind in (Kind.REREAD, Kind.GONE):
-                self.findings, self.verdict = Counter(), None
-            elif e.kind is Kind.FINDING:
-                assert e.finding is not None
-                self.findings[e.finding] += 1
-            elif e.kind is Kind.WITHDRAWN:
-                assert e.finding is not None and self.findings[e.finding] > 0
-                self.findings[e.finding] -= 1
-            elif e.kind is Kind.VERDICT:
-                self.verdict = e.verdict
-
-
-def _as_committed(path: Path, data: bytes, reading: Reading, scratch: Path) -> tuple[Counter[Finding], Verdict] | None:
-    """What `verify` says of `data` as committed: a plain log up to its last LF (None where it
-    holds none), a Zstandard one as it stands, its torn final frame aside."""
-    if not data.startswith(b"\x28\xb5\x2f\xfd"):
-        data = data[: data.rfind(b"\n") + 1]
-        if not data:
-            return None
-    scratch.mkdir(exist_ok=True)
-    prefix = scratch / path.name
-    prefix.write_bytes(data)
-    report = verify_path(str(prefix), reading)
-    return Counter(told_of(report)), report.verdict
-
-
 def _written_in_pieces(path: Path, data: bytes, cuts: list[int], reading: Reading, scratch: Path) -> None:
     told, before = Told(), None
     at = 0
@@ -80,7 +45,7 @@ def _written_in_pieces(path: Path, data: bytes, cuts: list[int], reading: Readin
         at = max(at, cut)
         before, events = look(str(path), before, reading)
         told.hear(events)
-        expected = _as_committed(path, data[:at], reading, scratch)
+        expected = as_committed(path, reading, scratch)
         if expected is None:
             assert told.verdict is None and not +told.findings
         else:

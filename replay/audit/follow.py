@@ -124,7 +124,9 @@ def look(path: str, before: Look | None, reading: Reading) -> tuple[Look | None,
         else:
             resume = before.saved
     report, log = _judged(path, reading, resume, Hashing(hasher, 0 if resume is None else resume.offset))
-    if report is None:  # no whole line yet: a log being started
+    if report is None:  # no whole line yet: a log being started (or written again from its start)
+        if before is not None and (before.told or before.verdict is not None):
+            events.append(WatchEvent(path, Kind.REREAD, why="written again: it holds no whole line now"))
         return Look(status, 0, xxhash.xxh3_128(), None, (), None), events
     told = told_of(report)
     events += _retold(path, before, told, report.verdict)
