@@ -5,8 +5,9 @@ this corpus is made of the lines the harness wrote. Each session is a header and
 one to eight real logs, concatenated and renumbered (`seq`, a chunk row's `seq0`, the cited
 `sourceEventSeqs` and a replacement's nodes, moved with the events they name); about one session
 in ten is a fork child (its parent's first events as the inherited prefix, under `seedLength`);
-and about 2% of the lines are spliced-in `schedule/change` events (after creates dispatched
-later, fixed-rate creates, deletes). Every other line keeps its bytes (escapes, key order and
+and after about 2% of the lines the schedule traffic of a live owner is spliced in (`Owner`:
+creates, deletes, and each due decision with its reminder queued before its dispatches and
+delivered after them, as the harness writes them). Every other line keeps its bytes (escapes, key order and
 all): only the numbers that must move are rewritten, in place. Deterministic from a seed.
 """
 
@@ -20,7 +21,7 @@ from pathlib import Path
 
 REAL_LOGS = Path(__file__).resolve().parent.parent.parent / "shared" / "real-logs"
 T0 = 1_785_931_200_000
-CORPUS_VERSION = 3
+CORPUS_VERSION = 4
 """Bumped when the builder changes, so that a kept corpus is rebuilt."""
 SEQ = re.compile(rb'^(\{"type":"[^"]*","seq0?":)(\d+)')
 CITED = re.compile(rb'"sourceEventSeqs":\[([0-9,]*)\]')
@@ -73,10 +74,10 @@ def shifted(line: bytes, by: int, new_of: list[int] | None = None) -> bytes:
     return REPLACED.sub(replaced, CITED.sub(cite, line))
 
 
-def _schedule(seq: int, time: int, data: dict[str, object]) -> bytes:
-    return json.dumps(
-        {"type": "schedule/change", "seq": seq, "time": time, "data": data}, separators=(",", ":")
-    ).encode()
+def _event(tag: str, seq: int, time: int, data: object) -> bytes:
+    from invariant.logshapes import appended
+
+    return json.dumps(appended(tag, seq, time, data), separators=(",", ":")).encode()
 
 
 def _iso(ms: int) -> str:
@@ -85,15 +86,70 @@ def _iso(ms: int) -> str:
     return format_instant(ms)
 
 
+class Owner:
+    """One session's schedule traffic as the harness's live owner writes it: records created,
+    some deleted, and each due decision (invariant.delivery.decide) written as the owner writes
+    it, its reminder queued in the inbox (an `agent/inbox/spliced` user message whose text is
+    the framing), its dispatches, then the message delivered as a `user/message` of the same id,
+    every event at a time the virtual clock gives, the clock only moving on. So a log made of
+    real bodies and this traffic draws no delivery finding (tests/test_bench_corpus.py)."""
+
+    def __init__(self, rng: random.Random) -> None:
+        from invariant import Folder, get_profile
+
+        self.rng, self.profile = rng, get_profile("calendar")
+        self.folder = Folder(0, self.profile)
+        self.clock = T0
+        self.made = 0
+
+    def events(self, seq: int) -> list[tuple[str, object]]:
+        """The events written at this point of the session (`seq`: the next event's), as (type, data)."""
+        from invariant.delivery import BatchDue, OneShotDue, Wait, decide
+
+        self.clock += self.rng.randint(20_000, 90_000)
+        decision = decide(self.folder.snapshot(), self.clock)
+        if isinstance(decision, Wait):
+            return [("schedule/change", self._created_or_deleted())]
+        assert isinstance(decision, (OneShotDue, BatchDue))
+        from invariant.logshapes import reminder_message
+
+        message = reminder_message(f"reminder-{seq}", decision.framing(self.profile))
+        queued = {"target": "next-turn", "start": 0, "inserted": [message]}
+        out: list[tuple[str, object]] = [("agent/inbox/spliced", queued)]
+        for change in decision.changes():
+            self.folder.apply(change)
+            out.append(("schedule/change", change.to_json()))
+        out.append(("user/message", message))
+        return out
+
+    def _created_or_deleted(self) -> dict[str, object]:
+        from invariant import decode_change
+
+        active = self.folder.snapshot().active
+        if active and self.rng.random() < 0.15:
+            data: dict[str, object] = {"version": 1, "operation": "delete", "id": self.rng.choice(active).id}
+        else:
+            self.made += 1
+            sched_id = f"schedule-{self.made}"
+            if self.rng.random() < 0.6:
+                seconds = self.rng.choice((60, 300, 900))
+                record: dict[str, object] = {"id": sched_id, "kind": "after", "prompt": "check the deploy"}
+                record |= {"afterSeconds": seconds, "scheduledAt": _iso(self.clock + seconds * 1000)}
+            else:
+                record = {"id": sched_id, "kind": "every", "prompt": "stand-up", "everySeconds": 600}
+                record["scheduledAt"] = _iso(self.clock + 600_000)
+            data = {"version": 1, "operation": "create", "schedule": record}
+        self.folder.apply(decode_change(data, self.profile))
+        return data
+
+
 def session(rng: random.Random, parts: list[list[bytes]], schedule_share: float) -> tuple[list[bytes], int]:
-    """One session's event lines (no header) from the bodies `parts`, renumbered, with schedule
-    events spliced in after about `schedule_share` of the lines; and its event count."""
+    """One session's event lines (no header) from the bodies `parts`, renumbered, with the
+    schedule traffic of an `Owner` spliced in after about `schedule_share` of the lines; and
+    its event count."""
     out: list[bytes] = []
     seq = 0
-    time = T0
-    pending: list[tuple[str, str]] = []  # (id, kind) created and not yet dispatched or deleted
-    made = 0
-    last_batch = 0
+    owner = Owner(rng)
     for part in parts:
         new_of: list[int] = []  # where each of the part's events now stands, by its seq in the part
         for line in part:
@@ -102,31 +158,9 @@ def session(rng: random.Random, parts: list[list[bytes]], schedule_share: float)
             new_of.extend(range(seq, seq + width))
             seq += width
             if rng.random() < schedule_share:
-                time += 1_000
-                if pending and rng.random() < 0.5:
-                    sched_id, kind = pending.pop(rng.randrange(len(pending)))
-                    if rng.random() < 0.25:
-                        data: dict[str, object] = {"version": 1, "operation": "delete", "id": sched_id}
-                    elif kind == "every":  # batches 300 s apart: the calendar gate holds too
-                        last_batch = max(time + 900_000, last_batch + 300_000)
-                        data = {"version": 1, "operation": "dispatch", "id": sched_id, "acceptedAt": _iso(last_batch)}
-                    else:
-                        data = {"version": 1, "operation": "dispatch", "id": sched_id}
-                else:
-                    made += 1
-                    sched_id = f"schedule-{made}"
-                    if rng.random() < 0.5:
-                        record = {"id": sched_id, "kind": "after", "prompt": "check the deploy", "afterSeconds": 60}
-                        record["scheduledAt"] = _iso(time + 60_000)
-                        kind = "after"
-                    else:
-                        record = {"id": sched_id, "kind": "every", "prompt": "stand-up", "everySeconds": 600}
-                        record["scheduledAt"] = _iso(time + 600_000)
-                        kind = "every"
-                    data = {"version": 1, "operation": "create", "schedule": record}
-                    pending.append((sched_id, kind))
-                out.append(_schedule(seq, time, data))
-                seq += 1
+                for tag, data in owner.events(seq):
+                    out.append(_event(tag, seq, owner.clock, data))
+                    seq += 1
     return out, seq
 
 
