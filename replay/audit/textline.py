@@ -8,12 +8,12 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from invariant.findings import MORE, Finding
 from invariant.jsvalue import shown
 from replay.audit.verdicts import Verdict
 from replay.terminal import printable
 
 if TYPE_CHECKING:
+    from invariant.findings import Finding
     from replay.audit.report import SessionReport
 
 
@@ -32,6 +32,8 @@ format holds them all."""
 
 def _stands_for(f: Finding) -> int:
     """How many findings `f` stands for: those a reader's own cap counted (`more_findings`), else one."""
+    from invariant.findings import MORE  # (a hit's text is printed with no finding's module loaded)
+
     if f.line is None and f.message.endswith(MORE):
         count = f.message[: -len(MORE)]
         if count.isdigit():
