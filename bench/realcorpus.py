@@ -21,7 +21,7 @@ from pathlib import Path
 
 REAL_LOGS = Path(__file__).resolve().parent.parent.parent / "shared" / "real-logs"
 T0 = 1_785_931_200_000
-CORPUS_VERSION = 4
+CORPUS_VERSION = 5
 """Bumped when the builder changes, so that a kept corpus is rebuilt."""
 SEQ = re.compile(rb'^(\{"type":"[^"]*","seq0?":)(\d+)')
 CITED = re.compile(rb'"sourceEventSeqs":\[([0-9,]*)\]')
@@ -86,6 +86,11 @@ def _iso(ms: int) -> str:
     return format_instant(ms)
 
 
+ACTIVE_MOST = 6
+"""The records a session keeps active at most (a deployment's sessions hold a few; recurring
+ones left to pile up would make every batch dispatch hundreds)."""
+
+
 class Owner:
     """One session's schedule traffic as the harness's live owner writes it: records created,
     some deleted, and each due decision (invariant.delivery.decide) written as the owner writes
@@ -126,7 +131,7 @@ class Owner:
         from invariant import decode_change
 
         active = self.folder.snapshot().active
-        if active and self.rng.random() < 0.15:
+        if len(active) >= ACTIVE_MOST or (active and self.rng.random() < 0.15):
             data: dict[str, object] = {"version": 1, "operation": "delete", "id": self.rng.choice(active).id}
         else:
             self.made += 1
