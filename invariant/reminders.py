@@ -94,28 +94,6 @@ def reminder_messages(event: Mapping[str, object], index: int) -> Iterator[Remin
             yield ReminderMessage(index, queued, found if isinstance(found, str) else None, text)
 
 
-def _groups(steps: Sequence[Step]) -> Iterator[list[Step]]:
-    """The dispatches, grouped as the owner wrote them: a one-shot alone, a batch as the
-    consecutive dispatches sharing one `acceptedAt`."""
-    group: list[Step] = []
-    for step in steps:
-        change = step.change
-        if not isinstance(change, DispatchChange):
-            continue
-        accepted = change.accepted_at
-        if group and (
-            accepted is None or group[-1].index + 1 != step.index or accepted != group[0].change.accepted_at  # type: ignore[union-attr]
-        ):
-            yield group
-            group = []
-        group.append(step)
-        if accepted is None:
-            yield group
-            group = []
-    if group:
-        yield group
-
-
 def _first_difference(expected: str, found: str) -> str:
     for n, (a, b) in enumerate(zip(expected.split("\n"), found.split("\n"), strict=False), start=1):
         if a != b:
@@ -130,38 +108,115 @@ def delivery_findings(
     profile: Profile,
 ) -> list[Finding]:
     """Every soft delivery rule the owned dispatches break (see the module). `steps` are the
-    applied fold steps in log order; `times` the events' `time` by index."""
-    steps = list(steps)
-    found: list[Finding] = []
-    queued = [m for m in messages if m.queued]
-    delivered: dict[str | None, int] = {m.message_id: m.index for m in messages if not m.queued and m.message_id}
-    active: dict[str, tuple[Record, int]] = {}
-    order = 0
-    groups = {group[0].index: group for group in _groups(steps)}
-    previous_end, cursor = -1, 0  # the queued messages are in log order, as the groups: one walk
+    applied fold steps in log order; `times` the events' `time` by index. The steps and the
+    messages are fed to a `Deliveries` in log order."""
+    machine = Deliveries(profile)
+    pending = sorted(messages, key=lambda m: m.index)
+    at = 0
     for step in steps:
+        while at < len(pending) and pending[at].index < step.index:
+            machine.message(pending[at])
+            at += 1
+        machine.step(step, times.get(step.index))
+    for message in pending[at:]:
+        machine.message(message)
+    return machine.finish()
+
+
+class Deliveries:
+    """The soft delivery rules as a machine fed one event at a time, in log order: each applied
+    owned fold step (`step`, with its event's time) and each reminder message (`message`), then
+    `finish`ed. What it keeps between two events is what is live: the active records and their
+    create order, the dispatches of the group being written and the records as they stood when it
+    began, the last reminder queued since the previous group, the groups whose reminder is not
+    delivered yet, and the findings so far; so a reading can stop at any event and go on later
+    from this state (it pickles) with the findings a whole reading gives."""
+
+    def __init__(self, profile: Profile) -> None:
+        self.profile = profile
+        self.active: dict[str, tuple[Record, int]] = {}
+        self.order = 0
+        self.latest: ReminderMessage | None = None
+        """The last reminder queued since the previous group of dispatches."""
+        self.latest_delivered = False
+        self.group: list[tuple[Step, object]] = []
+        """The dispatches of the group being written, each with its event's time."""
+        self.group_active: dict[str, tuple[Record, int]] = {}
+        self.group_message: ReminderMessage | None = None
+        self.group_delivered = False
+        self.found: list[Finding] = []
+        self.awaiting: list[tuple[ReminderMessage, int, Finding]] = []
+        """The `delivery.undelivered` of each group whose reminder has not appeared yet as a
+        user/message, with where it stands among the findings."""
+
+    def message(self, message: ReminderMessage) -> None:
+        """A reminder message queued or delivered at its event (no dispatch group goes on past it)."""
+        self._close()
+        if message.queued:
+            self.latest, self.latest_delivered = message, False
+            return
+        if not message.message_id:
+            return
+        latest = self.latest
+        if latest is not None and latest.message_id == message.message_id and latest.index < message.index:
+            self.latest_delivered = True
+        self.awaiting = [
+            a for a in self.awaiting if not (a[0].message_id == message.message_id and a[0].index < message.index)
+        ]
+
+    def step(self, step: Step, time: object) -> None:
+        """An applied owned fold step (a create, a delete or a dispatch) and its event's time."""
         change = step.change
         if isinstance(change, CreateChange):
-            order += 1
-            active[change.record.id] = (change.record, order)
-            continue
+            self._close()
+            self.order += 1
+            self.active[change.record.id] = (change.record, self.order)
+            return
         if isinstance(change, DeleteChange):
-            active.pop(change.id, None)
-            continue
-        group = groups.get(step.index)
-        if group is not None:
-            latest = None  # the last reminder queued since the previous dispatch
-            while cursor < len(queued) and queued[cursor].index < step.index:
-                if queued[cursor].index > previous_end:
-                    latest = queued[cursor]
-                cursor += 1
-            found += _group_findings(group, active, times, latest, delivered, profile)
-            previous_end = group[-1].index
+            self._close()
+            self.active.pop(change.id, None)
+            return
+        assert isinstance(change, DispatchChange)
+        accepted = change.accepted_at
+        group = self.group
+        if not (
+            group and accepted is not None and group[-1][0].index + 1 == step.index
+            and accepted == group[0][0].change.accepted_at  # type: ignore[union-attr]
+        ):  # fmt: skip
+            self._close()
+            self.group_active = dict(self.active)  # (as the records stood when the group began)
+            self.group_message, self.group_delivered = self.latest, self.latest_delivered
+            self.latest, self.latest_delivered = None, False
+        self.group.append((step, time))
         if step.after is None:
-            active.pop(change.id, None)
+            self.active.pop(change.id, None)
         else:
-            active[step.after.id] = (step.after, active[step.after.id][1])
-    return found
+            self.active[step.after.id] = (step.after, self.active[step.after.id][1])
+        if accepted is None:  # a one-shot is a group of its own
+            self._close()
+
+    def finish(self) -> list[Finding]:
+        """The findings of the whole reading (the undelivered reminders now known as such)."""
+        self._close()
+        found = list(self.found)
+        for _, at, finding in reversed(self.awaiting):
+            found.insert(at, finding)
+        return found
+
+    def _close(self) -> None:
+        """Judge the group of dispatches being written, now whole."""
+        if not self.group:
+            return
+        steps = [step for step, _ in self.group]
+        times = {step.index: time for step, time in self.group}
+        found, undelivered = _group_findings(
+            steps, self.group_active, times, self.group_message, self.group_delivered, self.profile
+        )
+        if undelivered is not None:
+            assert self.group_message is not None
+            self.awaiting.append((self.group_message, len(self.found) + undelivered[0], undelivered[1]))
+        self.found += found
+        self.group, self.group_active, self.group_message = [], {}, None
 
 
 def _group_findings(
@@ -169,14 +224,17 @@ def _group_findings(
     active: Mapping[str, tuple[Record, int]],
     times: Mapping[int, object],
     message: ReminderMessage | None,
-    delivered: Mapping[str | None, int],
+    delivered: bool,
     profile: Profile,
-) -> list[Finding]:
+) -> tuple[list[Finding], tuple[int, Finding] | None]:
+    """A group's findings, and (where its reminder was not delivered yet) the `delivery.undelivered`
+    finding and where it stands among them, decided once the log is read."""
     first = group[0]
     records = [s.before for s in group if s.before is not None]
     ids = ", ".join(repr(r.id) for r in records)
     batch = first.change.accepted_at is not None  # type: ignore[union-attr]
     found: list[Finding] = []
+    undelivered = None
     decided = parse_instant(first.change.accepted_at) if batch else target_of(records[0])  # type: ignore[union-attr]
     if message is None:
         text = f"dispatch of {ids} with no reminder message queued before it: the reminder never reached the session"
@@ -191,17 +249,16 @@ def _group_findings(
             found.append(
                 delivery_finding("delivery.framing", first.index, text + _first_difference(expected, message.text))
             )
-        seen = delivered.get(message.message_id)
-        if seen is None or seen < message.index:
+        if not delivered:
             text = f"the reminder queued at event {message.index} for {ids} never appears as a user/message"
-            found.append(delivery_finding("delivery.undelivered", first.index, text))
+            undelivered = (len(found), delivery_finding("delivery.undelivered", first.index, text))
     for step in group:
         time = times.get(step.index)
         if decided is not None and type(time) is int and time < decided:
             text = f"dispatch of {step.change.id!r} written at {time} ms, before it was due ({decided} ms)"  # type: ignore[union-attr]
             found.append(delivery_finding("delivery.early", step.index, text))
     found += _order_findings(group, records, active, decided, batch)
-    return found
+    return found, undelivered
 
 
 def _order_findings(
