@@ -306,3 +306,48 @@ def test_watch_withdraws_what_it_told_of_a_log_written_again_with_no_whole_line(
     log.write_bytes(b"\x28\xb5\x20\xfd\x20\x8e\xcd\x03\x00\x92")  # (no magic now: a plain first line, no LF)
     _, more = look(str(log), first, Reading())
     assert [e.kind for e in more] == [Kind.REREAD]
+
+
+def _large_log(path: Path, torn: bool = False) -> bytes:
+    """The valid log followed by padding events past the reader's piece size (8 MiB): read in
+    pieces, each hashed as it passes (`Hashing.pieces`); `torn`: its last line cut short."""
+    lines = VALID.read_bytes().splitlines(keepends=True)
+    seq = json.loads(lines[-1])["seq"] + 1
+    pad = "x" * 2000
+    more = [
+        f'{{"type":"x/padding","seq":{seq + k},"time":1785932800000,"data":{{"text":"{pad}"}}}}\n'.encode()
+        for k in range(4500)
+    ]
+    data = b"".join(lines + more)
+    if torn:
+        data = data[:-100]
+    path.write_bytes(data)
+    return data
+
+
+def test_a_large_log_rewritten_while_it_was_judged_is_read_whole_next(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = tmp_path / "big.session.jsonl"
+    data = _large_log(log)
+    assert len(data) > 8 << 20
+    new = data[:100] + data[100:200].replace(b'"', b"'", 1) + data[200:]
+    assert len(new) == len(data)
+    cache = tmp_path / "cache"
+    _rewritten_while_judged(log, new, monkeypatch, "remember")
+    _run(log, cache)
+    monkeypatch.undo()
+    assert "read whole" in _as_cold(log, cache)
+
+
+def test_a_large_log_with_a_torn_tail_is_resumed_as_a_cold_read_reads_it(tmp_path: Path) -> None:
+    log = tmp_path / "big.session.jsonl"
+    torn = _large_log(log, torn=True)
+    cache = tmp_path / "cache"
+    _as_cold(log, cache)
+    whole = _large_log(tmp_path / "whole.jsonl")
+    with open(log, "ab") as f:
+        f.write(whole[len(torn) :])
+    said = CliRunner().invoke(main, ["verify", "--cache-dir", str(cache), str(log)]).stdout
+    assert said.splitlines()[-1].endswith("; 0 from cache, 1 resumed, 0 read whole"), said
+    _as_cold(log, cache)

@@ -45,6 +45,8 @@ class Hashing:
         self.start = start
         self.digest: bytes | None = None
         self.committed: Any = None
+        self._before: Any = None
+        self._pieces: Iterator[bytes] | None = None
 
     def held(self, raw: Data, start: int, committed: int) -> None:
         """The hashes of bytes held whole (read once: the bytes judged) from `start` (0 where a
@@ -70,6 +72,8 @@ class Hashing:
         its report does not depend on it). Where the committed end lies inside the bytes read,
         or a long line was read a second time, the file is hashed again from `start` and must
         give the same digest: else it changed under the reader, and nothing is vouched for."""
+        if self._pieces is None:  # (no piece was read: nothing is vouched for)
+            return
         for piece in self._pieces:
             self.state.update(piece)
         digest = self.state.digest()
