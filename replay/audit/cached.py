@@ -2,8 +2,10 @@
 
 An entry is keyed by what decides the report (schedlog's code, the reading's options) and by
 the log's real path; it holds the file's identity (device, inode), the size judged and a hash
-of those bytes (xxh3-128), the names of the session's other generations beside it, the report,
-and the reading saved at the last committed line (replay/logs/readstate.py). Then:
+of those bytes (xxh3-128) taken as its reader read them (replay/logs/hashed.py: a file rewritten
+under a run is never stored under its new bytes), where the saved reading stands, the names of
+the session's other generations beside it, the report, and the reading saved at the last
+committed line (replay/logs/readstate.py), sealed to its entry. Then:
 
 - the same file, the same size, the same hash: the report from the cache (a stat match alone
   is no proof: an edit can keep size and mtime, so the bytes are always hashed);
