@@ -160,8 +160,10 @@ HOST = (
 )
 """The findings of a Host task store and of the deliveries it made (invariant/hoststore.py)."""
 
-CODES = frozenset(TABLE) | frozenset(HOST) | {"live.resolve.accepted", "live.resolve.calendar"}
-CODES |= {"live.resolve.rule", "live.resolve.zone"}
+RESOLVE = ("live.resolve.accepted", "live.resolve.calendar", "live.resolve.rule", "live.resolve.zone")
+"""Why a live owner could not resolve a record now (invariant/live.py): a candidate's finding."""
+
+CODES = frozenset((*TABLE, *HOST, *RESOLVE))
 """Every code a finding or a violation can carry (a test holds it against the sources)."""
 
 

@@ -27,7 +27,7 @@ def _location(r: SessionReport) -> str:
 PER_CODE = 10
 """The findings of one code the text output shows of a log (a 64 MB log can hold 66,543
 warnings): the rest are counted on one line, as ruff and mypy sum up; every other output
-format holds them all."""
+format lists each finding the report holds."""
 
 
 def _stands_for(f: Finding) -> int:

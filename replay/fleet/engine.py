@@ -141,9 +141,9 @@ def _deaf_to_ctrl_c() -> Iterator[None]:
     the cluster and exit 130 with one line; the workers, hearing it too, printed tracebacks.
     A Ctrl-C in that instant is lost (the cluster is starting: press it again). The workers
     log only errors (unless $DASK_LOGGING__DISTRIBUTED says otherwise)."""
-    quiet = {"DASK_LOGGING__DISTRIBUTED": os.environ.get("DASK_LOGGING__DISTRIBUTED", "error")}
-    was = {name: os.environ.get(name) for name in quiet}
-    os.environ.update(quiet)  # (the workers' own logging: a task cancelled by a Ctrl-C is no warning to print)
+    ours = _WORKER_LOGGING not in os.environ
+    if ours:  # (the workers' own logging: a task cancelled by a Ctrl-C is no warning to print)
+        os.environ[_WORKER_LOGGING] = "error"
     main = threading.current_thread() is threading.main_thread()
     before = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
     try:
@@ -151,11 +151,12 @@ def _deaf_to_ctrl_c() -> Iterator[None]:
     finally:
         if main:
             signal.signal(signal.SIGINT, before)
-        for name, value in was.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+        if ours:
+            os.environ.pop(_WORKER_LOGGING, None)
+
+
+_WORKER_LOGGING = "DASK_LOGGING__DISTRIBUTED"
+"""What sets the level of the workers' `distributed` loggers (read as each worker starts)."""
 
 
 @contextmanager
