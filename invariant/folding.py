@@ -132,8 +132,9 @@ class Folder:
         self.count = 0
         self.target_at: dict[str, tuple[int, str]] = {}
         """Where each active record's current target was set (event index, pointer): its create,
-        or its last dispatch. A Related is made of it only for a violation (a log holds
-        thousands of changes, and a rare violation)."""
+        or its last dispatch (an ended record's is dropped: only an active one is dispatched). A
+        Related is made of it only for a violation (a log holds thousands of changes, and a rare
+        violation)."""
         self.batch_at: int | None = None
         """The first dispatch of the last recurring batch."""
 
@@ -210,7 +211,7 @@ class Folder:
                 related=self._history(change.id),
             )
         if isinstance(change, DeleteChange):
-            del self.active[change.id]
+            del self.active[change.id], self.target_at[change.id]
             self.ended[change.id] = (index, "deleted")
             return Step(index, change, current, None)
         return self._dispatch(index, change, current)
@@ -223,7 +224,7 @@ class Folder:
                 related=(Related("create", self.seen[record.id], "/data/schedule/kind"),),
             )
         if record.kind in ONE_SHOT_KINDS:
-            del self.active[record.id]
+            del self.active[record.id], self.target_at[record.id]
             self.ended[record.id] = (index, "dispatched")
             return Step(index, change, record, None, record.scheduled_at)
         accepted = change.accepted_at
@@ -241,7 +242,7 @@ class Folder:
         if self.profile.recurring_gate:
             self._gate(index, accepted, accepted_ms)
         if next_ms is None:
-            del self.active[record.id]
+            del self.active[record.id], self.target_at[record.id]
             self.ended[record.id] = (index, "finished (no next target)")
             return Step(index, change, record, None, occurrence)
         moved = with_target(record, format_instant(next_ms))

@@ -12,6 +12,7 @@ letter: the fixed-rate vocabulary with exact record keys, so a `title` is refuse
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any, SupportsIndex
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,13 @@ class Profile:
     The after-only and fixed-rate companions only fold the log with the candidate (profiles.md
     §3.7; the released package's `invariant.js`), so a candidate the seedLength covers is never
     read."""
+
+    def __reduce_ex__(self, protocol: SupportsIndex) -> str | tuple[Any, ...]:
+        """A named profile pickles as its name (a judge's saved state holds one per fold, and
+        it stays the very profile when taken up again); any other as its fields."""
+        if PROFILES.get(self.name) is self:
+            return (get_profile, (self.name,))
+        return super().__reduce_ex__(protocol)
 
 
 CALENDAR = Profile(

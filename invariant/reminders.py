@@ -139,8 +139,8 @@ class Deliveries:
         self.latest: ReminderMessage | None = None
         """The last reminder queued since the previous group of dispatches."""
         self.latest_delivered = False
-        self.group: list[tuple[Step, object]] = []
-        """The dispatches of the group being written, each with its event's time."""
+        self.group: list[tuple[Step, object, int | None]] = []
+        """The dispatches of the group being written, each with its event's time and line."""
         self.group_active: dict[str, tuple[Record, int]] = {}
         self.group_message: ReminderMessage | None = None
         self.group_delivered = False
@@ -164,8 +164,9 @@ class Deliveries:
             a for a in self.awaiting if not (a[0].message_id == message.message_id and a[0].index < message.index)
         ]
 
-    def step(self, step: Step, time: object) -> None:
-        """An applied owned fold step (a create, a delete or a dispatch) and its event's time."""
+    def step(self, step: Step, time: object, line: int | None = None) -> None:
+        """An applied owned fold step (a create, a delete or a dispatch), its event's time, and
+        the line that holds it (a dispatch's findings are located there)."""
         change = step.change
         if isinstance(change, CreateChange):
             self._close()
@@ -187,7 +188,7 @@ class Deliveries:
             self.group_active = dict(self.active)  # (as the records stood when the group began)
             self.group_message, self.group_delivered = self.latest, self.latest_delivered
             self.latest, self.latest_delivered = None, False
-        self.group.append((step, time))
+        self.group.append((step, time, line))
         if step.after is None:
             self.active.pop(change.id, None)
         else:
@@ -207,14 +208,20 @@ class Deliveries:
         """Judge the group of dispatches being written, now whole."""
         if not self.group:
             return
-        steps = [step for step, _ in self.group]
-        times = {step.index: time for step, time in self.group}
+        steps = [step for step, _, _ in self.group]
+        times = {step.index: time for step, time, _ in self.group}
         found, undelivered = _group_findings(
             steps, self.group_active, times, self.group_message, self.group_delivered, self.profile
         )
+        lines = {step.index: line for step, _, line in self.group if line is not None}
+        if lines:
+            found = [f.at_line(lines.get(f.index)) if f.index is not None else f for f in found]
         if undelivered is not None:
             assert self.group_message is not None
-            self.awaiting.append((self.group_message, len(self.found) + undelivered[0], undelivered[1]))
+            late = undelivered[1]
+            if lines and late.index is not None:
+                late = late.at_line(lines.get(late.index))
+            self.awaiting.append((self.group_message, len(self.found) + undelivered[0], late))
         self.found += found
         self.group, self.group_active, self.group_message = [], {}, None
 

@@ -4,17 +4,17 @@ replace puts its own seq in place of the current nodes start..end, which must be
 order and each cited by the replacement, and a `tool/result` replacement takes the place of
 exactly one current `tool/result` and changes only its result's content (`assertToolResultRewrite`).
 
-To compare a result with its replacement, the surface keeps, for each current result, a way to
-get its data back (`RestOf`): readers hand it the data without the result's content, or the bytes
-to parse it from, so a log's results are never all held. The citation rules of each event alone
-are `logshapes.surface_problems`.
+To compare a result with its replacement, the surface keeps, for each current result, its data
+without the result's content, or the bytes of its line to parse it from (`parse`, the reader's
+JSON.parse, given to it), so a log's results are never all held, and a surface is plain data (a
+reader's saved state holds it). The citation rules of each event alone are
+`logshapes.surface_problems`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import partial
 
 from .jsvalue import json_equal, safe_integer
 from .logshapes import REPLACE_BOUNDS, SURFACE_TYPES, cited_runs, covered, covers, missing_surface_op
@@ -23,9 +23,14 @@ from .sessionload import LEGACY_RESULT_KEYS, legacy_result_message
 TOOL_RESULT = "tool/result"
 
 
-RestOf = Callable[[], object]
-"""How the surface gets a current tool result's data back when a replacement names it: the
-data itself, or with its result's content left out (the comparison leaves it out)."""
+RestOf = object
+"""What the surface keeps of a current tool result, to compare it with a replacement that names
+it: the bytes of its line (the event's data parsed from them when asked), or its data itself
+with its result's content left out (the comparison leaves it out)."""
+
+
+def _unparsed(line: bytes) -> object:
+    raise ValueError("this surface was given lines with no parse to read them")
 
 
 def result_rest(data: object, legacy_id: object) -> object:
@@ -58,6 +63,8 @@ class Surface:
     nodes: list[int] = field(default_factory=list)
     tool_results: dict[int, RestOf] = field(default_factory=dict)
     session_id: str = ""
+    parse: Callable[[bytes], object] = _unparsed
+    """The event's data from a kept line's bytes (a module's function: the surface pickles)."""
 
     def appended(self, seqs: Iterable[int], tool_results: Iterable[tuple[int, RestOf]] = ()) -> None:
         """Appends known to be well formed (the fast path's), in order, with each tool result's
@@ -72,7 +79,8 @@ class Surface:
     def _rest(self, seq: int) -> object:
         """The rest of the current tool result at `seq` (upgraded as the load does: a getter
         that hands back the whole data of a legacy result upgrades it with its seq's id)."""
-        return result_rest(self.tool_results[seq](), self._legacy_id(seq))
+        kept = self.tool_results[seq]
+        return result_rest(self.parse(kept) if type(kept) is bytes else kept, self._legacy_id(seq))
 
     def step(self, event: Mapping[str, object], seq: int, version: int) -> list[tuple[str, str]]:
         """Apply one event whose envelope has its shape (each problem with its JSON pointer; an
@@ -122,13 +130,7 @@ class Surface:
 
     @staticmethod
     def _kept(event: Mapping[str, object], seq: int, tag: object, legacy_id: object) -> list[tuple[int, RestOf]]:
-        """A tool result's seq and data getter (its rest, computed now: the event is at hand)."""
+        """A tool result's seq and its rest (computed now: the event is at hand)."""
         if tag != TOOL_RESULT:
             return []
-        return [(seq, partial(_given, result_rest(event.get("data"), legacy_id)))]
-
-
-def _given(rest: object) -> object:
-    """A rest computed when its event was at hand: a `partial` of this is a value (it pickles,
-    so a reader's state that holds the surface can be saved; a lambda cannot)."""
-    return rest
+        return [(seq, result_rest(event.get("data"), legacy_id))]

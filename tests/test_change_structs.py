@@ -150,18 +150,19 @@ def test_a_value_nested_past_msgspec_is_left_to_the_strict_decoder() -> None:
 
 
 def test_the_judge_decodes_through_the_structs(monkeypatch: pytest.MonkeyPatch) -> None:
-    """verify's fold reads each owned change through the structs first (`Folder`'s decode)."""
+    """verify's fold reads each owned change through the structs first (`Folder`'s decode),
+    once for the folds of every profile the evidence may choose."""
     from replay.audit.verify import verify_path
 
     from .conftest import ROOT
 
     asked = []
-    change = Structs.change
+    parsed = Structs.parsed
 
-    def counted(self: Structs, value: object, profile: object) -> object:
+    def counted(self: Structs, value: object) -> object:
         asked.append(value)
-        return change(self, value, profile)  # type: ignore[arg-type]
+        return parsed(self, value)
 
-    monkeypatch.setattr(Structs, "change", counted)
-    verify_path(str(ROOT / "fixtures" / "sessions" / "valid" / "reminders.session.jsonl"))
-    assert asked
+    monkeypatch.setattr(Structs, "parsed", counted)
+    report = verify_path(str(ROOT / "fixtures" / "sessions" / "valid" / "reminders.session.jsonl"))
+    assert len(asked) == report.schedule_events == len({id(value) for value in asked})

@@ -43,7 +43,7 @@ def every_log(path: Path, ids: list[str], dispatches: list[tuple[str, str]], see
 
 
 def ledger_batches(path: Path) -> list[tuple[int, str, list[str]]]:
-    _, judgement = judge_log(SessionLog(str(path), FIXED_RATE))
+    _, judgement = judge_log(SessionLog(str(path), FIXED_RATE), keep=True)
     found = []
     for number, accepted, members in batches(judgement.ledger):
         ids = [m.step.change.id for m in members if m.step is not None]  # type: ignore[union-attr]
@@ -62,7 +62,7 @@ def view_batches(path: Path) -> list[tuple[int, str, list[str]]]:
 
 
 def explain_batches(path: Path) -> list[tuple[int, str, list[str]]]:
-    report, judgement = judge_log(SessionLog(str(path), FIXED_RATE))
+    report, judgement = judge_log(SessionLog(str(path), FIXED_RATE), keep=True)
     changes = [entry for entry, _ in judgement.steps]
     stop = None if report.violation is None else report.violation.index  # as `explain.story` folds
     replayed = explain._replay(changes, judgement.ledger, judgement.state, report_profile(), stop)
@@ -89,7 +89,7 @@ def all_read_models(path: Path, db: Path) -> None:
     assert explain_batches(path) == expected
     assert database_batches(path, db) == expected
     _, changes = verify_bytes_with_changes(str(path), path.read_bytes(), FIXED_RATE)
-    _, judgement = judge_log(SessionLog(str(path), FIXED_RATE))
+    _, judgement = judge_log(SessionLog(str(path), FIXED_RATE), keep=True)
     assert [(c["idx"], c["owned"], c["status"]) for c in changes] == [
         (r.index, r.owned, r.status.value) for r in judgement.ledger
     ]
@@ -123,7 +123,7 @@ def test_a_one_shot_dispatch_belongs_to_no_batch_and_splits_none(tmp_path: Path)
         {"type": "schedule/change", "seq": n, "time": 1785931200000 + n, "data": d} for n, d in enumerate(records)
     ]
     path = write_session(tmp_path / "s.jsonl", events, header())
-    _, judgement = judge_log(SessionLog(str(path), FIXED_RATE))
+    _, judgement = judge_log(SessionLog(str(path), FIXED_RATE), keep=True)
     assert [r.status for r in judgement.ledger] == [Status.APPLIED] * 6
     assert ledger_batches(path) == [(1, T0, ["x", "z"])]
     all_read_models(path, tmp_path / "s.duckdb")
@@ -153,7 +153,7 @@ def _database_equals_the_ledger(paths: list[Path], db: Path) -> int:
     with duckdb.connect(str(db), read_only=True) as con:
         keys = dict(con.execute("SELECT path, session_key FROM sessions").fetchall())
         for path in paths:
-            _, judgement = judge_log(SessionLog(str(path)))
+            _, judgement = judge_log(SessionLog(str(path)), keep=True)
             key = keys[str(path)]
             rows = con.execute(
                 "SELECT idx, owned, status FROM schedule_changes WHERE session_key = ? ORDER BY idx", [key]

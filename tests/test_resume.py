@@ -15,6 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fuzz.logs import make, sources
+from invariant.profiles import PROFILES, get_profile
+from invariant.tools.names import SURFACE_NAMES
 from replay.audit.verify import verify_log
 from replay.logs.jsonline import DeepBudget
 from replay.logs.logfile import SessionLog
@@ -59,17 +61,22 @@ def test_the_pool_holds_what_the_property_asks_for() -> None:
     splits=st.lists(st.floats(0, 1), min_size=1, max_size=3),
     mode=st.sampled_from(list(Mode)),
     fast=st.booleans(),
+    profile=st.sampled_from([None, *sorted(PROFILES)]),
+    surface=st.sampled_from([None, *SURFACE_NAMES]),
+    seed=st.sampled_from([None, None, 0, 3, 7]),
 )
 def test_a_resumed_read_equals_a_cold_read_wherever_the_log_was_cut(
-    index: int, splits: list[float], mode: Mode, fast: bool
+    index: int, splits: list[float], mode: Mode, fast: bool, profile: str | None, surface: str | None, seed: int | None
 ) -> None:
     """Any fuzz input (valid or mutated, plain or framed, torn anywhere), read when it was cut
-    short at up to three places in turn, each read resumed from the last's state, then resumed
-    over the whole: the cold read's report."""
+    short at up to three places in turn, each read resumed from the last's state (the reader's
+    and the judge's), then resumed over the whole: the cold read's report, under every profile
+    (or the one the evidence chooses), tool surface and seedLength."""
     item = make(20261205, index, POOL)
     if item.source.startswith("store:"):
         return
-    data, reading = item.data, Reading(mode=mode)
+    chosen = None if profile is None else get_profile(profile)
+    data, reading = item.data, Reading(chosen, mode, seed, tool_surface=surface)
     whole, _ = _cold(data, reading, fast)
     state = None
     for cut in sorted(int(s * len(data)) for s in splits):

@@ -17,7 +17,7 @@ the tool and is not judged; a call with no result (interrupted) is judged alone.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..findings import Finding, Severity
 from ..jsvalue import shown
@@ -51,7 +51,15 @@ class Unparsed:
     reason: str
 
 
-NO_RESULT = Unparsed("no result logged")
+class _NoResult(Unparsed):
+    """The one value saying a call has no result logged: pickled by its name, so that `is
+    NO_RESULT` holds in a judge's state taken up again."""
+
+    def __reduce__(self) -> str:
+        return "NO_RESULT"
+
+
+NO_RESULT = _NoResult("no result logged")
 
 
 @dataclass(frozen=True)
@@ -202,23 +210,78 @@ def judge_uses(
     """The findings on a session's uses, each judged against the surface (of `surfaces`, or
     those the uses and `evidence` point to) that finds the fewest problems with it. A log with
     `schedule/change` events is evidence of the session-local tools."""
-    from .surfaces import SURFACES  # (built for a log that calls them: most call none)
+    judged = Uses(None if surfaces is None else tuple(surfaces))
+    for at, use in enumerate(uses):
+        judged.add(at, use)
+    return judged.findings(evidence)
 
-    candidates = tuple(surfaces) if surfaces is not None else surfaces_of(uses, evidence)
-    found: list[Finding] = []
-    for use in uses:
-        tools = [SURFACES[s][use.name] for s in candidates if use.name in SURFACES[s]]
-        if surfaces is None:  # the calls' own pointers were a guess: any surface with the tool
-            tools = tools or [t[use.name] for t in SURFACES.values() if use.name in t]
-        if not tools:
-            among = "no known tool surface" if surfaces is None else f"no tool surface of {', '.join(surfaces)}"
-            message = f"{use.name}: {among} has this tool; not judged"
-            found.append(tool_finding("tool.surface.unknown", message, use, False))
-            continue
-        judged: list[list[Finding]] = [judge_use(tool, use) for tool in tools]
-        fewest: list[Finding] = min(judged, key=len)
-        found += fewest
-    return found
+
+_Judged = list[Finding] | tuple[tuple[str, list[Finding]], ...]
+"""A use's findings where they are final, else its findings against each surface that has its tool."""
+
+
+@dataclass
+class Uses:
+    """`judge_uses` fed one whole use at a time (its result read, or the log's end reached), in
+    any order (`at`: its place among the calls), keeping only what may still be reported: the
+    surfaces the uses point to, and of each use with a finding against some surface those
+    findings, by surface (which surface judges it is known only once every use is read). A use
+    every surface that has its tool accepts is judged then and there, and not kept."""
+
+    surfaces: tuple[str, ...] | None = None
+    """The surfaces to judge against (None: those the uses point to)."""
+    pointed: set[str] = field(default_factory=set)
+    held: list[tuple[int, _Judged]] = field(default_factory=list)
+    any: bool = False
+    """Whether any use was added."""
+
+    def add(self, at: int, use: ToolUse) -> None:
+        from .surfaces import SURFACES  # (built for a log that calls them: most call none)
+
+        self.any = True
+        self.pointed |= _pointers(use)
+        per = tuple((s, judge_use(tools[use.name], use)) for s, tools in SURFACES.items() if use.name in tools)
+        if self.surfaces is not None:
+            found = _fewest(per, self.surfaces, False)
+            if found is None:
+                message = f"{use.name}: no tool surface of {', '.join(self.surfaces)} has this tool; not judged"
+                found = [tool_finding("tool.surface.unknown", message, use, False)]
+            if found:
+                self.held.append((at, found))
+        elif not per:
+            message = f"{use.name}: no known tool surface has this tool; not judged"
+            self.held.append((at, [tool_finding("tool.surface.unknown", message, use, False)]))
+        elif any(found for _, found in per):
+            self.held.append((at, per))
+
+    def findings(self, evidence: Iterable[str] = ()) -> list[Finding]:
+        """The findings of every use added, in call order."""
+        candidates = self.surfaces
+        if candidates is None:
+            pointed = self.pointed | set(evidence)
+            candidates = tuple(s for s in SURFACE_NAMES if s in pointed) or SURFACE_NAMES
+        found: list[Finding] = []
+        for _, judged in sorted(self.held, key=lambda held: held[0]):
+            if isinstance(judged, list):
+                found += judged
+            else:
+                fewest = _fewest(judged, candidates, self.surfaces is None)
+                assert fewest is not None  # (a surface has the tool: the fallback finds it)
+                found += fewest
+        return found
+
+
+def _fewest(
+    per: tuple[tuple[str, list[Finding]], ...], candidates: Sequence[str], guessed: bool
+) -> list[Finding] | None:
+    """The fewest findings against the candidate surfaces that have the tool, the first of equals
+    in `candidates` order; where none has it and the candidates were a guess (`guessed`: the
+    calls' own pointers), against any surface that has it; None where none does."""
+    by = dict(per)
+    judged = [by[s] for s in candidates if s in by]
+    if guessed and not judged:
+        judged = [found for _, found in per]
+    return min(judged, key=len) if judged else None
 
 
 # --- reading uses from session-log events (session-log.md §5.3) -------------------------------

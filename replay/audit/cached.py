@@ -298,7 +298,7 @@ def reader(
     c = consulted
     if c.judged is not None:
         rest = store.get(c.key, "rest")
-        if isinstance(rest, ReadState) and rest.offset == c.judged.offset:
+        if isinstance(rest, ReadState) and rest.offset == c.judged.offset and rest.judge is not None:
             use = Use.CACHED if c.unchanged else Use.RESUMED
             resumed = Hashing(c.hashed, rest.offset)
             return SessionLog(c.path, reading, progress=progress, resume=rest, hashing=resumed), use
@@ -403,18 +403,19 @@ def judged(
     path: str, reading: Reading, cache: Path | None = None, progress: Any = None
 ) -> tuple[SessionReport, Judgement]:
     """`judge_log` of the log at `path` (the report and the judgement behind it, for the
-    stories and pictures told of a session), through the verdict cache in folder `cache` when
-    given: an unchanged log's saved reading is resumed (its records yielded again, nothing
-    read but a torn tail), a grown one's reads only what was appended."""
+    stories and pictures told of a session), its entry in the verdict cache in folder `cache`
+    (when given) written anew: the judgement holds every change's step, which no saved state
+    keeps, so the log is read whole."""
     from replay.audit.verify import judge_log
     from replay.logs.logfile import SessionLog
 
     store = None if cache is None else store_in(cache)
     c = None if store is None else consult(path, reading, store)
     if store is None or c is None:
-        return judge_log(SessionLog(path, reading, progress=progress))
+        return judge_log(SessionLog(path, reading, progress=progress), keep=True)
+    c.judged = c.hashed = None
     log, use = reader(c, reading, store, progress)
-    report, judgement = judge_log(log)
+    report, judgement = judge_log(log, keep=True)
     return remember(c, store, log, report, use).report(), judgement
 
 

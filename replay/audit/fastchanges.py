@@ -88,6 +88,13 @@ class Structs:
     def change(self, value: object, profile: Profile) -> Change | None:
         """The change `value` holds when the structs and every spec take it under `profile`,
         else None (the strict decoder then decodes it, and says what is wrong)."""
+        change = self.parsed(value)
+        return change if change is not None and allowed(change, profile) else None
+
+    def parsed(self, value: object) -> Change | None:
+        """The change `value` holds when the structs and every spec take it under the profile
+        that allows the most (every kind, a title, every dispatch shape: `allowed` says what
+        another profile takes of it), else None."""
         if type(value) is not dict or type(op := value.get("operation")) is not str or op not in self.by_operation:
             return None
         try:
@@ -96,34 +103,37 @@ class Structs:
             return None  # match a key by: the strict decoder's to read)
         try:
             if op == "create":
-                return self._create(got.schedule, profile)
+                record = got.schedule
+                kind = record.__struct_config__.tag
+                self._check(record, TITLED_RECORD_SHAPES[kind])
+                return CreateChange(RECORD_TYPES[kind](*msgspec.structs.astuple(record)))  # (the record's field order)
             if op == "delete":
                 self._check(got, DELETE_SHAPE)
                 return DeleteChange(got.id)
-            return self._dispatch(got, profile)
+            occurrence, accepted, following = got.occurrence_at, got.accepted_at, got.next_scheduled_at
+            if (occurrence is not None, accepted is not None, following is not None) not in _DISPATCH_BY_INSTANTS:
+                return None
+            self._check(got, DISPATCH_SHAPES["cron"])
+            return DispatchChange(got.id, occurrence, accepted, following)
         except Reject:
             return None
-
-    def _create(self, record: Any, profile: Profile) -> CreateChange | None:
-        kind = record.__struct_config__.tag
-        if kind not in profile.record_kinds or (record.title is not None and not profile.record_title):
-            return None
-        self._check(record, TITLED_RECORD_SHAPES[kind])
-        return CreateChange(RECORD_TYPES[kind](*msgspec.structs.astuple(record)))  # (its fields in the record's order)
-
-    def _dispatch(self, got: Any, profile: Profile) -> DispatchChange | None:
-        occurrence, accepted, following = got.occurrence_at, got.accepted_at, got.next_scheduled_at
-        shape = _DISPATCH_BY_INSTANTS.get((occurrence is not None, accepted is not None, following is not None))
-        if shape is None or shape not in profile.dispatch_shapes:
-            return None
-        self._check(got, DISPATCH_SHAPES["cron"])
-        return DispatchChange(got.id, occurrence, accepted, following)
 
     def _check(self, got: Any, shape: ObjectShape) -> None:
         """Each present value of `got` checked by its field's spec in `shape` (Reject)."""
         for attr, spec in self.checks[shape.name]:
             if (v := getattr(got, attr)) is not None:
                 spec.check(v)
+
+
+def allowed(change: Change, profile: Profile) -> bool:
+    """Whether `profile` takes a change the structs took (`Structs.parsed`): a create of a kind
+    it has, titled only where it allows a title; a dispatch of a shape it has; any delete."""
+    if isinstance(change, CreateChange):
+        record = change.record
+        return record.kind in profile.record_kinds and (record.title is None or profile.record_title)
+    if isinstance(change, DispatchChange):
+        return change.shape in profile.dispatch_shapes
+    return True
 
 
 _DISPATCH_BY_INSTANTS = {
@@ -139,6 +149,18 @@ def structured_change(value: object, profile: Profile) -> Change | None:
     return _STRUCTS.change(value, profile)
 
 
+_LAST: list[object] = [None, None]
+"""The last payload `decode_change_fast` read and what the structs made of it: the judge folds
+each change under every profile its evidence may choose, one after the other, and the structs'
+work (all but `allowed`) is the same for each. Holding the payload keeps it alive, so `is`
+cannot match another value."""
+
+
 def decode_change_fast(value: object, profile: Profile) -> Change:
     """`decode_change`, through the structs first (the judge's `Folder` decodes with it)."""
-    return _STRUCTS.change(value, profile) or decode_change(value, profile)
+    if value is not _LAST[0]:
+        _LAST[0], _LAST[1] = value, _STRUCTS.parsed(value)
+    change = _LAST[1]
+    if change is not None and allowed(change, profile):  # type: ignore[arg-type]
+        return change  # type: ignore[return-value]
+    return decode_change(value, profile)

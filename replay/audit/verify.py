@@ -15,30 +15,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from invariant import SCHEDULE_CHANGE, Folded, Folder, ScheduleLogError, Step
-from invariant.changes import DispatchChange
-from invariant.detect import (
-    Clue,
-    accepted_at,
-    batch_clues,
-    change_clues,
-    choose,
-    era_clue,
-    folds_may_differ,
-    host_message_id,
-    host_message_text,
-    message_evidence,
-)
+from invariant import SCHEDULE_CHANGE, Folded, Step
 from invariant.filenames import file_version
-from invariant.findings import Finding, RelatedLocation, Severity, Violation
-from invariant.ledger import LedgerRow, ledger, owned_from
-from invariant.profiles import Profile, get_profile
-from invariant.reminders import ReminderMessage, delivery_findings, reminder_messages
-from invariant.tools.judge import TOOL_TYPES
-from replay.audit.fastchanges import decode_change_fast
+from invariant.findings import Finding, Severity, Violation
+from invariant.ledger import LedgerRow
+from replay.audit.judge import Judge
 from replay.audit.report import ProfileChoice, SessionReport
 from replay.audit.telling import TellingEvents
-from replay.audit.transcript import Transcript
 from replay.audit.verdicts import Verdict
 from replay.logs import inputs
 from replay.logs.bytesource import Data
@@ -47,27 +30,6 @@ from replay.logs.discover import LOG_SUFFIXES, STORE_NAME, is_url
 from replay.logs.jsonline import BeyondBound, JsonLineError, located, parse_json_line
 from replay.logs.logfile import UNFRAMED, Entry, SessionLog
 from replay.reading import DEFAULT_READING, Reading
-
-
-def _violation(
-    err: ScheduleLogError, line: int | None, changes: Sequence[Entry] = (), header_line: int | None = None
-) -> Violation:
-    """The violation located: its line, and each related event's (an event's seq is its index).
-    A seedLength out of bounds also points at the header that holds it."""
-    lines = {e.event_index: e.line for e in changes} if err.related else {}
-    related = [RelatedLocation(r.role, r.index, r.index, lines.get(r.index), r.pointer) for r in err.related]
-    if err.rule == "fold.seed.bounds" and header_line is not None:
-        related.insert(0, RelatedLocation("header", None, None, header_line, "/seedLength"))
-    return Violation(
-        code=err.code,
-        rule=err.rule,
-        index=err.index,
-        seq=err.index,
-        line=line,
-        pointer=err.pointer,
-        message=err.message,
-        related=tuple(related),
-    )
 
 
 class SessionSink(Protocol):
@@ -114,161 +76,69 @@ class Judgement:
         return Verdict.CORRUPT if self.violation is not None else Verdict.OK
 
 
-def judge(
-    changes: Sequence[Entry], event_count: int, seed: object, profile: Profile, header_line: int | None
-) -> Judgement:
-    """Fold the schedule changes (each at its event index) of a log of `event_count` events."""
-    try:
-        folder = Folder(seed, profile, decode_change_fast)
-    except ScheduleLogError as err:
-        return _judged(None, _violation(err, header_line, changes, header_line), [(e, None) for e in changes], seed)
-    steps: list[tuple[Entry, Step | None]] = []
-    violation = None
-    for entry in changes:
-        if violation is not None:
-            steps.append((entry, None))
-            continue
-        folder.skip(entry.event_index - folder.count)  # the events in between hold no schedule change
-        try:
-            steps.append((entry, folder.feed(entry.event)))
-        except ScheduleLogError as err:
-            violation = _violation(err, entry.line, changes)
-            steps.append((entry, None))
-    if violation is not None:
-        return _judged(None, violation, steps, seed, folder.snapshot())
-    folder.skip(event_count - folder.count)
-    try:
-        folded = folder.finish()
-    except ScheduleLogError as err:
-        return _judged(None, _violation(err, header_line, changes, header_line), steps, seed, folder.snapshot())
-    return _judged(folded, None, steps, seed, folded)
-
-
-def _judged(
-    folded: Folded | None,
-    violation: Violation | None,
-    steps: list[tuple[Entry, Step | None]],
-    seed: object,
-    state: Folded | None = None,
-) -> Judgement:
-    stop = None if violation is None else violation.index
-    rows = ledger(((e.event_index, e.line, s) for e, s in steps), owned_from(seed), stop)
-    return Judgement(folded, violation, tuple(steps), rows, state)
-
-
-def _deliveries(judgement: Judgement, seed: object, profile: Profile, messages: list[ReminderMessage]) -> list[Finding]:
-    """Whether each owned dispatch's reminder reached the conversation (invariant.reminders):
-    warnings, located at the dispatch's line."""
-    if not judgement.steps:  # most sessions hold no schedule change
-        return []
-    owned = owned_from(seed) or 0
-    applied = [(e, row.step) for (e, _), row in zip(judgement.steps, judgement.ledger, strict=True) if row.step]
-    if not any(isinstance(s.change, DispatchChange) for _, s in applied):
-        return []
-    times = {e.event_index: (e.event or {}).get("time") for e, _ in applied}
-    lines = {e.event_index: e.line for e, _ in applied}
-    mine = [m for m in messages if not m.queued or m.index >= owned]
-    found = delivery_findings([s for _, s in applied], times, mine, profile)
-    return [f.at_line(lines.get(f.index)) if f.index is not None else f for f in found]
-
-
-def _host_era(delivered: int, changes: int, folded: Folded | None) -> list[Finding]:
-    """The reminders the Host delivered, as information (a Host-era log has no schedule stream:
-    an empty fold, valid); legacy schedule/change reminders beside them are worth a warning,
-    and those still active (the Host never fires them) say which."""
-    if not delivered:
-        return []
-    found = [Finding("host.reminders", Severity.INFO, f"{delivered} reminder message(s) delivered by the Host")]
-    if changes:
-        message = f"{changes} legacy schedule/change event(s) in a log the Host schedule service delivered to"
-        active = [] if folded is None else [r.id for r in folded.active]
-        if active:
-            message += f"; still active, never to fire: {', '.join(map(repr, active))}"
-        found.append(Finding("host.legacy-reminders", Severity.WARNING, message))
-    return found
-
-
 def verify_log(log: SessionLog, sink: SessionSink | None = None) -> SessionReport:
     """Read `log` to the end, then fold its schedule changes under its profile (the reading's,
     or the one its evidence shows); return the session's report."""
     return judge_log(log, sink)[0]
 
 
-def judge_log(log: SessionLog, sink: SessionSink | None = None) -> tuple[SessionReport, Judgement]:
-    """`verify_log`, and the judgement behind the report: each schedule change with the fold
-    step it made (for the stories and pictures told of a session)."""
-    changes: list[Entry] = []
-    clues: list[Clue] = []
-    accepted: list[str] = []
-    messages: list[str] = []
-    texts: list[str] = []
-    reminders: list[ReminderMessage] = []
-    delivered = 0
-    transcript = Transcript(log.charge_deep)
+def judge_log(log: SessionLog, sink: SessionSink | None = None, keep: bool = False) -> tuple[SessionReport, Judgement]:
+    """`verify_log`, and (with `keep`, or a `sink`) the judgement behind the report: each schedule
+    change with the fold step it made (for the stories and pictures told of a session). The
+    records are judged as they are read (replay.audit.judge), the judge's state saved with the
+    reading's and taken up again where the reading resumes: a judgement is kept only by a read
+    from the log's start."""
+    keep = keep or sink is not None
+    holder = _Holder(Judge(log.reading.profile, log.reading.seed_length, log.reading.tool_surface, keep))
+    log.keeper = holder
     hears = None if sink is None else sink.other_record
     entries = log.entries(schedule_only=True, others=hears, select=TellingEvents())
+    deep = log.charge_deep
     for entry in entries:
-        event = entry.event
-        assert event is not None  # the rows and the other events went to the sink
-        if event.get("type") == SCHEDULE_CHANGE:
-            clues.extend(change_clues(event.get("data")))
-            changes.append(entry)
-            transcript.change(event.get("data"), entry.event_index)
-            if sink is not None:
+        judge = holder.judge
+        if not judge.begun:
+            judge.begin(log.head.header, log.head.marks_cut)
+        try:
+            judge.feed(entry, deep)
+        except BeyondBound as bound:  # the log's budget for deep values is spent: it is read no further
+            with contextlib.suppress(StopIteration):
+                entries.throw(located(bound, entry.line))
+            break
+        if sink is not None:
+            if entry.event is not None and entry.event.get("type") == SCHEDULE_CHANGE:
                 sink.schedule_change(entry)
-            if (at := accepted_at(event.get("data"))) is not None:
-                accepted.append(at)
-        elif event.get("type") in TOOL_TYPES:  # a schedule_* call or its result
-            try:
-                transcript.add(event, entry.line, entry.event_index)
-            except BeyondBound as bound:  # the log's budget for deep values is spent: it is read no further
-                with contextlib.suppress(StopIteration):
-                    entries.throw(located(bound, entry.line))
-                break
-            if sink is not None:
-                sink.other_record(entry.line, entry.event_index, event, entry.row, entry.raw)
-        else:  # a marker that cuts the fork (v2+), or a record that bears clues
-            found, host = message_evidence(event)
-            clues.extend(found)
-            reminders.extend(reminder_messages(event, entry.event_index))
-            delivered += host
-            if host and (message := host_message_id(event)) is not None:
-                messages.append(message)
-                texts.append(host_message_text(event))
-            if sink is not None:
-                sink.other_record(entry.line, entry.event_index, event, entry.row, entry.raw)
-    seed = log.reading.seed_for(log.seed_length)
-    header_line = 1 if log.head.header is not None else None
-    detection = None
-    if log.reading.profile is None:
-        detection = choose([*clues, *era_clue(log.head.version), *batch_clues(accepted)])
-        profile = detection.profile
-    else:
-        profile = log.reading.profile
-    judgement = judge(changes, log.event_count, seed, profile, header_line)
-    others: dict[str, Verdict] = {}
-    if detection is not None and not detection.decided and folds_may_differ(accepted) and not log.unreadable:
-        for name in detection.candidates[1:]:  # would another possible profile answer differently?
-            verdict = judge(changes, log.event_count, seed, get_profile(name), header_line).verdict
-            if verdict is not judgement.verdict:
-                others[name] = verdict
+            else:
+                sink.other_record(entry.line, entry.event_index, entry.event, entry.row, entry.raw)
+    judge = holder.judge
+    if keep and judge is not holder.first:
+        raise ValueError("a judgement is kept only by a read from the log's start")
+    judge.begin(log.head.header, log.head.marks_cut)
+    judged = judge.judged(log.event_count, log.head.version, log.unreadable)
+    track, seed = judged.track, judged.seed
+    judgement = Judgement(
+        judged.folded,
+        track.violation,
+        tuple(track.steps or ()),
+        judge.ledger(track) if keep else (),
+        track.stopped if track.violation is not None else judged.folded,
+    )
     if sink is not None:
         sink.judged(seed, judgement)
-    folded = None if log.unreadable else judgement.folded
+    folded = None if log.unreadable else judged.folded
     if log.unreadable:
         verdict = Verdict.UNREADABLE
     elif log.head.unsupported:
         verdict = Verdict.UNSUPPORTED
-    elif judgement.violation is not None or log.rejected:
+    elif track.violation is not None or log.rejected:
         verdict = Verdict.CORRUPT
     else:
         verdict = Verdict.OK
     findings = log.reading.selection.kept(
         (
             *log.findings,
-            *_host_era(delivered, len(changes), folded),
-            *_deliveries(judgement, seed, profile, reminders),
-            *transcript.findings(seed, log.reading.tool_surface, logged_changes=bool(changes)),
+            *judge.host_era(folded),
+            *track.deliveries.finish(),
+            *judge.transcript.findings(logged_changes=bool(judge.changes)),
         )
     )
     report = SessionReport(
@@ -276,18 +146,31 @@ def judge_log(log: SessionLog, sink: SessionSink | None = None) -> tuple[Session
         session=log.head.session_id,
         seed_length=seed,
         events=log.event_count,
-        schedule_events=len(changes),
+        schedule_events=judge.changes,
         verdict=verdict,
-        violation=judgement.violation,
-        findings=_with_content_verdict(findings, judgement.violation is not None) if log.unframed else findings,
+        violation=track.violation,
+        findings=_with_content_verdict(findings, track.violation is not None) if log.unframed else findings,
         folded=folded,
         format_version=log.head.version,
-        profile=ProfileChoice.of(profile, detection, others),
+        profile=ProfileChoice.of(judged.profile, judged.detection, judged.others),
         generation=file_version(os.path.basename(log.path)),
-        host_messages=tuple(messages),
-        host_message_texts=tuple(texts),
+        host_messages=tuple(judge.host_messages),
+        host_message_texts=tuple(judge.host_texts),
     )
     return report, judgement
+
+
+class _Holder:
+    """The judge a reading feeds, its state saved and restored with the reading's (a StateKeeper)."""
+
+    def __init__(self, judge: Judge) -> None:
+        self.judge = self.first = judge
+
+    def save(self) -> bytes | None:
+        return self.judge.saved()
+
+    def restore(self, state: bytes) -> None:
+        self.judge = Judge.resumed(state)
 
 
 def _with_content_verdict(findings: tuple[Finding, ...], violated: bool) -> tuple[Finding, ...]:

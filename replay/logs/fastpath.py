@@ -112,7 +112,7 @@ class FastRecords(Records):
                     ):
                         continue
                 self.scan.advance(starts[i] + 1)
-                yield self.keep(Entry(before + i + 1, starts[i], event, None, _utf8(lines[i][:-1])))
+                yield Entry(before + i + 1, starts[i], event, None, _utf8(lines[i][:-1]))
         except BeyondBound as bound:  # (located at its record's line)
             raise located(bound, before + i + 1) from None
         self.scan.advance(starts[stop])

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Callable
-from functools import partial
 from itertools import accumulate, compress, repeat
 from operator import attrgetter, is_not, lt
 from typing import Any, NamedTuple, cast
@@ -256,7 +255,7 @@ def _kept_result(record: SurfaceEvent, line: bytes) -> RestOf:
         start = _found_once(line, raw)
         if start >= 0:
             kept = b"null".join((line[:start], line[start + len(raw) :]))
-    return partial(_data_of, kept)
+    return kept
 
 
 _HEAD = 16
@@ -277,11 +276,6 @@ def _found_once(line: bytes, raw: Raw) -> int:
         return start
     start = line.find(raw)
     return start if start >= 0 and line.find(raw, start + 1) < 0 else -1
-
-
-def _data_of(line: bytes) -> object:
-    value = parse_json_line(line)
-    return value.get("data") if isinstance(value, dict) else None
 
 
 def _replace_refused(surface: Surface, record: SurfaceEvent, op: Raw, version: int) -> bool:

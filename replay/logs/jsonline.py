@@ -68,12 +68,8 @@ class DeepBudget:
     """One log's DEEP_BUDGET, a `Deep`: what is left of it, charged value by value."""
 
     left: int = DEEP_BUDGET
-    replaying: bool = False
-    """While a resumed read yields its saved records again: their values were charged."""
 
     def __call__(self, length: int) -> None:
-        if self.replaying:
-            return
         self.left -= length
         if self.left < 0:
             raise BeyondBound
@@ -169,3 +165,9 @@ def parse_header_line(raw: bytes, deep: Deep | None = None) -> object:
             return deepjson.parse(text, parse_int=_parse_int, parse_float=_parse_float)
     except ValueError as err:
         raise JsonLineError(str(err).split(": line")[0]) from None
+
+
+def data_of_line(line: bytes) -> object:
+    """The `data` of the event on `line` (a surface's kept tool result, invariant.surface)."""
+    value = parse_json_line(line)
+    return value.get("data") if isinstance(value, dict) else None

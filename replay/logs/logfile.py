@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field, replace
+from typing import Protocol
 
 from invariant.findings import Finding, Severity
 from replay.logs import inputs
@@ -73,6 +74,20 @@ _UNFRAMED_MESSAGE = (
 )
 
 
+class StateKeeper(Protocol):
+    """Whoever judges the records a reading yields, its state saved and restored with the
+    reading's (`SessionLog.keeper`)."""
+
+    def save(self) -> bytes | None:
+        """The state now, as bytes (the records yielded so far judged); None where it cannot
+        be saved (then neither is the reading)."""
+        ...
+
+    def restore(self, state: bytes) -> None:
+        """Go on from a state `save` gave, taken at the line the reading resumes after."""
+        ...
+
+
 @dataclass
 class SessionLog:
     """One session log being read. Iterate `entries()` once; then read the summary fields."""
@@ -94,6 +109,9 @@ class SessionLog:
     yielded again, and only the bytes from the offset on are read."""
     hashing: Hashing | None = None
     """Hash the bytes the read takes (hashed.py: its state stands for those before `resume`'s offset)."""
+    keeper: StateKeeper | None = None
+    """Whoever judges the records yielded: its state is saved with the reading's, and taken up
+    again where the reading resumes (the reader holds it as bytes, never looks inside)."""
 
     saved: ReadState | None = None
     """Once `entries(schedule_only=True)` is read: the state at its last committed line, to
@@ -162,7 +180,7 @@ class SessionLog:
         """
         stage = FastRecords if self.fast and schedule_only and others is None else Records
         if schedule_only:
-            self.records = stage(self.notes, self.records.budget, True, others, select, [])
+            self.records = stage(self.notes, self.records.budget, True, others, select)
         raw = inputs.opened(self.path, self.data)
         if isinstance(raw, str):
             self.notes.cannot_read(raw)
@@ -238,7 +256,7 @@ class SessionLog:
         parts = plain_lines(pieces, reread, not self.notes.strict, after)
         stage = self._lines = PlainLines(self.records, self.notes, self._advance, self._save if saving else None)
         if resume is not None:
-            yield from self._resumed(resume)
+            self._resumed(resume)
             stage.lines, at = resume.line, resume.offset
         else:
             first = next(parts)
@@ -275,7 +293,7 @@ class SessionLog:
                 self.notes.find("format.zstd", Severity.ERROR, head.message)
             return
         if self.resume is not None:
-            yield from self._resumed(self.resume)
+            self._resumed(self.resume)
             start = self.resume.line, self.resume.offset, self.resume.plaintext
         else:
             entry = self._first_line(head.header, 0)
@@ -295,29 +313,26 @@ class SessionLog:
         # the header parser kept -0 apart; bare events use JavaScript's view of it
         return self.records.record(1, raw) if self.head.headerless else None
 
-    def _resumed(self, state: ReadState) -> Iterator[Entry]:
-        """Restore each stage's saved state and yield the saved records again (their deep values
-        charged once: the saved budget holds them)."""
+    def _resumed(self, state: ReadState) -> None:
+        """Restore each stage's saved state, and the judge's."""
         self.head = state.head
         self.notes.resume(state.notes)
         self.records.resume(state.records, state.head)
+        if self.keeper is not None and state.judge is not None:
+            self.keeper.restore(state.judge)
         self._advance(state.offset)
-        budget = self.records.budget
-        budget.replaying = True
-        try:
-            for entry in state.entries:
-                yield self.records.keep(entry)
-        finally:
-            budget.replaying = False
 
     def _save(self, offset: int, line: int, plaintext: int, more: bool) -> None:
         """Save the reading at a committed line (readstate.py), `more` records to be read past it
-        (a torn final frame's): where only schedule changes and the records beside them were
-        asked for (few, so they are kept)."""
-        kept = self.records.kept
-        if kept is not None:
+        (a torn final frame's), with the judge's state there: where only schedule changes and
+        the records beside them were asked for (the judge's reading)."""
+        if self.records.schedule_only:
+            judge = None if self.keeper is None else self.keeper.save()
+            if self.keeper is not None and judge is None:
+                self.saved = None
+                return
             records = self.records.saved(more)
-            self.saved = ReadState(offset, line, plaintext, self.head, self.notes.saved(), records, tuple(kept))
+            self.saved = ReadState(offset, line, plaintext, self.head, self.notes.saved(), records, judge)
 
     def _advance(self, nbytes: int) -> None:
         """Tell `progress` that `nbytes` more input bytes were read; a whole read reports the file size."""

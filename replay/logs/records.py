@@ -30,7 +30,15 @@ from replay.logs.chunks import ChunkRow
 from replay.logs.committed import TURN_END, CommittedScan
 from replay.logs.frames import BlankLines, FrameBatch, Lines, LongLine
 from replay.logs.header import Header, too_long
-from replay.logs.jsonline import BeyondBound, DeepBudget, JsonLineError, decode_json, located, parse_json_line
+from replay.logs.jsonline import (
+    BeyondBound,
+    DeepBudget,
+    JsonLineError,
+    data_of_line,
+    decode_json,
+    located,
+    parse_json_line,
+)
 from replay.logs.notes import Notes
 
 _T = TypeVar("_T")
@@ -148,14 +156,12 @@ class Records:
     """Yield only the schedule changes, the cutting markers and what `select` wants."""
     others: OtherRecords | None = None
     select: Selector | None = None
-    kept: list[Entry] | None = None
-    """The records yielded so far, while a state may be saved (schedule-only reads: few)."""
     version: int | None = None
     marks_cut: bool = False
     scan: CommittedScan = field(default_factory=CommittedScan)
     load_checks: LoadChecks = field(default_factory=LoadChecks)
     """The session layer's load checks, fed every committed event of CHECKED_TYPES in order."""
-    surface: Surface = field(default_factory=Surface)
+    surface: Surface = field(default_factory=lambda: Surface(parse=data_of_line))
     """The conversation surface the committed events build (session-log.md §5.1)."""
     marker_cut: int | None = None
     """v2+: the index of the last committed `session/end-seed` marker with `inherited: true`."""
@@ -266,7 +272,7 @@ class Records:
                 self.cuts(event, index)  # type: ignore[arg-type]
             return Entry(line_no, index, event, row, line)
         if tag == SCHEDULE_CHANGE or (type(tag) is str and self._telling(tag, event, index, raw)):  # type: ignore[arg-type]
-            return self.keep(Entry(line_no, index, event, row, line))
+            return Entry(line_no, index, event, row, line)
         if self.others is not None:
             self.others(line_no, index, event, row, line)
         return None
@@ -278,12 +284,6 @@ class Records:
             return self.cuts(event, index)
         select = self.select
         return select is not None and tag in select.types and select.by_bytes(tag, raw) and select.by_event(tag, event)
-
-    def keep(self, entry: Entry) -> Entry:
-        """`entry`, about to be yielded, kept for the state while one may be saved."""
-        if self.kept is not None:
-            self.kept.append(entry)
-        return entry
 
     def _check_envelope(self, event: dict[str, object], index: int, line_no: int) -> bool:
         """The envelope of the log's version (formats.md §4; a headerless log reads as v0);
