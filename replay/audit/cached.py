@@ -18,7 +18,6 @@ committed line (replay/logs/readstate.py), sealed to its entry. Then:
 from __future__ import annotations
 
 import os
-import stat
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -33,8 +32,9 @@ from invariant.filenames import file_version
 from replay.audit.cachestore import LIMIT, CacheProblem, Miss, VerdictStore
 from replay.audit.held import Held
 from replay.audit.verdicts import Verdict
-from replay.logs.discover import generations_beside, is_url
+from replay.logs.discover import generations_beside
 from replay.logs.hashed import Hashing, fed
+from replay.logs.inputs import Found, absolute, identity
 from replay.reading import Reading
 
 if TYPE_CHECKING:  # the judge, the reader and the reports load on the first log the cache does not answer for
@@ -180,33 +180,9 @@ def reading_key(reading: Reading) -> str:
     )
 
 
-def content_digest(path: str, size: int) -> str | None:
-    """The xxh3-128 of the file's first `size` bytes (hex), or None where fewer could be read;
-    an object's ETag (its store's word for its bytes, none read) where it has `size` bytes."""
-    if is_url(path):
-        found = _found(path)
-        return None if found is None or found.size != size else "etag:" + found.tag.decode()
-    try:
-        h = fed(path, size)
-    except OSError:
-        return None
-    return None if h is None else str(h.hexdigest())
-
-
 def beside(path: str) -> tuple[str, ...]:
     """The other generations beside a file whose name identifies one (their names decide a finding)."""
     return tuple(generations_beside(path)) if file_version(os.path.basename(path)) is not None else ()
-
-
-class Found(NamedTuple):
-    """The file (or object) a path names, as its status (or its store's listing) gives it."""
-
-    device: int
-    inode: int
-    size: int
-    tag: bytes
-    """An object's ETag (or generation): it stands for the bytes, none of which are read; b""
-    for a file (its bytes are hashed)."""
 
 
 @dataclass
@@ -232,7 +208,7 @@ class Consulted:
 def located(path: str, options: str) -> tuple[str, str]:
     """The absolute path of the file at `path` (an object's URL as given), and the key of its
     entry read with `options`."""
-    real = path if is_url(path) else os.path.abspath(path)
+    real = absolute(path)
     return real, entry_key(real, options)
 
 
@@ -246,7 +222,7 @@ def consult(path: str, reading: Reading, store: VerdictStore, where: tuple[str, 
     """What the cache holds of the file at `path` read with `reading` (`where`: its absolute
     path and its entry's key, where known), checked against its bytes; None for anything but a regular file (a pipe, a
     device, a path that cannot be read: the reader says what it is, and nothing is cached)."""
-    found = _found(path)
+    found = identity(path)
     if found is None:
         return None
     real, key = where or located(path, reading_key(reading))
@@ -259,27 +235,8 @@ def consult(path: str, reading: Reading, store: VerdictStore, where: tuple[str, 
 
 def current_size(path: str) -> int | None:
     """The bytes the file (or object) at `path` holds now, None where it is none to cache (`_found`)."""
-    found = _found(path)
+    found = identity(path)
     return None if found is None else found.size
-
-
-def _found(path: str) -> Found | None:
-    """The regular file at `path` (or the object at its URL, as the store lists it, reading none
-    of it); None for anything else (a pipe, a device, a path that cannot be read, an object the
-    store says nothing of or gives no ETag: read, never cached)."""
-    if is_url(path):
-        from replay.logs import objects
-
-        try:
-            known = objects.info(path)
-        except OSError:
-            return None
-        return Found(0, 0, known.size, known.tag.encode()) if known.tag else None
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return Found(st.st_dev, st.st_ino, st.st_size, b"") if stat.S_ISREG(st.st_mode) else None
 
 
 def reader(
@@ -362,7 +319,7 @@ def verify_cached(
         return Held.of(replace(verify_path(path, reading, progress=progress), read=Use.WHOLE))
     from replay.logs.inputs import once
 
-    held = once(path) if c.judged is None and is_url(path) else None  # (one request: the sniff and the read share it)
+    held = once(path) if c.judged is None else None  # (an object's one request: the sniff and the read share it)
     if c.judged is None and (task_store := store_report(path, reading, held)) is not None:
         return Held.of(replace(task_store, read=Use.WHOLE))
     log, use = reader(c, reading, store, progress, held)

@@ -29,6 +29,7 @@ from replay.logs.chunks import ChunkRow
 from replay.logs.discover import LOG_SUFFIXES, STORE_NAME, is_url
 from replay.logs.jsonline import BeyondBound, JsonLineError, located, parse_json_line
 from replay.logs.logfile import UNFRAMED, Entry, SessionLog
+from replay.logs.source import RecordSource
 from replay.reading import DEFAULT_READING, Reading
 
 
@@ -76,13 +77,15 @@ class Judgement:
         return Verdict.CORRUPT if self.violation is not None else Verdict.OK
 
 
-def verify_log(log: SessionLog, sink: SessionSink | None = None) -> SessionReport:
+def verify_log(log: RecordSource, sink: SessionSink | None = None) -> SessionReport:
     """Read `log` to the end, then fold its schedule changes under its profile (the reading's,
     or the one its evidence shows); return the session's report."""
     return judge_log(log, sink)[0]
 
 
-def judge_log(log: SessionLog, sink: SessionSink | None = None, keep: bool = False) -> tuple[SessionReport, Judgement]:
+def judge_log(
+    log: RecordSource, sink: SessionSink | None = None, keep: bool = False
+) -> tuple[SessionReport, Judgement]:
     """`verify_log`, and (with `keep`, or a `sink`) the judgement behind the report: each schedule
     change with the fold step it made (for the stories and pictures told of a session). The
     records are judged as they are read (replay.audit.judge), the judge's state saved with the

@@ -25,9 +25,10 @@ from pathlib import Path
 
 import duckdb
 
-from replay.audit.cached import content_digest, current_size, fingerprint, reading_key
+from replay.audit.cached import current_size, fingerprint, reading_key
 from replay.duck.staging import neighbours
 from replay.logs.bytesource import framed
+from replay.logs.inputs import digest as content_digest
 from replay.reading import Reading
 
 SOURCES = "CREATE TABLE sources (session_key BIGINT, path BLOB, size BIGINT, digest VARCHAR, beside VARCHAR)"

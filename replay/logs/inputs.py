@@ -1,11 +1,20 @@
 """The bytes of any input a command names: a file, a pipe or a device (bytesource.py), or an
-object in a store (objects.py), each read the way its kind is read, behind one pair of calls."""
+object in a store (objects.py), each read the way its kind is read, behind one set of calls:
+its bytes (`load`, `once`, `opened`), and what stands for them without reading them all
+(`identity`, `digest`, `absolute`: what the verdict cache keys and checks an input by). Only
+here is an input's kind told apart."""
 
 from __future__ import annotations
 
-from replay.logs import bytesource
-from replay.logs.bytesource import Data, FileSource, listing_error
+import os
+import stat
+from typing import TYPE_CHECKING, NamedTuple
+
 from replay.logs.discover import is_url
+from replay.logs.hashed import fed
+
+if TYPE_CHECKING:  # (the readers load when an input is read: the cache's checks need none of them)
+    from replay.logs.bytesource import Data, FileSource
 
 
 def load(path: str) -> Data | FileSource:
@@ -14,6 +23,8 @@ def load(path: str) -> Data | FileSource:
         from replay.logs import objects  # (fsspec loads for the first URL)
 
         return objects.load(path)
+    from replay.logs import bytesource
+
     return bytesource.load(path)
 
 
@@ -25,12 +36,16 @@ def once(path: str) -> Data | OSError | None:
         from replay.logs import objects
 
         return objects.once(path)
+    from replay.logs import bytesource
+
     return bytesource.once(path)
 
 
 def opened(path: str, data: Data | OSError | None = None) -> Data | FileSource | str:
     """The bytes of the log at `path` (`load`), or `data` when given (a stream already read, or
     the error reading it gave); else why it cannot be read (a finding's message, never a raise)."""
+    from replay.logs.bytesource import listing_error
+
     try:
         raw = load(path) if data is None else data
         if isinstance(raw, OSError):
@@ -42,3 +57,52 @@ def opened(path: str, data: Data | OSError | None = None) -> Data | FileSource |
     except MemoryError:
         return "cannot read: not enough memory to hold the stream"
     return raw
+
+
+class Found(NamedTuple):
+    """The file (or object) a path names, as its status (or its store's listing) gives it."""
+
+    device: int
+    inode: int
+    size: int
+    tag: bytes
+    """An object's ETag (or generation): it stands for the bytes, none of which are read; b""
+    for a file (its bytes are hashed)."""
+
+
+def identity(path: str) -> Found | None:
+    """The regular file at `path` (or the object at its URL, as the store lists it, reading none
+    of it); None for anything else (a pipe, a device, a path that cannot be read, an object the
+    store says nothing of or gives no ETag: read, never cached)."""
+    if is_url(path):
+        from replay.logs import objects
+
+        try:
+            known = objects.info(path)
+        except OSError:
+            return None
+        return Found(0, 0, known.size, known.tag.encode()) if known.tag else None
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return Found(st.st_dev, st.st_ino, st.st_size, b"") if stat.S_ISREG(st.st_mode) else None
+
+
+def digest(path: str, size: int) -> str | None:
+    """The xxh3-128 of the file's first `size` bytes (hex), or None where fewer could be read;
+    an object's ETag (its store's word for its bytes, none read) where it has `size` bytes."""
+    if is_url(path):
+        found = identity(path)
+        return None if found is None or found.size != size else "etag:" + found.tag.decode()
+    try:
+        h = fed(path, size)
+    except OSError:
+        return None
+    return None if h is None else str(h.hexdigest())
+
+
+def absolute(path: str) -> str:
+    """The name an input is known by whatever the working folder: a file's absolute path, an
+    object's URL as given."""
+    return path if is_url(path) else os.path.abspath(path)

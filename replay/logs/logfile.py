@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from typing import Protocol
 
 from invariant.findings import Finding, Severity
 from replay.logs import inputs
@@ -49,6 +48,7 @@ from replay.logs.notes import Notes
 from replay.logs.plainlog import PlainLines
 from replay.logs.readstate import ReadState
 from replay.logs.records import Entry, OtherRecords, Records, Selector, plain_envelope
+from replay.logs.source import StateKeeper
 from replay.logs.zstdlog import ZstdFrames
 from replay.reading import DEFAULT_READING, Mode, Reading
 
@@ -72,20 +72,6 @@ _UNFRAMED_MESSAGE = (
     "frame, then a frame per append), and the harness refuses to load it; its content is judged as plain JSONL "
     "(as `zstdcat FILE | schedlog verify -` judges it)"
 )
-
-
-class StateKeeper(Protocol):
-    """Whoever judges the records a reading yields, its state saved and restored with the
-    reading's (`SessionLog.keeper`)."""
-
-    def save(self) -> bytes | None:
-        """The state now, as bytes (the records yielded so far judged); None where it cannot
-        be saved (then neither is the reading)."""
-        ...
-
-    def restore(self, state: bytes) -> None:
-        """Go on from a state `save` gave, taken at the line the reading resumes after."""
-        ...
 
 
 @dataclass
