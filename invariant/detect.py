@@ -262,3 +262,28 @@ def _choose(clues: tuple[Clue, ...]) -> Detection:
     chosen = by_name[candidates[0]]
     pointing = tuple(c.what for c in clues if chosen.name in c.profiles)
     return Detection(chosen, pointing, len(candidates) == 1 and not conflicting, candidates, conflicting)
+
+
+_EVERY_SET = tuple(
+    frozenset(n for k, n in enumerate(sorted(ALL)) if mask >> k & 1) for mask in range(1, 1 << len(ALL))
+)
+"""Every non-empty set of profiles: what any decisive clue to come may name (a superset of the
+sets the clues above name, so no choice a clue could bring is missed)."""
+
+
+@lru_cache(maxsize=1024)
+def reachable_choices(decisive: frozenset[frozenset[str]], version: int | None) -> frozenset[str]:
+    """The profiles `choose` may still pick for a log whose decisive clues so far name the sets
+    `decisive`, of format `version`, whatever decisive clues come after. Its choice reads only
+    the intersection and the union of the decisive sets (and the era's tie-break), and two sets
+    more reach any intersection and union that more sets reach (one set narrows the intersection
+    to any part of it and widens the union; two disjoint ones empty it), so the clues read with
+    at most two of every set are all that need trying. Non-decisive clues never move the choice.
+    Monotone: a profile once out of reach stays so (the clues to come only narrow what may come)."""
+    base = [Clue("", names) for names in sorted(decisive, key=sorted)] + era_clue(version)
+    found = {choose(base).profile.name}
+    for first in _EVERY_SET:
+        found.add(choose([*base, Clue("", first)]).profile.name)
+        for second in _EVERY_SET:
+            found.add(choose([*base, Clue("", first), Clue("", second)]).profile.name)
+    return frozenset(found)

@@ -117,3 +117,31 @@ def test_a_decided_choice_is_consistent_with_every_decisive_clue(found: list[Clu
     detection = choose(found)
     if detection.decided:
         assert all(detection.profile.name in c.profiles for c in found if c.decisive)
+
+
+def _chosen_after(decisive: frozenset[frozenset[str]], version: int | None, more: tuple[frozenset[str], ...]) -> str:
+    from invariant.detect import Clue, choose, era_clue
+
+    clues = [Clue("", names) for names in sorted(decisive, key=sorted)] + era_clue(version)
+    return choose([*clues, *(Clue("", names) for names in more)]).profile.name
+
+
+def test_the_profiles_the_evidence_may_still_choose_are_those_any_clues_to_come_reach() -> None:
+    """`reachable_choices` (which lets the judge drop the delivery checks of a profile it can no
+    longer choose) against every run of up to three more decisive clues, each naming any set of
+    profiles: never a choice it misses (a missed one would lose that profile's findings), none
+    it invents."""
+    from itertools import combinations, product
+
+    from invariant.detect import _EVERY_SET, reachable_choices
+
+    for version in (None, 0, 1, 2, 4):
+        for size in range(3):
+            for decisive in combinations(_EVERY_SET, size):
+                known = frozenset(decisive)
+                found = {
+                    _chosen_after(known, version, more)
+                    for depth in range(4)
+                    for more in product(_EVERY_SET, repeat=depth)
+                }
+                assert reachable_choices(known, version) == found, (known, version)

@@ -38,7 +38,7 @@ def _with_turns(turns: int) -> bytes:
 
 
 def _state(data: bytes) -> bytes:
-    log = SessionLog("s.jsonl", data=data)
+    log = SessionLog("s.jsonl", data=data, saving=True)
     verify_log(log)
     assert log.saved is not None and log.saved.judge is not None
     return log.saved.judge
@@ -51,7 +51,7 @@ def test_events_that_hold_no_schedule_change_leave_the_judges_state_as_it_was() 
 
 
 def test_no_record_is_kept_in_a_saved_reading() -> None:
-    log = SessionLog("s.jsonl", data=_with_turns(50))
+    log = SessionLog("s.jsonl", data=_with_turns(50), saving=True)
     verify_log(log)
     assert log.saved is not None
     assert Entry.__name__.encode() not in pickle.dumps(log.saved)
@@ -63,7 +63,7 @@ def test_a_resumed_reading_feeds_the_judge_only_what_was_appended() -> None:
     data = _with_turns(20)
     cut = data.index(b'"turn":110') - 40
     cut = data.rindex(b"\n", 0, cut) + 1
-    first = SessionLog("s.jsonl", data=data[:cut])
+    first = SessionLog("s.jsonl", data=data[:cut], saving=True)
     verify_log(first)
     fed: list[int] = []
     feed = Judge.feed
@@ -80,7 +80,7 @@ def test_a_resumed_reading_feeds_the_judge_only_what_was_appended() -> None:
 
 
 def test_a_judgement_is_kept_only_by_a_read_from_the_logs_start() -> None:
-    first = SessionLog("s.jsonl", data=_with_turns(2))
+    first = SessionLog("s.jsonl", data=_with_turns(2), saving=True)
     verify_log(first)
     _, judgement = judge_log(SessionLog("s.jsonl", data=_with_turns(2)), keep=True)
     assert judgement.steps and len(judgement.steps) == len(judgement.ledger)
@@ -90,3 +90,11 @@ def test_a_judgement_is_kept_only_by_a_read_from_the_logs_start() -> None:
         assert "from the log's start" in str(err)
     else:
         raise AssertionError("a resumed read kept a judgement it cannot have")
+
+
+def test_a_read_nobody_resumes_saves_no_state() -> None:
+    """Saving is asked for by whoever resumes (the verdict cache, watch): `--no-cache` pickles
+    no judge."""
+    log = SessionLog("s.jsonl", data=_with_turns(2))
+    verify_log(log)
+    assert log.saved is None

@@ -37,12 +37,12 @@ def _json(log: SessionLog) -> str:
 
 
 def _cold(data: bytes, reading: Reading, fast: bool = True) -> tuple[str, ReadState | None]:
-    log = SessionLog("s.jsonl", reading, data, fast=fast)
+    log = SessionLog("s.jsonl", reading, data, fast=fast, saving=True)
     return _json(log), log.saved
 
 
 def _resumed(data: bytes, reading: Reading, state: ReadState, fast: bool = True) -> tuple[str, ReadState | None]:
-    log = SessionLog("s.jsonl", reading, data, fast=fast, resume=state)
+    log = SessionLog("s.jsonl", reading, data, fast=fast, resume=state, saving=True)
     return _json(log), log.saved
 
 

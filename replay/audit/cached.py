@@ -258,11 +258,12 @@ def reader(
         if isinstance(rest, ReadState) and rest.offset == c.judged.offset and rest.judge is not None:
             use = Use.CACHED if c.unchanged else Use.RESUMED
             resumed = Hashing(c.hashed, rest.offset)
-            return SessionLog(c.path, reading, progress=progress, resume=rest, hashing=resumed), use
+            return SessionLog(c.path, reading, progress=progress, resume=rest, hashing=resumed, saving=True), use
         c.why = rest.why if isinstance(rest, Miss) and rest.why else "its reading could not be saved"
         c.judged = c.hashed = None
     hashing = None if c.found.tag else Hashing()  # (an object stands for its bytes by its ETag)
-    return SessionLog(c.path, reading, held, progress=progress, hashing=hashing), Use.WHOLE
+    saving = not c.found.tag  # (an object is replaced, never appended to: nothing to resume)
+    return SessionLog(c.path, reading, held, progress=progress, hashing=hashing, saving=saving), Use.WHOLE
 
 
 def remember(consulted: Consulted, store: VerdictStore, log: SessionLog, report: SessionReport, use: Use) -> Held:

@@ -75,17 +75,25 @@ class CacheInfo:
     file_bytes: int
 
 
+COMPRESSED_FROM = 1 << 16
+"""A rest pickled to more bytes than this is stored compressed (Zstandard): a saved reading
+holds the conversation's live surface, its ids and kept lines, which compress about twelvefold;
+a small one is stored as it is (compressing it would cost more than it saves)."""
+
+
 def _dumps(value: object, column: str) -> bytes:
-    """`value` as its column writes it: a head by marshal, the rest pickled and compressed
-    (Zstandard: a saved reading holds the conversation's live surface, its ids and kept lines,
-    which compress about twelvefold)."""
+    """`value` as its column writes it: a head by marshal; the rest pickled, behind one byte
+    saying whether it is compressed (`COMPRESSED_FROM`)."""
     if column == "head":
         return marshal.dumps(value)  # type: ignore[arg-type]  # (one it cannot write: ValueError, `put`)
     import pickle
 
+    data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    if len(data) <= COMPRESSED_FROM:
+        return b"P" + data
     import zstandard
 
-    return zstandard.ZstdCompressor(level=3).compress(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+    return b"Z" + zstandard.ZstdCompressor(level=3).compress(data)
 
 
 def _loads(data: bytes, column: str) -> object:
@@ -94,9 +102,13 @@ def _loads(data: bytes, column: str) -> object:
         return marshal.loads(data)
     import pickle
 
-    import zstandard
+    if data[:1] == b"Z":
+        import zstandard
 
-    return pickle.loads(zstandard.ZstdDecompressor().decompress(data))
+        return pickle.loads(zstandard.ZstdDecompressor().decompress(data[1:]))
+    if data[:1] != b"P":
+        raise ValueError("a rest neither pickled nor compressed")
+    return pickle.loads(data[1:])
 
 
 def _binding(key: str, head: bytes) -> bytes:

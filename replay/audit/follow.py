@@ -185,7 +185,7 @@ def _judged(
     from replay.audit.verify import verify_log
     from replay.logs.logfile import SessionLog
 
-    log = SessionLog(path, reading, resume=resume, hashing=hashing)
+    log = SessionLog(path, reading, resume=resume, hashing=hashing, saving=True)
     if resume is None and _unstarted(path):
         return None, log
     return verify_log(log), log

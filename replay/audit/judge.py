@@ -39,6 +39,7 @@ from invariant.detect import (
     host_message_id,
     host_message_text,
     message_evidence,
+    reachable_choices,
 )
 from invariant.findings import Finding, RelatedLocation, Violation
 from invariant.instant import MAX_MS, parse_instant
@@ -95,13 +96,15 @@ class Track:
     `steps` (each change's entry and the step it made) is kept only where the caller asks for
     the judgement (explain, replay): it grows with the log, and is never saved."""
 
-    def __init__(self, profile: Profile, seed: object, header_line: int | None, count: int, keep: bool) -> None:
+    def __init__(self, profile: Profile, seed: object, header_line: int | None, keep: bool) -> None:
         self.profile = profile
         self.owned = owned_from(seed) or 0
         self.violation: Violation | None = None
         self.stopped: Folded | None = None
         """The fold's state before the violating event (the fold checks before it changes anything)."""
-        self.deliveries = Deliveries(profile)
+        self.deliveries: Deliveries | None = Deliveries(profile)
+        """The delivery checks, dropped once the evidence can no longer choose this profile
+        (`reachable_choices`): only the chosen profile's are reported."""
         self.steps: list[tuple[Entry, Step | None]] | None = [] if keep else None
         self.folder: Folder | None
         try:
@@ -109,8 +112,6 @@ class Track:
         except ScheduleLogError as err:
             self.folder = None
             self.violation = violation_at(err, header_line, {}, header_line)
-            return
-        self.folder.skip(count)
 
     def change(self, entry: Entry, lines: Mapping[int, int]) -> None:
         """The next schedule change (every event before it that holds none is skipped)."""
@@ -125,7 +126,7 @@ class Track:
                 self.violation = violation_at(err, entry.line, lines, None)
                 self.stopped = folder.snapshot()
             else:
-                if step is not None:
+                if step is not None and self.deliveries is not None:
                     assert event is not None
                     self.deliveries.step(step, event.get("time"), entry.line)
         if self.steps is not None:
@@ -133,8 +134,15 @@ class Track:
 
     def message(self, message: ReminderMessage) -> None:
         """A reminder message: one queued before the fork cut was the parent's, not heard."""
-        if not message.queued or message.index >= self.owned:
+        if self.deliveries is not None and (not message.queued or message.index >= self.owned):
             self.deliveries.message(message)
+
+    def delivered(self) -> list[Finding]:
+        """The delivery findings of the chosen profile's fold (the log read: this ends them).
+        The evidence never drops the checks of a profile it may still choose."""
+        if self.deliveries is None:
+            raise AssertionError(f"the delivery checks of {self.profile.name} were dropped, and it was chosen")
+        return self.deliveries.finish()
 
     def referenced(self) -> set[int]:
         """The event indexes a violation found later may name (the fold's history)."""
@@ -259,6 +267,9 @@ class Judge:
         self.tracks: list[Track] = []
         self.lines = _Lines()
         self.clues: dict[Clue, None] = {}
+        self.decisive: frozenset[frozenset[str]] = frozenset()
+        """The profile sets the decisive clues so far name (what `reachable_choices` reads)."""
+        self.version: int | None = None
         self.batches = _Batches()
         self.changes = 0
         self.delivered = 0
@@ -287,12 +298,13 @@ class Judge:
 
     # --- reading ---------------------------------------------------------------------------
 
-    def begin(self, header: Mapping[str, object] | None, marks_cut: bool, unit: str | None = None) -> None:
+    def begin(self, header: Mapping[str, object] | None, marks_cut: bool, version: int | None) -> None:
         """Start judging a log whose header is `header` (None: none), once: the fork cut is the
         reading's seedLength, else the header's (v0/v1), else the last inherited marker's (v2+)."""
         if self.begun:
             return
         self.begun = True
+        self.version = version
         self.marks_cut = marks_cut and self.seed_override is None
         self.header_line = 1 if header is not None else None
         if self.seed_override is not None:
@@ -302,12 +314,39 @@ class Judge:
         else:
             self.seed = 0 if header is None else header.get("seedLength", 0)
         self.transcript.owned_from = safe_integer(self.seed) or 0
-        self._start(0)
 
-    def _start(self, count: int) -> None:
-        """(Re)start the folds at the fork cut, `count` events read."""
+    def _start(self) -> None:
+        """(Re)start the folds at the fork cut: one per profile the evidence may choose."""
         names = [self.profile.name] if self.profile is not None else list(PREFERENCE)
-        self.tracks = [Track(get_profile(n), self.seed, self.header_line, count, self.keep) for n in names]
+        self.tracks = [Track(get_profile(n), self.seed, self.header_line, self.keep) for n in names]
+        self._reach()
+
+    def _heard(self, clues: list[Clue]) -> None:
+        """Clues read: each kept once, in order; a new decisive one may put profiles out of reach."""
+        known = self.clues
+        for clue in clues:
+            if clue not in known:
+                known[clue] = None
+                if clue.decisive and clue.profiles not in self.decisive:
+                    self.decisive = self.decisive | {clue.profiles}
+                    self._reach()
+
+    def _reach(self) -> None:
+        """Drop the delivery checks of the folds whose profile the evidence can no longer choose
+        (they still fold: their verdicts are compared where the choice is undecided)."""
+        if self.profile is not None or not self.tracks:
+            return
+        reach = reachable_choices(self.decisive, self.version)
+        for track in self.tracks:
+            if track.profile.name not in reach:
+                track.deliveries = None
+
+    def _folds(self) -> list[Track]:
+        """The folds, made at the first record they read (most logs hold none: their state
+        stays small)."""
+        if not self.tracks:
+            self._start()
+        return self.tracks
 
     def feed(self, entry: Entry, deep: Deep | None = None) -> None:
         """Hear one committed record the reader yielded (schedule changes, cutting markers, the
@@ -318,10 +357,10 @@ class Judge:
         if kind == SCHEDULE_CHANGE:
             data = event.get("data")
             self.changes += 1
-            for clue in change_clues(data):
-                self.clues[clue] = None
-            self.lines.add(entry.event_index, entry.line, self.tracks)
-            for track in self.tracks:
+            self._heard(change_clues(data))
+            tracks = self._folds()
+            self.lines.add(entry.event_index, entry.line, tracks)
+            for track in tracks:
                 track.change(entry, self.lines.at)
             self.transcript.change(data, entry.event_index)
             if (at := accepted_at(data)) is not None:
@@ -335,10 +374,9 @@ class Judge:
             if type(data) is dict and data.get("inherited") is True:
                 self._cut(entry)
         found, host = message_evidence(event)
-        for clue in found:
-            self.clues[clue] = None
+        self._heard(found)
         for message in reminder_messages(event, entry.event_index):
-            for track in self.tracks:
+            for track in self._folds():
                 track.message(message)
         self.delivered += host
         if host and (message_id := host_message_id(event)) is not None:
@@ -350,8 +388,10 @@ class Judge:
         folds start again from it (what they read before it is inherited, and judged there)."""
         self.seed = marker.event_index
         self.transcript.cut(marker.event_index)
+        if not self.tracks:  # (no fold began: each begins at its first record, from this cut)
+            return
         kept = [track.steps for track in self.tracks]
-        self._start(marker.event_index)
+        self._start()
         for track, steps in zip(self.tracks, kept, strict=True):
             if steps is not None and track.steps is not None:
                 track.steps = [(entry, None) for entry, _ in steps]
@@ -379,7 +419,7 @@ class Judge:
         return Judged(profile, track, folded, detection, others, self.seed)
 
     def _track(self, name: str) -> Track:
-        for track in self.tracks:
+        for track in self._folds():
             if track.profile.name == name:
                 return track
         raise KeyError(name)  # (never: a track runs for every profile the evidence may choose)

@@ -100,7 +100,7 @@ def judge_log(
     for entry in entries:
         judge = holder.judge
         if not judge.begun:
-            judge.begin(log.head.header, log.head.marks_cut)
+            judge.begin(log.head.header, log.head.marks_cut, log.head.version)
         try:
             judge.feed(entry, deep)
         except BeyondBound as bound:  # the log's budget for deep values is spent: it is read no further
@@ -115,7 +115,7 @@ def judge_log(
     judge = holder.judge
     if keep and judge is not holder.first:
         raise ValueError("a judgement is kept only by a read from the log's start")
-    judge.begin(log.head.header, log.head.marks_cut)
+    judge.begin(log.head.header, log.head.marks_cut, log.head.version)
     judged = judge.judged(log.event_count, log.head.version, log.unreadable)
     track, seed = judged.track, judged.seed
     judgement = Judgement(
@@ -140,7 +140,7 @@ def judge_log(
         (
             *log.findings,
             *judge.host_era(folded),
-            *track.deliveries.finish(),
+            *track.delivered(),
             *judge.transcript.findings(logged_changes=bool(judge.changes)),
         )
     )

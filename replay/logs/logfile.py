@@ -95,14 +95,17 @@ class SessionLog:
     yielded again, and only the bytes from the offset on are read."""
     hashing: Hashing | None = None
     """Hash the bytes the read takes (hashed.py: its state stands for those before `resume`'s offset)."""
+    saving: bool = False
+    """Save the reading's state, and the keeper's, at its last committed line (`saved`): asked
+    by whoever resumes it later (the verdict cache, watch); a read nobody resumes skips it."""
     keeper: StateKeeper | None = None
     """Whoever judges the records yielded: its state is saved with the reading's, and taken up
     again where the reading resumes (the reader holds it as bytes, never looks inside)."""
 
     saved: ReadState | None = None
-    """Once `entries(schedule_only=True)` is read: the state at its last committed line, to
-    resume from once the log has grown (None where it cannot be: the read ended early, at a
-    bound, or on a Zstandard file not framed as logs are)."""
+    """Once `entries(schedule_only=True)` is read with `saving`: the state at its last committed
+    line, to resume from once the log has grown (None where it cannot be: the read ended early,
+    at a bound, or on a Zstandard file not framed as logs are)."""
     size: int = 0
     unframed: bool = False
     """A Zstandard file not framed as the harness frames a log, its content read as one plaintext."""
@@ -312,7 +315,7 @@ class SessionLog:
         """Save the reading at a committed line (readstate.py), `more` records to be read past it
         (a torn final frame's), with the judge's state there: where only schedule changes and
         the records beside them were asked for (the judge's reading)."""
-        if self.records.schedule_only:
+        if self.records.schedule_only and self.saving:
             judge = None if self.keeper is None else self.keeper.save()
             if self.keeper is not None and judge is None:
                 self.saved = None
