@@ -264,9 +264,7 @@ def _choose(clues: tuple[Clue, ...]) -> Detection:
     return Detection(chosen, pointing, len(candidates) == 1 and not conflicting, candidates, conflicting)
 
 
-_EVERY_SET = tuple(
-    frozenset(n for k, n in enumerate(sorted(ALL)) if mask >> k & 1) for mask in range(1, 1 << len(ALL))
-)
+_EVERY_SET = tuple(frozenset(n for k, n in enumerate(sorted(ALL)) if mask >> k & 1) for mask in range(1, 1 << len(ALL)))
 """Every non-empty set of profiles: what any decisive clue to come may name (a superset of the
 sets the clues above name, so no choice a clue could bring is missed)."""
 
