@@ -543,3 +543,66 @@ def test_a_content_is_found_once_exactly_when_two_whole_searches_find_it_once(
     cut = data.draw(st.integers(0, len(line)))
     for content in (raw, line[cut : cut + data.draw(st.integers(1, 3 * _HEAD))] or raw):
         assert _found_once(line, Raw(content)) == _found_once_by_search(line, content)
+
+
+def _text(value: Any) -> str:
+    """A value as JSON text, however deep (deepjson: no recursion)."""
+    from replay.logs import deepjson
+
+    return deepjson.dumps(value)
+
+
+class _Heard:
+    """A SessionSink that writes down everything it hears, in order (replay's stager hears the same)."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[object, ...]] = []
+
+    def other_record(self, line: int, index: int, event: Any, row: Any, raw: bytes | None) -> None:
+        self.calls.append(("other", line, index, _text(event), None if row is None else _text(row.to_json()), raw))
+
+    def schedule_change(self, entry: Any) -> None:
+        self.calls.append(("change", entry.line, entry.event_index, _text(entry.event), entry.raw))
+
+    def judged(self, seed: object, judgement: Any) -> None:
+        self.calls.append(
+            ("judged", repr(seed), [(r.index, r.line, r.owned, r.status.value) for r in judgement.ledger])
+        )
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 10**6), st.sampled_from(list(Mode)))
+def test_a_hearer_hears_the_same_records_by_either_path(index: int, mode: Mode) -> None:
+    """replay reads through the fast path too (issue 64: one path for both speeds): what its
+    stager hears (every committed record, as its line, value or row, in order; each schedule
+    change; the ledger) is what the exact path tells, on valid and mutated logs of every version."""
+    from fuzz.logs import make, sources
+
+    item = make(20261207, index, sources(Path(__file__).resolve().parent.parent / "no-real-logs"))
+    if item.source.startswith("store:"):
+        return
+    heard = []
+    for fast in (True, False):
+        sink = _Heard()
+        report = verify_log(SessionLog(item.name, Reading(mode=mode), item.data, fast=fast), sink)
+        heard.append((_text(report.to_json()), sink.calls))
+    assert heard[0] == heard[1]
+
+
+def test_a_hearer_gets_no_bytes_the_exact_path_would_not_keep() -> None:
+    """A yielded call whose line msgspec cannot read as JSON (a number past the doubles, which
+    JSON.parse reads as -Infinity) reaches the hearer as its value without its bytes, by either
+    path: a stager writes the value as JavaScript holds it, never the bytes DuckDB would read
+    otherwise."""
+    source = Path(__file__).resolve().parent.parent / "fixtures" / "sessions" / "valid" / "reminders.session.jsonl"
+    call = b'"tool/call","seq":8,"time":1785931200233,"data":{"turn":1,"step":1,'
+    data = source.read_bytes().replace(call, call.replace(b'"step":1', b'"step":-1e999'), 1)
+    assert b"-1e999" in data
+    verify_log(SessionLog("s.jsonl", data=data))  # (the fast decoder learns the log's event types)
+    heard = []
+    for fast in (True, False):
+        sink = _Heard()
+        verify_log(SessionLog("s.jsonl", data=data, fast=fast), sink)
+        heard.append(sink.calls)
+    assert heard[0] == heard[1]
+    assert [c[-1] for c in heard[0] if c[0] == "other" and c[2] == 8] == [None]

@@ -1,9 +1,10 @@
 """The records stage's fast path: runs of lines decoded at once (fastruns.py), behind the exact
 path's interface (records.py).
 
-Where only schedule changes are asked for and nobody hears the other records, most lines need
-no event of their own: a run is decoded into light records, the committed-record checks are
-made on the run, and only the events yielded are built. Each line the decoder refuses, or whose
+Where only schedule changes are asked for, most lines need no event of their own: a run is
+decoded into light records, the committed-record checks are made on the run, and only the
+events yielded are built (and, where someone hears the other records, a replay's stager, each
+of theirs, as the exact path hands them over). Each line the decoder refuses, or whose
 record it cannot vouch for (`fastruns.in_line`), is read the exact way, and the lines between go
 on fast. The property tests in tests/test_fastpath.py hold the two paths to the same answers.
 """
@@ -14,9 +15,13 @@ from bisect import bisect_left
 from collections.abc import Generator, Iterator
 from itertools import compress
 
+import msgspec
+
+from invariant.logshapes import ROW_TAGS
+from replay.logs.chunks import decode_row
 from replay.logs.envelope import Record
 from replay.logs.fastruns import decode_run, event_of, in_line, kinds_for, learn
-from replay.logs.jsonline import BeyondBound, located
+from replay.logs.jsonline import BeyondBound, decode_json, located, parse_json_line
 from replay.logs.records import Entry, Records
 
 _SLICE = 8192
@@ -36,8 +41,18 @@ def _utf8(line: bytes) -> bytes | None:
     return line
 
 
+def _as_read(line: bytes) -> bytes | None:
+    """`line` where the exact path keeps it as the record's bytes (msgspec reads it as JSON),
+    else None (the exact path read it another way: a hearer writes the value, not the bytes)."""
+    try:
+        decode_json(line)
+    except (msgspec.MsgspecError, RecursionError):
+        return None
+    return line
+
+
 class FastRecords(Records):
-    """The records stage reading runs of lines fast (a schedule-only read nobody else hears)."""
+    """The records stage reading runs of lines fast (a schedule-only read)."""
 
     def lines(self, lines: list[bytes], before: int) -> Iterator[Entry]:
         """The entries of `lines`, decoded fast a slice at a time; past a defect no more is decoded."""
@@ -96,6 +111,7 @@ class FastRecords(Records):
                 selected = list(compress(selected, select.screen(tags, list(map(lines.__getitem__, selected)))))
                 if selected:
                     wanted = sorted(wanted + selected)
+            heard = 0  # the records before it went to `others` (when someone hears them)
             for i in wanted:
                 kind = kinds[i]
                 if kind is known.change:
@@ -111,9 +127,37 @@ class FastRecords(Records):
                         and select.by_event(tag, event := event_of(records[i], lines[i], budget))
                     ):
                         continue
+                raw = _utf8(lines[i][:-1])
+                if self.others is not None:
+                    self._heard(lines, starts, heard, i, before)
+                    heard = i + 1
+                    raw = _as_read(lines[i][:-1])
                 self.scan.advance(starts[i] + 1)
-                yield Entry(before + i + 1, starts[i], event, None, _utf8(lines[i][:-1]))
+                yield Entry(before + i + 1, starts[i], event, None, raw)
+            if self.others is not None:
+                self._heard(lines, starts, heard, stop, before)
         except BeyondBound as bound:  # (located at its record's line)
             raise located(bound, before + i + 1) from None
         self.scan.advance(starts[stop])
         return stop
+
+    def _heard(self, lines: list[bytes], starts: list[int], start: int, end: int, before: int) -> None:
+        """Tell `others` of the committed records `start` to `end` of a window, as the exact path
+        tells them (each line's JSON value, a packed row as its row)."""
+        others = self.others
+        assert others is not None
+        for i in range(start, end):
+            raw = lines[i][:-1]
+            line: bytes | None = raw
+            try:
+                value = decode_json(raw)
+            except (msgspec.MsgspecError, RecursionError):  # (as the exact path reads it: `record`)
+                value, line = parse_json_line(raw, self.budget), None
+            tag = value.get("type") if type(value) is dict else None
+            if tag in ROW_TAGS:
+                assert isinstance(value, dict) and isinstance(tag, str)
+                self.scan.advance(starts[i + 1])
+                others(before + i + 1, starts[i], None, decode_row(value, tag), line)
+            else:
+                self.scan.advance(starts[i] + 1)
+                others(before + i + 1, starts[i], value, None, line)

@@ -167,7 +167,7 @@ class SessionLog:
         read (in order with the yielded ones), with the fields of its Entry, without an Entry
         being made.
         """
-        stage = FastRecords if self.fast and schedule_only and others is None else Records
+        stage = FastRecords if self.fast and schedule_only else Records
         if schedule_only:
             self.records = stage(self.notes, self.records.budget, True, others, select)
         raw = inputs.opened(self.path, self.data)
