@@ -87,12 +87,10 @@ class SessionLog:
     progress: Callable[[int], None] | None = None
     """Called with the number of input bytes consumed, block by block."""
     fast: bool = True
-    """Decode runs of records fast where the entries allow it (fastpath.py); False reads every
-    line the exact way, record by record (the fast path's tests compare the two)."""
+    """Decode runs of records fast where they allow it (fastpath.py); False: every line exactly."""
     resume: ReadState | None = None
     """Go on from this state, saved by a read of the same file when it was shorter (its bytes
-    before the state's offset checked to be the same, by the caller): the saved records are
-    yielded again, and only the bytes from the offset on are read."""
+    before the state's offset checked to be the same, by the caller): only those after are read."""
     hashing: Hashing | None = None
     """Hash the bytes the read takes (hashed.py: its state stands for those before `resume`'s offset)."""
     saving: bool = False
@@ -104,8 +102,7 @@ class SessionLog:
 
     saved: ReadState | None = None
     """Once `entries(schedule_only=True)` is read with `saving`: the state at its last committed
-    line, to resume from once the log has grown (None where it cannot be: the read ended early,
-    at a bound, or on a Zstandard file not framed as logs are)."""
+    line (None where there is none: the read ended early, at a bound, or on an unframed file)."""
     size: int = 0
     unframed: bool = False
     """A Zstandard file not framed as the harness frames a log, its content read as one plaintext."""
