@@ -35,7 +35,7 @@ import xxhash
 from invariant.findings import Finding, Severity
 from replay.audit.report import SessionReport
 from replay.audit.verdicts import Verdict
-from replay.logs.discover import is_url
+from replay.logs import inputs
 from replay.logs.hashed import Hashing, fed
 from replay.logs.readstate import ReadState
 from replay.logs.zstdframes import MAGIC
@@ -101,7 +101,7 @@ def told_of(report: SessionReport) -> tuple[Finding, ...]:
 def look(path: str, before: Look | None, reading: Reading) -> tuple[Look | None, list[WatchEvent]]:
     """Look at the log at `path` again (`before`: the last look, None for the first): the new
     look, and the events it tells. A file that is gone gives None (and `gone` if it was seen)."""
-    if is_url(path):
+    if inputs.replaced_whole(path):
         return _look_at_object(path, before, reading)
     try:
         st = os.stat(path)

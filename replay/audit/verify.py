@@ -26,7 +26,7 @@ from replay.audit.verdicts import Verdict
 from replay.logs import inputs
 from replay.logs.bytesource import Data
 from replay.logs.chunks import ChunkRow
-from replay.logs.discover import LOG_SUFFIXES, STORE_NAME, is_url
+from replay.logs.discover import LOG_SUFFIXES, STORE_NAME
 from replay.logs.jsonline import BeyondBound, JsonLineError, located, parse_json_line
 from replay.logs.logfile import UNFRAMED, Entry, SessionLog
 from replay.logs.source import RecordSource
@@ -206,7 +206,7 @@ def _store_file(path: str, held: Data | OSError | None = None) -> tuple[object, 
     if path.endswith(LOG_SUFFIXES) or path == "<stdin>" or isinstance(held, OSError):
         return None
     named = os.path.basename(path) == STORE_NAME
-    if held is None and is_url(path):  # an object not read yet is a store by its name (a sniff would read each)
+    if held is None and inputs.replaced_whole(path):  # an object not read yet: a store by its name (no sniff)
         held = inputs.once(path) if named else None
         if not isinstance(held, (bytes, mmap.mmap)):
             return None

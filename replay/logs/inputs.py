@@ -102,6 +102,13 @@ def digest(path: str, size: int) -> str | None:
     return None if h is None else str(h.hexdigest())
 
 
+def replaced_whole(path: str) -> bool:
+    """Whether the input at `path` is replaced whole, never appended to, and each look at its
+    bytes is a request (an object in a store: watched by its ETag, sniffed by its name only);
+    else it is a file, read and grown in place."""
+    return is_url(path)
+
+
 def absolute(path: str) -> str:
     """The name an input is known by whatever the working folder: a file's absolute path, an
     object's URL as given."""
