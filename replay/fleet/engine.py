@@ -140,10 +140,13 @@ def _deaf_to_ctrl_c() -> Iterator[None]:
     the terminal reaches the whole process group, and only this process must hear it, to close
     the cluster and exit 130 with one line; the workers, hearing it too, printed tracebacks.
     A Ctrl-C in that instant is lost (the cluster is starting: press it again). The workers
-    log only errors (unless $DASK_LOGGING__DISTRIBUTED says otherwise)."""
+    log only what is critical (unless $DASK_LOGGING__DISTRIBUTED says otherwise): a task that
+    fails reaches this process as its exception, and the rest is the cluster's own noise (a
+    task cancelled by a Ctrl-C; a heartbeat that finds the scheduler closed as the cluster
+    closes, which a loaded machine printed as a traceback)."""
     ours = _WORKER_LOGGING not in os.environ
-    if ours:  # (the workers' own logging: a task cancelled by a Ctrl-C is no warning to print)
-        os.environ[_WORKER_LOGGING] = "error"
+    if ours:
+        os.environ[_WORKER_LOGGING] = "critical"
     main = threading.current_thread() is threading.main_thread()
     before = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
     try:
@@ -161,13 +164,14 @@ _WORKER_LOGGING = "DASK_LOGGING__DISTRIBUTED"
 
 @contextmanager
 def _quiet_distributed() -> Iterator[None]:
-    """This process's `distributed` loggers say only errors while the cluster closes (a worker
-    killed for its abandoned task is no warning to print)."""
+    """This process's `distributed` loggers say only what is critical while the cluster closes
+    (a worker killed for its abandoned task, a heartbeat to a scheduler closing: no error of the
+    run's to print)."""
     import logging
 
     logger = logging.getLogger("distributed")
     level = logger.level
-    logger.setLevel(logging.ERROR)
+    logger.setLevel(logging.CRITICAL)
     try:
         yield
     finally:
