@@ -12,7 +12,7 @@ violation.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from .instant import MAX_MS, parse_instant
@@ -84,18 +84,60 @@ def change_clues(payload: object) -> list[Clue]:
     return []
 
 
-def batch_clues(accepted_at: Iterable[str]) -> list[Clue]:
-    """The inferred clue: distinct recurring batches closer than 300 s, or out of order."""
+@dataclass
+class Batches:
+    """The recurring batches' `acceptedAt`, fed one at a time in log order, as the evidence reads
+    them: the inferred clue (`clues`: the first two distinct instants closer than 300 s, or out
+    of order) and whether the folds of the profiles the decisive clues leave may differ
+    (`may_differ`). It keeps the distinct texts only while no clue is found (one is enough), the
+    last instant, and whether any lies at the gate's end of year 9999."""
+
+    seen: set[str] = field(default_factory=set)
     last: int | None = None
-    for text in dict.fromkeys(accepted_at):  # distinct, in log order
+    clue: Clue | None = None
+    any: bool = False
+    late: bool = False
+
+    def add(self, text: str) -> None:
+        self.any = True
+        if text in self.seen:
+            return
         ms = parse_instant(text)
+        if ms is not None and ms > MAX_MS - GATE_MS:
+            self.late = True
+        if self.clue is not None:
+            return
+        self.seen.add(text)
         if ms is None:
-            continue
+            return
+        last = self.last
         if last is not None and ms - last < GATE_MS:
             what = "recurring batches closer than 300 s" if ms >= last else "a recurring batch earlier than the last"
-            return [Clue(what, frozenset({FIXED_RATE.name}), decisive=False)]
-        last = ms
-    return []
+            self.clue = Clue(what, frozenset({FIXED_RATE.name}), decisive=False)
+            self.seen = set()
+            return
+        self.last = ms
+
+    @property
+    def clues(self) -> list[Clue]:
+        return [] if self.clue is None else [self.clue]
+
+    @property
+    def may_differ(self) -> bool:
+        """Whether profiles the decisive evidence left possible may still fold the log
+        differently: only the recurring gate sets them apart then (batches closer than 300 s or
+        out of order, or the gate's exhaustion near the end of year 9999); every other
+        difference is a decisive clue."""
+        return self.any and (self.clue is not None or self.late)
+
+
+def batch_clues(accepted_at: Iterable[str]) -> list[Clue]:
+    """The inferred clue of a log's recurring batches (`Batches`): distinct recurring batches
+    closer than 300 s, or out of order."""
+    batches = Batches()
+    for text in accepted_at:
+        batches.add(text)
+    return batches.clues
 
 
 def message_clues(event: Mapping[str, object]) -> list[Clue]:
@@ -207,18 +249,6 @@ def detect(events: Iterable[Mapping[str, object]], version: int | None) -> Detec
         if event.get("type") == "schedule/change" and (at := accepted_at(event.get("data"))) is not None:
             batches.append(at)
     return choose([*clues, *era_clue(version), *batch_clues(batches)])
-
-
-def folds_may_differ(accepted: Iterable[str]) -> bool:
-    """Whether profiles the decisive evidence left possible may still fold a log differently:
-    only the recurring gate sets them apart then (batches closer than 300 s or out of order, or
-    the gate's exhaustion near the end of year 9999); every other difference is a decisive clue."""
-    batches = list(accepted)
-    if not batches:
-        return False
-    return bool(batch_clues(batches)) or any(
-        ms is not None and ms > MAX_MS - GATE_MS for ms in map(parse_instant, batches)
-    )
 
 
 def era_clue(version: int | None) -> list[Clue]:

@@ -7,8 +7,7 @@ What it keeps between two records is bounded by what is live, never by the numbe
   and how each ended: the report lists them), the violation once found, the soft delivery
   checks' machine (invariant.reminders.Deliveries);
 - the profile evidence: the distinct clues seen (a few fixed kinds), and of the recurring
-  batches' `acceptedAt` what `batch_clues` and `folds_may_differ` read (the distinct instants
-  while no clue is found yet, the last one, whether one lies at the gate's end);
+  batches' `acceptedAt` what the evidence reads (`invariant.detect.Batches`);
 - the fork cut (a v2+ log's last inherited marker; the fold of the changes before a later marker
   is dropped: they are the parent's);
 - the lines of the changes a violation could point to (`_Lines`, pruned to what the folds
@@ -28,8 +27,8 @@ from dataclasses import dataclass, field
 
 from invariant import SCHEDULE_CHANGE, Folded, Folder, ScheduleLogError, Step
 from invariant.detect import (
-    GATE_MS,
     PREFERENCE,
+    Batches,
     Clue,
     Detection,
     accepted_at,
@@ -42,10 +41,10 @@ from invariant.detect import (
     reachable_choices,
 )
 from invariant.findings import Finding, RelatedLocation, Violation
-from invariant.instant import MAX_MS, parse_instant
 from invariant.jsvalue import safe_integer
 from invariant.ledger import LedgerRow, ledger, owned_from
-from invariant.profiles import FIXED_RATE, Profile, get_profile
+from invariant.logshapes import END_SEED
+from invariant.profiles import Profile, get_profile
 from invariant.reminders import Deliveries, ReminderMessage, reminder_messages
 from invariant.tools.judge import TOOL_TYPES
 from replay.audit.fastchanges import decode_change_fast
@@ -53,8 +52,6 @@ from replay.audit.transcript import Transcript
 from replay.audit.verdicts import Verdict
 from replay.logs.jsonline import Deep
 from replay.logs.records import Entry
-
-END_SEED = "session/end-seed"
 
 
 def violation_at(
@@ -195,48 +192,6 @@ class _Lines:
 
 
 @dataclass
-class _Batches:
-    """What the profile evidence reads of the recurring batches' `acceptedAt`, in log order:
-    `batch_clues` (distinct instants closer than 300 s or out of order: the first such pair) and
-    `folds_may_differ` (any batch; one at the gate's end of year 9999)."""
-
-    seen: set[str] = field(default_factory=set)
-    """The distinct texts so far, while no clue is found (then none is needed)."""
-    last: int | None = None
-    clue: Clue | None = None
-    any: bool = False
-    late: bool = False
-
-    def add(self, text: str) -> None:
-        self.any = True
-        if text in self.seen:
-            return
-        ms = parse_instant(text)
-        if ms is not None and ms > MAX_MS - GATE_MS:
-            self.late = True
-        if self.clue is not None:
-            return
-        self.seen.add(text)
-        if ms is None:
-            return
-        last = self.last
-        if last is not None and ms - last < GATE_MS:
-            what = "recurring batches closer than 300 s" if ms >= last else "a recurring batch earlier than the last"
-            self.clue = Clue(what, frozenset({FIXED_RATE.name}), decisive=False)
-            self.seen = set()
-            return
-        self.last = ms
-
-    @property
-    def clues(self) -> list[Clue]:
-        return [] if self.clue is None else [self.clue]
-
-    @property
-    def may_differ(self) -> bool:
-        return self.any and (self.clue is not None or self.late)
-
-
-@dataclass
 class Judged:
     """What the judge found once the log is read: the profile, its track, the evidence."""
 
@@ -270,7 +225,7 @@ class Judge:
         self.decisive: frozenset[frozenset[str]] = frozenset()
         """The profile sets the decisive clues so far name (what `reachable_choices` reads)."""
         self.version: int | None = None
-        self.batches = _Batches()
+        self.batches = Batches()
         self.changes = 0
         self.delivered = 0
         self.host_messages: list[str] = []
@@ -369,10 +324,8 @@ class Judge:
         if kind in TOOL_TYPES:  # a schedule_* call or its result
             self.transcript.add(event, entry.line, entry.event_index, deep)
             return
-        if kind == END_SEED and self.marks_cut:
-            data = event.get("data")
-            if type(data) is dict and data.get("inherited") is True:
-                self._cut(entry)
+        if kind == END_SEED and self.marks_cut:  # (the reader yields a marker only where it cuts: `Records.cuts`)
+            self._cut(entry)
         found, host = message_evidence(event)
         self._heard(found)
         for message in reminder_messages(event, entry.event_index):

@@ -15,13 +15,11 @@ from bisect import bisect_left
 from collections.abc import Generator, Iterator
 from itertools import compress
 
-import msgspec
-
 from invariant.logshapes import ROW_TAGS
 from replay.logs.chunks import decode_row
 from replay.logs.envelope import Record
 from replay.logs.fastruns import decode_run, event_of, in_line, kinds_for, learn
-from replay.logs.jsonline import BeyondBound, decode_json, located, parse_json_line
+from replay.logs.jsonline import BeyondBound, located
 from replay.logs.records import Entry, Records
 
 _SLICE = 8192
@@ -37,16 +35,6 @@ def _utf8(line: bytes) -> bytes | None:
     try:
         line.decode()
     except UnicodeDecodeError:
-        return None
-    return line
-
-
-def _as_read(line: bytes) -> bytes | None:
-    """`line` where the exact path keeps it as the record's bytes (msgspec reads it as JSON),
-    else None (the exact path read it another way: a hearer writes the value, not the bytes)."""
-    try:
-        decode_json(line)
-    except (msgspec.MsgspecError, RecursionError):
         return None
     return line
 
@@ -131,7 +119,7 @@ class FastRecords(Records):
                 if self.others is not None:
                     self._heard(lines, starts, heard, i, before)
                     heard = i + 1
-                    raw = _as_read(lines[i][:-1])
+                    raw = self.value_of(lines[i][:-1])[1]  # (its bytes where the exact path keeps them)
                 self.scan.advance(starts[i] + 1)
                 yield Entry(before + i + 1, starts[i], event, None, raw)
             if self.others is not None:
@@ -147,15 +135,11 @@ class FastRecords(Records):
         others = self.others
         assert others is not None
         for i in range(start, end):
-            raw = lines[i][:-1]
-            line: bytes | None = raw
-            try:
-                value = decode_json(raw)
-            except (msgspec.MsgspecError, RecursionError):  # (as the exact path reads it: `record`)
-                value, line = parse_json_line(raw, self.budget), None
-            tag = value.get("type") if type(value) is dict else None
+            value, line = self.value_of(lines[i][:-1])
+            assert type(value) is dict  # (a record the fast decoder vouched for is a JSON object)
+            tag = value.get("type")
             if tag in ROW_TAGS:
-                assert isinstance(value, dict) and isinstance(tag, str)
+                assert isinstance(tag, str)
                 self.scan.advance(starts[i + 1])
                 others(before + i + 1, starts[i], None, decode_row(value, tag), line)
             else:

@@ -242,19 +242,23 @@ class Records:
             return False
         return type(value) is dict and value.get("type") == TURN_END
 
+    def value_of(self, raw: bytes) -> tuple[object, bytes | None]:
+        """A line's JSON value as the reference reads it, and its bytes where they are kept (msgspec
+        read them; a line read another way, JSON.parse's fallback, keeps none: a hearer writes its
+        value instead). Raises JsonLineError."""
+        try:
+            return decode_json(raw), raw
+        except (msgspec.MsgspecError, RecursionError):
+            return parse_json_line(raw, self.budget), None
+
     def record(self, line_no: int, raw: bytes) -> Entry | None:
         """One line decoded into JSON values, the scan's verdict on it, and the judgement of a
         committed event (envelope, load checks), as the reference reads it."""
-        line: bytes | None = raw
         try:
-            value = decode_json(raw)
-        except (msgspec.MsgspecError, RecursionError):
-            try:
-                value = parse_json_line(raw, self.budget)
-            except JsonLineError as err:
-                self.scan.unparsable(line_no, not raw.strip(), str(err))
-                return None
-            line = None  # decoded another way: its bytes are not kept
+            value, line = self.value_of(raw)
+        except JsonLineError as err:
+            self.scan.unparsable(line_no, not raw.strip(), str(err))
+            return None
         taken = self.scan.take(line_no, value)
         if taken is None:
             return None
