@@ -195,13 +195,11 @@ def _pointers(use: ToolUse) -> set[str]:
     return found
 
 
-def surfaces_of(uses: Iterable[ToolUse], evidence: Iterable[str] = ()) -> tuple[str, ...]:
-    """The surfaces a session's uses (and `evidence` from the rest of its log) point to, in
+def surfaces_of(pointed: Iterable[str]) -> tuple[str, ...]:
+    """The surfaces a session's uses (and evidence from the rest of its log) point to, in
     SURFACES order (all when none points)."""
-    pointed: set[str] = set(evidence)
-    for use in uses:
-        pointed |= _pointers(use)
-    return tuple(s for s in SURFACE_NAMES if s in pointed) or SURFACE_NAMES
+    named = set(pointed)
+    return tuple(s for s in SURFACE_NAMES if s in named) or SURFACE_NAMES
 
 
 def judge_uses(
@@ -256,10 +254,7 @@ class Uses:
 
     def findings(self, evidence: Iterable[str] = ()) -> list[Finding]:
         """The findings of every use added, in call order."""
-        candidates = self.surfaces
-        if candidates is None:
-            pointed = self.pointed | set(evidence)
-            candidates = tuple(s for s in SURFACE_NAMES if s in pointed) or SURFACE_NAMES
+        candidates = self.surfaces if self.surfaces is not None else surfaces_of([*self.pointed, *evidence])
         found: list[Finding] = []
         for _, judged in sorted(self.held, key=lambda held: held[0]):
             if isinstance(judged, list):
