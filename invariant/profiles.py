@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, SupportsIndex
 
+from invariant.names import PROFILE_NAMES
+
 
 @dataclass(frozen=True)
 class Profile:
@@ -75,6 +77,8 @@ FIXED_RATE = Profile(
 )
 FIXED_RATE_EXACT = replace(FIXED_RATE, name="fixed-rate-exact", record_title=False)
 PROFILES = {p.name: p for p in (CALENDAR, AFTER_ONLY, FIXED_RATE, FIXED_RATE_EXACT)}
+if tuple(PROFILES) != PROFILE_NAMES:  # (the command line offers these names without loading this module)
+    raise AssertionError(f"invariant.names.PROFILE_NAMES is not {tuple(PROFILES)}")
 
 
 def get_profile(name: str | Profile) -> Profile:

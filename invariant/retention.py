@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-DAYS_MAX = 3650
-RECORDS_MAX = 10_000
-"""The bounds the Host's configuration gives `deliveryHistoryDays` and `deliveryHistoryRecords`."""
+from invariant.names import DAYS_MAX, RECORDS_MAX
+
+__all__ = ["DAYS_MAX", "NO_RETENTION", "RECORDS_MAX", "Retention"]
 
 
 @dataclass(frozen=True)

@@ -4,28 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from invariant.instant import MAX_MS, MIN_MS
 from invariant.profiles import Profile, get_profile
 from invariant.retention import NO_RETENTION, Retention
 from invariant.tools.names import SURFACE_NAMES
+from replay.modes import AUTO as AUTO  # (re-exported: the names readers of this module know)
+from replay.modes import Mode as Mode
 
 if TYPE_CHECKING:
     from invariant.findings import Finding
-
-AUTO = "auto"
-"""The profile name that asks for each session's own profile, as its evidence shows."""
-
-
-class Mode(StrEnum):
-    """Which of the reference's readers a log is held to (session-log.md §4)."""
-
-    STRICT = "strict"
-    """The persistence reader's rules: header shape and version, blank lines are defects."""
-    LENIENT = "lenient"
-    """The fixture reader's: header fields only read, blank lines skipped; seq contiguity still checked."""
 
 
 @dataclass(frozen=True)

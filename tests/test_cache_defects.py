@@ -24,7 +24,7 @@ from replay.audit import cached as cached_module
 from replay.audit import follow as follow_module
 from replay.audit.follow import Kind, look, told_of
 from replay.audit.verify import verify_path
-from replay.cli.commands import main
+from replay.cli import main
 from replay.reading import Reading
 
 from .conftest import ROOT

@@ -140,7 +140,7 @@ def test_version_names_tzdata_and_icu() -> None:
 def test_an_option_instant_may_be_typed_without_milliseconds(typed: str, ms: int | None) -> None:
     """`cron --after` and `verify --now` take the instants people type, not only the canonical
     form a log holds (it refused 2026-08-05T12:00:00Z)."""
-    from replay.cli.commands import typed_instant
+    from replay.cli.running import typed_instant
 
     assert typed_instant(typed) == ms
     result = CliRunner().invoke(main, ["cron", "0 9 * * *", "--tz", "UTC", "--after", typed, "--count", "1"])

@@ -334,7 +334,7 @@ def test_a_century_of_reminders_stops_with_a_clear_message(tmp_path: Path) -> No
     from click.testing import CliRunner
 
     from replay.cli import main
-    from replay.cli.commands import MAX_SIMULATED_EVENTS
+    from replay.cli.simulate import MAX_SIMULATED_EVENTS
 
     path = tmp_path / "century.json"
     path.write_text(json.dumps(CENTURY))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from replay.cli.commands import main
+from replay.cli import main
 
 from .conftest import ROOT
 

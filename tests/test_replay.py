@@ -20,8 +20,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from replay.audit import fanout
-from replay.cli import commands as cli
 from replay.cli import main
+from replay.cli import running as cli
 from replay.cli.output import ROW_FORMATS
 from replay.cli.output import rows as row_output
 from replay.duck import build as duck

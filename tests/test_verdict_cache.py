@@ -19,7 +19,7 @@ import pytest
 import zstandard
 from click.testing import CliRunner
 
-from replay.cli.commands import main
+from replay.cli import main
 
 from .conftest import ROOT
 

@@ -1,5 +1,6 @@
-"""The `schedlog` command line and its one output layer."""
+"""The `schedlog` command line: one module per command (or group of commands), loaded when the
+command runs (replay/cli/group.py), and its one output layer (replay/cli/output/)."""
 
-from replay.cli.commands import main
+from replay.cli.group import main
 
 __all__ = ["main"]
