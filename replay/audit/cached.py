@@ -35,6 +35,7 @@ from replay.audit.verdicts import Verdict
 from replay.logs.discover import generations_beside
 from replay.logs.hashed import Hashing, fed
 from replay.logs.inputs import Found, absolute, identity
+from replay.logs.sqlitenames import maybe_sqlite
 from replay.reading import Reading
 
 if TYPE_CHECKING:  # the judge, the reader and the reports load on the first log the cache does not answer for
@@ -305,7 +306,12 @@ def verify_cached(
 ) -> Held:
     """The report `verify_path` gives for the file at `path`: from the cache where the file is
     unchanged, resumed where it grew, else read whole (a Host task store is judged at `now`,
-    never cached). The judge is loaded only for a log the cache does not answer for."""
+    never cached). The judge is loaded only for a log the cache does not answer for. A SQLite
+    session store's session is read whole (replay.audit.sqlitereport)."""
+    if maybe_sqlite(path):
+        from replay.audit.verify import verify_path
+
+        return Held.of(replace(verify_path(path, reading, progress=progress), read=Use.WHOLE))
     c = consult(path, reading, store, where)
     if c is not None and c.unchanged:
         assert c.judged is not None

@@ -137,13 +137,24 @@ FORMAT = (
 )
 """The findings of the log reader."""
 
+SQLITE = (
+    Rule(
+        ("sqlite.row",),
+        "a session store's row does not decode (its JSON, packed chunks, compressed data or varint seqs) or "
+        "breaks the seqs, and a turn/end follows: committed corruption, the session cannot be loaded",
+    ),
+    Rule(("sqlite.tail",), "a session store's rows after its last turn/end that the harness drops on load"),
+    Rule(("sqlite.header",), "a session whose header version a session store's columns cannot hold"),
+)
+"""The findings only a SQLite session store can have (replay/logs/sqlitestore.py)."""
+
 TRANSCRIPT = tuple(Rule((rule,), text) for rule, text in RULES.items())
 """The findings on `schedule_*` tool calls and results (docs/host.md, "Tool transcripts")."""
 
 DELIVERY = tuple(Rule((rule,), text) for rule, text in DELIVERY_RULES.items())
 """The soft delivery checks (docs/host.md, "Did each reminder reach the conversation?")."""
 
-TABLE = {rule_id: row for row in (*PROTOCOL, *LIVE, *FORMAT, *TRANSCRIPT, *DELIVERY) for rule_id in row.ids}
+TABLE = {rule_id: row for row in (*PROTOCOL, *LIVE, *FORMAT, *SQLITE, *TRANSCRIPT, *DELIVERY) for rule_id in row.ids}
 
 HOST = (
     *("host.cron.canonical", "host.cron.grammar", "host.legacy-reminders", "host.reminders", "host.receipt"),

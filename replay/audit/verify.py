@@ -30,6 +30,7 @@ from replay.logs.discover import LOG_SUFFIXES, STORE_NAME
 from replay.logs.jsonline import BeyondBound, JsonLineError, located, parse_json_line
 from replay.logs.logfile import UNFRAMED, Entry, SessionLog
 from replay.logs.source import RecordSource
+from replay.logs.sqlitenames import maybe_sqlite
 from replay.reading import DEFAULT_READING, Reading
 
 
@@ -288,6 +289,11 @@ def verify_path(
     (`inputs.once`), and its bytes both sniffed and judged."""
     held: Data | OSError | None = data
     if data is None:
+        if maybe_sqlite(path):
+            from replay.audit.sqlitereport import sqlite_report
+
+            if (stored := sqlite_report(path, verify_log, reading)) is not None:
+                return stored
         held = inputs.once(path)
         report = store_report(path, reading, held)
         if report is not None:

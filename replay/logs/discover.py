@@ -50,7 +50,8 @@ def discover(paths: Iterable[str], stores: bool = False, skipped: Skipped | None
     the runtime loads, the highest (formats.md §2); its report names the others. A directory
     the walk cannot list is yielded too, and read as unreadable: an audit never reads less than
     it was asked to without saying so. With `stores`, a walk also yields the Host task stores
-    (`schedule.json`) it meets.
+    (`schedule.json`) it meets. A SQLite session store named (recognised by its first bytes,
+    whatever its name) stands for its sessions, each named `STORE#SESSION_ID`.
     """
     seen: set[object] = set()
     for given in paths:
@@ -82,7 +83,29 @@ def discover(paths: Iterable[str], stores: bool = False, skipped: Skipped | None
                 identity = (status.st_dev, status.st_ino)  # the file itself, whatever its name
             if identity not in seen:
                 seen.add(identity)
-                yield name
+                yield from _sessions_of(name, skipped) if _may_be_store(name, status) else (name,)
+
+
+def _may_be_store(name: str, status: os.stat_result | None) -> bool:
+    """Whether a file may be a SQLite session store (any name a log has not; its first bytes)."""
+    if name == STDIN or status is None or not stat.S_ISREG(status.st_mode) or name.endswith(LOG_SUFFIXES):
+        return False
+    from replay.logs.sqlitenames import sniffed
+
+    return sniffed(name)
+
+
+def _sessions_of(name: str, skipped: Skipped | None) -> list[str]:
+    """A SQLite file's sessions, each named `STORE#ID`; the file itself when it cannot be read
+    as a session store (its report says why); none for a store of no session (said)."""
+    from replay.logs.sqlitestore import store_sessions
+
+    sessions = store_sessions(name)
+    if sessions is None:
+        return [name]
+    if not sessions and skipped is not None:
+        skipped(name, "a session store holding no session")
+    return sessions
 
 
 def in_shard(path: str, index: int, count: int) -> bool:

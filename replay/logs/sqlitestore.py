@@ -1,0 +1,383 @@
+"""A SQLite session store (`dsh-session-persistence-sqlite`, sqlite-store.md): every session of a
+deployment in one database file, read as the harness reads a session from its rows, and given
+to the judge as the JSONL log the file backend would hold for it.
+
+A store is named by its path; one of its sessions by `STORE#SESSION_ID` (`session_name`). The
+database is hostile input and is never written:
+
+- it is opened read-only (`mode=ro`): no checkpoint, so a WAL database's `-wal` is read (its
+  committed frames) and kept. SQLite's reader takes part in the `-shm` index, as every reader of
+  a WAL database does; where the folder does not let it create one, a database with no `-wal`
+  is opened `immutable` (nothing is missed), and one with a `-wal` but no `-shm` (its writer is
+  gone) is read through a private copy of both (`Store.how` says which);
+- triggers and views of the file never run (`trusted_schema` off), its schema cannot be written
+  (defensive mode, where Python offers it: 3.12 on; `query_only` in every case), no extension
+  loads (Python never enables loading), memory-mapped I/O is off;
+- a value is never held past `storerows.VALUE_MAX` bytes (SQLite's length limit refuses it
+  before reading it), and a compressed one is bounded by its frame's declared size first.
+
+Each session is read inside one read transaction, so a writer appending meanwhile never tears
+it. Its rows are decoded (replay.logs.storerows) and walked as the harness walks them: the last
+row that decodes and holds a `turn/end` is the committed boundary; a row that does not decode,
+or does not continue the seqs, at or before it is committed corruption (the session cannot be
+loaded: `sqlite.row`), after it the start of a removable tail (dropped: `sqlite.tail`)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import sys
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from invariant.findings import Finding, Severity
+from replay.logs.sqlitenames import is_sqlite, session_name
+from replay.logs.storerows import (
+    LAYOUT_PACKED,
+    LAYOUTS,
+    VALUE_MAX,
+    DecodedRow,
+    RowDefect,
+    Text,
+    decode_row,
+    json_scalar,
+)
+
+APPLICATION_ID = 0x44534850
+"""`PRAGMA application_id` of a session store: ASCII "DSHP"."""
+HEAD_BYTES = 100
+"""A SQLite database's header: its magic, its journal mode (bytes 18-19: 2 in WAL mode) and its
+application id (bytes 68-71, big-endian)."""
+
+TABLES = {
+    "persistence_state": ("singleton", "store_id"),
+    "sessions": (
+        "id",
+        "version",
+        "created_at",
+        "cwd",
+        "parent_session",
+        "seed_length",
+        "origin",
+        "delegation_depth",
+        "agent_preset",
+        "incarnation",
+        "revision",
+    ),
+    "events": ("session_id", "seq", "type", "time", "data", "source_event_seqs", "surface_op"),
+}
+"""The tables both layouts hold, with the columns the reader reads (layout 17 adds `ignorable`)."""
+
+HEADER_COLUMNS = (
+    ("version", "version"),
+    ("id", "id"),
+    ("createdAt", "created_at"),
+    ("cwd", "cwd"),
+    ("parentSession", "parent_session"),
+    ("seedLength", "seed_length"),
+    ("origin", "origin"),
+    ("delegationDepth", "delegation_depth"),
+    ("agentPreset", "agent_preset"),
+)
+"""The session header's fields, in the order the file backend writes them, and their columns
+(a NULL column is a field the header does not hold)."""
+
+
+SQLITE_FAILURES = (sqlite3.Error, UnicodeDecodeError)
+"""What SQLite raises on a damaged file: its errors, and a message it cannot decode (the damaged
+schema's text quoted in it)."""
+
+
+class StoreError(Exception):
+    """A file that cannot be read as a session store: not SQLite, another application's
+    database, a schema version or tables the harness's readers do not know, or damage SQLite
+    reports before any session is read. The message says which."""
+
+
+def store_sessions(path: str) -> list[str] | None:
+    """The names of the sessions the store at `path` holds (`STORE#ID`, oldest first), or None
+    when `path` is no store that can be read (judged whole, it says why)."""
+    try:
+        with Store(path) as store:
+            return [session_name(path, s.id) for s in store.sessions()]
+    except StoreError:
+        return None
+
+
+@dataclass(frozen=True)
+class StoredSession:
+    """A `sessions` row: the session's id and the state its (incarnation, revision) names."""
+
+    id: str
+    incarnation: str
+    revision: int
+
+
+@dataclass(frozen=True)
+class SessionRows:
+    """One session as the harness's reader reads it from the rows: its JSONL log (header and
+    the committed prefix's events, one line each), its format version, and what only a store
+    can have wrong (`sqlite.*` findings). `refused`: committed corruption (the harness cannot
+    load the session)."""
+
+    log: bytes
+    version: object
+    findings: tuple[Finding, ...]
+    refused: bool
+    events: int
+
+
+class Store:
+    """An open session store (read-only). `layout` is its `user_version` (14 or 17),
+    `store_id` its immutable id."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.how = "read-only"
+        """How the database is read: `read-only`, `immutable` (its main file alone: a WAL
+        database with no `-wal`) or `a private copy` (of it and its `-wal`)."""
+        self._copy: str | None = None
+        self._db = self._open()
+        try:
+            self.layout, self.store_id = self._schema()
+        except BaseException:
+            self.close()
+            raise
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._db.close()
+        if self._copy is not None:
+            shutil.rmtree(self._copy, ignore_errors=True)
+            self._copy = None
+
+    # --- opening ---------------------------------------------------------------------------------
+
+    def _open(self) -> sqlite3.Connection:
+        """A read-only connection that creates no file beside the database (see the module's
+        docstring): a rollback-journal database or a WAL one whose `-wal` and `-shm` exist is
+        opened `mode=ro`; a WAL database with no `-wal` holds everything in its main file and is
+        opened `immutable` (read again `mode=ro` should a writer start meanwhile: `read`); one
+        with a `-wal` but no `-shm` (its writer gone) is read through a private copy."""
+        try:
+            with open(self.path, "rb") as f:
+                head = f.read(HEAD_BYTES)
+        except OSError as err:
+            raise StoreError(f"cannot read {self.path}: {err.strerror or err}") from None
+        if not is_sqlite(head):
+            raise StoreError(f"{self.path} is not a SQLite database")
+        if int.from_bytes(head[68:72], "big") != APPLICATION_ID:
+            raise StoreError(
+                f"{self.path} is a SQLite database but not a session store "
+                f"(application id {int.from_bytes(head[68:72], 'big')}, not {APPLICATION_ID} DSHP)"
+            )
+        self._wal_mode = head[18:20] == b"\x02\x02"
+        return self._connection()
+
+    def _connection(self) -> sqlite3.Connection:
+        self._immutable = False
+        if self._wal_mode and not os.path.exists(self.path + "-wal"):
+            self._immutable = True
+            self.how, mode = "immutable", "immutable=1"
+        elif self._wal_mode and not os.path.exists(self.path + "-shm"):
+            return self._private_copy()
+        else:
+            self.how, mode = "read-only", "mode=ro"
+        db = _connected(self.path, mode)
+        try:
+            db.execute("SELECT count(*) FROM sqlite_schema").fetchone()
+        except SQLITE_FAILURES as err:
+            db.close()
+            if not isinstance(err, sqlite3.OperationalError) or not self._wal_mode or "unable to open" not in str(err):
+                raise StoreError(f"cannot open {self.path}: {err}") from None
+            return self._private_copy()  # (a -shm it may not read)
+        return db
+
+    def _private_copy(self) -> sqlite3.Connection:
+        """The database and its `-wal` copied into a private folder and opened there: SQLite
+        cannot read a WAL database's `-wal` without a `-shm` it may create."""
+        self._copy = tempfile.mkdtemp(prefix="schedlog-store-")
+        copy = os.path.join(self._copy, "store.db")
+        try:
+            shutil.copyfile(self.path, copy)
+            shutil.copyfile(self.path + "-wal", copy + "-wal")
+        except OSError as err:
+            raise StoreError(f"cannot copy {self.path} and its -wal to read them: {err.strerror or err}") from None
+        self.how = "a private copy"
+        return _connected(copy, "mode=ro")
+
+    def _schema(self) -> tuple[int, str]:
+        try:
+            application = self._db.execute("PRAGMA application_id").fetchone()[0]
+            version = self._db.execute("PRAGMA user_version").fetchone()[0]
+            tables = {row[0] for row in self._db.execute("SELECT name FROM sqlite_schema WHERE type = 'table'")}
+            if application != APPLICATION_ID:
+                raise StoreError(f"{self.path} is not a session store (application id {application})")
+            if version not in LAYOUTS:
+                raise StoreError(
+                    f"{self.path} has schema version {version}, which no harness's session store has "
+                    f"({' or '.join(map(str, LAYOUTS))})"
+                )
+            for table, columns in TABLES.items():
+                name = table.encode()
+                if name not in tables:
+                    raise StoreError(f"{self.path} has no {table} table: it is not a session store")
+                held = {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
+                wanted = columns + (("ignorable",) if table == "events" and version == LAYOUT_PACKED else ())
+                missing = [c for c in wanted if c.encode() not in held]
+                if missing:
+                    raise StoreError(f"{self.path}: the {table} table has no {', '.join(missing)} column")
+            state = self._db.execute("SELECT store_id FROM persistence_state WHERE singleton = 1").fetchone()
+        except SQLITE_FAILURES as err:
+            raise StoreError(f"{self.path}: the database cannot be read ({err})") from None
+        if state is None or not isinstance(state[0], Text):
+            raise StoreError(f"{self.path} has no store id (persistence_state is empty)")
+        return version, state[0].decode("utf-8", "replace")
+
+    # --- reading ---------------------------------------------------------------------------------
+
+    def sessions(self) -> list[StoredSession]:
+        """The sessions the store holds, oldest first (then by id)."""
+        try:
+            rows = self._db.execute("SELECT id, incarnation, revision FROM sessions ORDER BY created_at, id").fetchall()
+        except SQLITE_FAILURES as err:
+            raise StoreError(f"{self.path}: its sessions cannot be listed ({err})") from None
+        return [
+            StoredSession(_text(i), _text(incarnation), revision if type(revision) is int else -1)
+            for i, incarnation, revision in rows
+            if isinstance(i, Text)
+        ]
+
+    def read(self, session_id: str) -> SessionRows | None:
+        """The session `session_id` as the harness reads it, or None when the store holds no
+        such session. Its header row and its event rows are read in one read transaction (read
+        again, joining the writer's `-shm`, when a writer began while the main file was read
+        alone: its checkpoint could have torn that reading)."""
+        read = self._read(session_id)
+        if self._immutable and os.path.exists(self.path + "-wal"):
+            self._db.close()
+            self._db = self._connection()
+            read = self._read(session_id)
+        return read
+
+    def _read(self, session_id: str) -> SessionRows | None:
+        db = self._db
+        try:
+            db.execute("BEGIN")
+            try:
+                header = db.execute(
+                    f"SELECT {', '.join(c for _, c in HEADER_COLUMNS)} FROM sessions WHERE id = ?", (session_id,)
+                ).fetchone()
+                if header is None:
+                    return None
+                rows = list(self._rows(session_id))
+            finally:
+                db.execute("COMMIT")
+        except SQLITE_FAILURES as err:
+            raise StoreError(f"{session_name(self.path, session_id)}: its rows cannot be read ({err})") from None
+        return _walked(dict(zip((f for f, _ in HEADER_COLUMNS), header, strict=True)), rows)
+
+    def _rows(self, session_id: str) -> Iterator[tuple[int, DecodedRow | RowDefect]]:
+        """Each event row of the session in seq order, decoded: a value too large to read is
+        that row's defect, and the reading goes on after it."""
+        ignorable = "ignorable" if self.layout == LAYOUT_PACKED else "NULL"
+        query = (
+            f"SELECT seq, type, time, data, source_event_seqs, surface_op, {ignorable} FROM events "
+            "WHERE session_id = ? AND seq > ? ORDER BY seq"
+        )
+        after = -(1 << 63)
+        while True:
+            cursor = self._db.execute(query, (session_id, after))
+            try:
+                for row in cursor:
+                    after = row[0] if type(row[0]) is int else after
+                    try:
+                        yield row[0], decode_row(self.layout, *row)
+                    except RowDefect as defect:
+                        yield row[0], defect
+                return
+            except sqlite3.DataError:  # a value past SQLite's length limit: the next row's
+                big = self._db.execute(
+                    "SELECT seq FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT 1", (session_id, after)
+                ).fetchone()
+                if big is None:  # pragma: no cover (the row that raised is there)
+                    return
+                after = big[0]
+                yield after, RowDefect(f"a value past {VALUE_MAX:,} bytes, more than the harness can read")
+
+
+def _connected(path: str, mode: str) -> sqlite3.Connection:
+    """A connection to the file at `path` that cannot change it and runs nothing of it."""
+    uri = f"{Path(os.path.abspath(path)).as_uri()}?{mode}"
+    db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+    db.text_factory = Text
+    db.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, VALUE_MAX)
+    if sys.version_info >= (3, 12):
+        db.setconfig(sqlite3.SQLITE_DBCONFIG_DEFENSIVE, True)
+        db.setconfig(sqlite3.SQLITE_DBCONFIG_TRUSTED_SCHEMA, False)
+    for pragma in ("trusted_schema = OFF", "query_only = ON", "mmap_size = 0", "cell_size_check = ON"):
+        db.execute(f"PRAGMA {pragma}")
+    return db
+
+
+def _text(value: object) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, Text) else str(value)
+
+
+def _walked(header: dict[str, object], rows: list[tuple[int, DecodedRow | RowDefect]]) -> SessionRows:
+    """The session's log as the harness loads it from `rows` (sqlite-store.md): the committed
+    prefix, and the row that ends it, if any, as committed corruption or a removable tail."""
+    last_end = max((k for k, (_, row) in enumerate(rows) if isinstance(row, DecodedRow) and row.turn_end), default=-1)
+    lines = [_header_line(header)]
+    findings = []
+    refused = False
+    expected = 0
+    for k, (seq, row) in enumerate(rows):
+        why = str(row) if isinstance(row, RowDefect) else None
+        if why is None and seq != expected:
+            why = f"its seq breaks contiguity (expected {expected})"
+        if why is None:
+            assert isinstance(row, DecodedRow)
+            lines.extend(row.lines)
+            expected += len(row.lines)
+            continue
+        if k <= last_end:
+            refused = True
+            message = (
+                f"invalid committed physical row at seq {seq}: {why}; a turn/end follows, so the session "
+                "cannot be loaded"
+            )
+            findings.append(Finding("sqlite.row", Severity.ERROR, message, index=seq if type(seq) is int else None))
+        else:
+            message = (
+                f"rows from seq {seq} on ({len(rows) - k} of them) are a removable tail: {why}; the harness drops "
+                "them when it loads the session (and deletes them when it may write)"
+            )
+            findings.append(Finding("sqlite.tail", Severity.WARNING, message, index=seq if type(seq) is int else None))
+        break
+    log = b"\n".join(lines) + b"\n"
+    return SessionRows(log, header.get("version"), tuple(findings), refused, expected)
+
+
+def _header_line(header: dict[str, object]) -> bytes:
+    """The session header as the file backend writes it: its fields in order, NULL ones left out."""
+    parts = [b'{"type":"session"']
+    for field, value in header.items():
+        if value is None:
+            continue
+        if isinstance(value, Text):
+            encoded = json_scalar(value.decode("utf-8", "replace")).encode()
+        elif isinstance(value, bytes):  # a BLOB: the harness reads a byte array, an object to the header's rules
+            encoded = b"{}"
+        else:
+            encoded = json_scalar(value).encode()
+        parts.append(b',"' + field.encode() + b'":' + encoded)
+    return b"".join(parts) + b"}"

@@ -1,0 +1,364 @@
+"""SQLite session stores (sqlite-store.md, issue 66): every session read from a store gets the
+report its JSONL log gets, plus what only a store can have wrong, located by session and seq;
+the database is never written; hostile files end in verdicts, never in tracebacks."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+import zstandard
+from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
+
+from replay.audit.verify import verify_path
+from replay.cli import main
+from replay.logs.chunks import ROW_TAGS, decode_row
+from replay.logs.sqlitenames import split_name
+from replay.logs.sqlitestore import Store, StoreError
+from replay.logs.storerows import RowDefect, varint_seqs
+from tests.conftest import ROOT, SHARED
+from tests.storewriter import create, varints, write_session, write_store
+
+STORES = SHARED / "sqlite-stores" / "17"
+requires_stores = pytest.mark.skipif(
+    not STORES.is_dir(), reason=f"the harness's SQLite stores are not present at {STORES} (no ../shared)"
+)
+HOLDABLE = [
+    ROOT / "fixtures" / "sessions" / "valid" / "fork-child.session.jsonl",
+    ROOT / "fixtures" / "sessions" / "valid" / "reminders.session.jsonl",
+    *sorted((ROOT / "fixtures" / "formats").glob("*/v0/session.jsonl")),
+    *sorted((ROOT / "fixtures" / "sessions" / "corrupt").glob("*.session.jsonl")),
+]
+"""Fixture logs whose headers (format v0) a store's columns hold."""
+
+
+def _holdable(path: Path) -> bool:
+    lines = path.read_bytes().splitlines()
+    try:
+        header = json.loads(lines[0])
+        records = [json.loads(line) for line in lines[1:] if line.strip()]
+    except ValueError:
+        return False
+    envelope = {"type", "seq", "time", "data", "sourceEventSeqs", "surfaceOp"}
+    if header.get("version") not in (0, 1) or not all(
+        isinstance(r, dict) and ((set(r) <= envelope and type(r.get("seq")) is int) or r.get("type") in ROW_TAGS)
+        for r in records
+    ):
+        return False
+    seqs = [json.loads(line)["seq"] for line in expanded(path.read_bytes()).splitlines()[1:] if line.strip()]
+    return len(set(seqs)) == len(seqs)  # (a store's key holds each seq once)
+
+
+def expanded(log: bytes) -> bytes:
+    """The JSONL log of a session's logical events: a packed row's lines expanded (a store's
+    session is read back one line per event, so its line numbers are these)."""
+    lines = []
+    for line in log.splitlines():
+        value = json.loads(line) if line.strip() else None
+        if isinstance(value, dict) and value.get("type") in ROW_TAGS:
+            lines += [json.dumps(e, separators=(",", ":")).encode() for e in decode_row(value, value["type"]).events()]
+        else:
+            lines.append(line)
+    return b"\n".join(lines) + b"\n"
+
+
+LOGS = [p for p in HOLDABLE if _holdable(p)]
+
+
+def report_json(path: str) -> dict[str, Any]:
+    """A report as JSON, less what its path alone decides (the path, and the format generation
+    a log's file name identifies)."""
+    found = verify_path(path).to_json()
+    del found["path"], found["generation"]
+    return found
+
+
+@pytest.mark.parametrize("layout", [14, 17])
+def test_a_sessions_report_from_a_store_is_its_jsonl_logs(tmp_path: Path, layout: int) -> None:
+    assert len(LOGS) >= 8
+    stores: list[list[Path]] = []  # (fixtures share session ids: a store holds each id once)
+    for log in LOGS:
+        session = json.loads(log.read_bytes().split(b"\n", 1)[0])["id"]
+        free = next(
+            (s for s in stores if session not in {json.loads(p.read_bytes().split(b"\n", 1)[0])["id"] for p in s}), None
+        )
+        if free is None:
+            stores.append(free := [])
+        free.append(log)
+    for k, logs in enumerate(stores):
+        store = tmp_path / f"store-{k}.db"
+        ids = write_store(store, layout, [p.read_bytes() for p in logs])
+        for log, session in zip(logs, ids, strict=True):
+            plain = tmp_path / f"{k}-{log.stem}.jsonl"
+            plain.write_bytes(expanded(log.read_bytes()))
+            assert report_json(f"{store}#{session}") == report_json(str(plain)), log.name
+
+
+def test_a_layout_17_store_packs_compresses_and_lists_seqs_as_its_writer_does(tmp_path: Path) -> None:
+    store = tmp_path / "store.db"
+    log = (ROOT / "fixtures" / "sessions" / "valid" / "fork-child.session.jsonl").read_bytes()
+    big = json.loads(log.splitlines()[1])
+    big["data"] = {"padding": "x" * 9000}  # compressed: 4,096 bytes or more, and smaller so
+    seqs = {"type": "turn/start", "seq": 1, "time": 1, "data": {"turn": 9}, "sourceEventSeqs": [5, 3, 900, 900, 0]}
+    chunks = [
+        {"type": "assistant/chunk", "seq": 2 + k, "time": 10 + k * k, "data": {"turn": 1, "step": 1, "chunk": c}}
+        for k, c in enumerate({"type": "text-delta", "index": 0, "text": t} for t in ("a", "b", "c", "d"))
+    ]
+    lines = [log.splitlines()[0], *(json.dumps(e).encode() for e in (big, seqs, *chunks))]
+    body = b"\n".join(lines) + b"\n"
+    db = create(store, 17)
+    session = write_session(db, 17, body)
+    kinds = db.execute("SELECT type, typeof(data), typeof(source_event_seqs), ignorable FROM events").fetchall()
+    db.close()
+    assert kinds == [
+        (big["type"], "blob", "null", None),
+        ("turn/start", "text", "blob", None),
+        ("text-chunks", "text", "null", 0),
+    ]
+    with Store(str(store)) as opened:
+        read = opened.read(session)
+    assert read is not None and read.events == 6 and not read.findings
+    assert [json.loads(line) for line in read.log.splitlines()[1:]] == [big, seqs, *chunks]
+
+
+# --- the harness's own stores (layout 17) ------------------------------------------------------------
+
+
+@pytest.fixture
+def stores(tmp_path: Path) -> Path:
+    """A private copy of the harness's stores (a WAL database opened read-write checkpoints)."""
+    copied = tmp_path / "17"
+    shutil.copytree(STORES, copied)
+    for path in copied.iterdir():
+        path.chmod(0o644)
+    return copied
+
+
+def _sessions_by_id(folder: Path) -> dict[str, Path]:
+    return {json.loads(p.read_bytes().split(b"\n", 1)[0])["id"]: p for p in folder.glob("*.session.jsonl")}
+
+
+@requires_stores
+def test_the_harness_stores_sessions_read_back_as_its_jsonl_logs_byte_for_byte(stores: Path) -> None:
+    logs = _sessions_by_id(stores)
+    with Store(str(stores / "valid.db")) as store:
+        assert store.layout == 17 and store.how == "immutable"  # (a WAL database with no -wal: all in its file)
+        sessions = store.sessions()
+        assert {s.id for s in sessions} == set(logs)
+        for session in sessions:
+            read = store.read(session.id)
+            assert read is not None and read.log == logs[session.id].read_bytes()
+    for session, log in logs.items():
+        assert report_json(f"{stores / 'valid.db'}#{session}") == report_json(str(log))
+
+
+@requires_stores
+def test_what_the_harness_reader_says_of_each_store(stores: Path) -> None:
+    """../shared/sqlite-stores/README.md: the harness's `loadStored` of each session."""
+    fork = "96cf59c9-b347-48b9-b234-a5200913ad05"
+    gap = verify_path(f"{stores / 'seq-gap.db'}#{fork}")
+    assert gap.verdict == "corrupt" and gap.events == 158
+    assert [(f.code, f.index) for f in gap.findings] == [("sqlite.row", 159)]
+    assert "invalid committed physical row at seq 159" in gap.findings[0].message
+    torn = verify_path(f"{stores / 'torn-packed-tail.db'}#{fork}")
+    assert torn.verdict == "ok" and torn.events == 189
+    assert [(f.code, f.severity, f.index) for f in torn.findings] == [("sqlite.tail", "warning", 189)]
+    for name in ("seq-gap", "torn-packed-tail"):
+        others = [s for s in Store(str(stores / f"{name}.db")).sessions() if s.id != fork]
+        assert [verify_path(f"{stores / name}.db#{s.id}").verdict for s in others] == ["ok"] * 3
+    with pytest.raises(StoreError, match="schema version 18"):
+        Store(str(stores / "wrong-user-version.db"))
+
+
+@requires_stores
+def test_a_wal_databases_committed_frames_are_read_and_nothing_is_written(stores: Path) -> None:
+    before = {p.name: (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns) for p in stores.iterdir()}
+    done = CliRunner().invoke(main, ["verify", "--no-cache", str(stores / "wal-pending.db"), str(stores / "valid.db")])
+    assert done.exit_code == 0, done.output
+    assert done.output.count("wal-pending.db#") == 4  # the -wal holds the fourth session
+    after = {p.name: (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns) for p in stores.iterdir()}
+    assert after == before  # no file written, none made (no -shm, no empty -wal), none removed
+    alone = stores / "main-only"
+    alone.mkdir()
+    shutil.copy(stores / "wal-pending.db", alone / "wal-pending.db")
+    with Store(str(alone / "wal-pending.db")) as store:
+        assert store.how == "immutable" and len(store.sessions()) == 3
+    assert sorted(os.listdir(alone)) == ["wal-pending.db"]
+
+
+@requires_stores
+def test_a_wal_whose_shm_exists_is_read_with_it(stores: Path) -> None:
+    writer = sqlite3.connect(stores / "wal-pending.db")  # a live writer: it keeps the -wal and -shm
+    try:
+        writer.execute("SELECT count(*) FROM sessions").fetchone()
+        assert (stores / "wal-pending.db-shm").exists()
+        with Store(str(stores / "wal-pending.db")) as store:
+            assert store.how == "read-only" and len(store.sessions()) == 4
+    finally:
+        writer.close()
+
+
+# --- damage: each defect class, in committed rows and in the tail -----------------------------------
+
+
+def _store_of(tmp_path: Path, layout: int) -> tuple[Path, str]:
+    """A store of one session that ends with two rows after its last turn/end (a tail to damage)."""
+    store = tmp_path / f"damaged-{layout}.db"
+    log = expanded((ROOT / "fixtures" / "sessions" / "valid" / "fork-child.session.jsonl").read_bytes())
+    last = json.loads(log.splitlines()[-1])
+    after = [
+        {"type": "turn/start", "seq": last["seq"] + 1, "time": last["time"] + 1, "data": {"turn": 99}},
+        {"type": "step/start", "seq": last["seq"] + 2, "time": last["time"] + 2, "data": {"turn": 99, "step": 1}},
+    ]
+    log += b"".join(json.dumps(e).encode() + b"\n" for e in after)
+    return store, write_store(store, layout, [log], journal="delete")[0]
+
+
+def _scalar_rows(store: Path, session: str) -> tuple[int, int]:
+    """The seq of the first scalar row after seq 0 (committed: a turn/end follows), and of the
+    first one after the last turn/end (the tail)."""
+    with sqlite3.connect(store) as db:
+        rows = db.execute("SELECT seq, type, ignorable FROM events WHERE session_id = ? ORDER BY seq", (session,))
+        rows = rows.fetchall()
+    end = max(seq for seq, kind, _ in rows if kind == "turn/end")
+    scalar = [seq for seq, kind, packed in rows if packed is None and seq > 0]
+    return scalar[0], next(seq for seq in scalar if seq > end)
+
+
+DEFECTS_17 = {
+    "data not JSON": ("UPDATE events SET data = '{not json' WHERE seq = ?", "its data is not JSON"),
+    "data not a frame": ("UPDATE events SET data = x'00010203' WHERE seq = ?", "no Zstandard frame"),
+    "a frame past the bound": ("UPDATE events SET data = ? WHERE seq = ?", "declares"),
+    "a truncated frame": ("UPDATE events SET data = ? WHERE seq = ?", "truncated"),
+    "not UTF-8": ("UPDATE events SET data = ? WHERE seq = ?", "not UTF-8"),
+    "a non-canonical varint": ("UPDATE events SET source_event_seqs = x'8100' WHERE seq = ?", "non-canonical"),
+    "a truncated varint": ("UPDATE events SET source_event_seqs = x'81' WHERE seq = ?", "ends inside a varint"),
+    "a varint of 9 bytes": ("UPDATE events SET source_event_seqs = x'818181818181818101' WHERE seq = ?", "more than"),
+    "a seq gone negative": ("UPDATE events SET source_event_seqs = x'0003' WHERE seq = ?", "outside 0"),
+    "seqs as text": ("UPDATE events SET source_event_seqs = '[1]' WHERE seq = ?", "not a varint BLOB"),
+    "a packed row of another type": ("UPDATE events SET ignorable = 0, type = 'x' WHERE seq = ?", "packed row's type"),
+    "a malformed packed row": ("UPDATE events SET ignorable = 0, type = 'text-chunks' WHERE seq = ?", "malformed"),
+    "seq moved": ("UPDATE events SET seq = seq + 1000 WHERE seq = ?", "breaks contiguity (expected"),
+}
+
+
+def _frame(kind: str) -> bytes:
+    if kind == "a frame past the bound":
+        return zstandard.ZstdCompressor(write_content_size=True).compress(b" " * ((1 << 29) + 1))
+    if kind == "a truncated frame":
+        return zstandard.ZstdCompressor().compress(b'{"a":' + b"1" * 5000 + b"}")[:-5]
+    return zstandard.ZstdCompressor().compress(b'{"a":"\xff"}')
+
+
+@pytest.mark.parametrize("defect", sorted(DEFECTS_17))
+@pytest.mark.parametrize("where", ["committed", "tail"])
+def test_each_defect_of_a_row_is_located_by_seq_as_committed_or_tail(tmp_path: Path, defect: str, where: str) -> None:
+    store, session = _store_of(tmp_path, 17)
+    committed, tail = _scalar_rows(store, session)
+    seq = committed if where == "committed" else tail
+    sql, why = DEFECTS_17[defect]
+    with sqlite3.connect(store) as db:
+        db.execute(sql, (_frame(defect), seq) if sql.count("?") == 2 else (seq,))
+    report = verify_path(f"{store}#{session}")
+    code = "sqlite.row" if where == "committed" else "sqlite.tail"
+    assert [f.code for f in report.findings][:1] == [code], report.findings
+    at = seq + 1 if defect == "seq moved" else seq  # (a row moved away: the one after it breaks the seqs)
+    assert report.findings[0].index == at and why in report.findings[0].message, report.findings[0]
+    assert report.verdict == ("corrupt" if where == "committed" else "ok")
+    assert report.events == seq
+
+
+def test_a_blob_where_layout_14_holds_text_does_not_decode(tmp_path: Path) -> None:
+    store, session = _store_of(tmp_path, 14)
+    db = sqlite3.connect(store)
+    db.execute("PRAGMA writable_schema = ON")  # (a STRICT TEXT column refuses a BLOB: the file was edited)
+    sql = db.execute("SELECT sql FROM sqlite_schema WHERE name = 'events'").fetchone()[0]
+    db.execute("UPDATE sqlite_schema SET sql = ? WHERE name = 'events'", (sql.replace(" STRICT", ""),))
+    db.commit()
+    db.close()
+    db = sqlite3.connect(store)
+    db.execute("UPDATE events SET data = x'7b7d' WHERE seq = 2")
+    db.commit()
+    db.close()
+    report = verify_path(f"{store}#{session}")
+    assert report.verdict == "corrupt" and report.findings[0].code == "sqlite.row"
+    assert "layout 14 holds JSON text" in report.findings[0].message
+
+
+@pytest.mark.parametrize(
+    ("edit", "why"),
+    [
+        ("PRAGMA application_id = 7", "not a session store"),
+        ("PRAGMA user_version = 15", "schema version 15"),
+        ("DROP TABLE persistence_state", "no persistence_state table"),
+        ("ALTER TABLE events DROP COLUMN surface_op", "no surface_op column"),
+        ("DELETE FROM persistence_state", "no store id"),
+    ],
+)
+def test_a_schema_no_harness_writes_is_unreadable_and_named(tmp_path: Path, edit: str, why: str) -> None:
+    store, _ = _store_of(tmp_path, 17)
+    with sqlite3.connect(store) as db:
+        db.execute(edit)
+    done = CliRunner().invoke(main, ["verify", "--no-cache", str(store)])
+    assert done.exit_code == 2, done.output
+    assert done.output.startswith(f"UNREADABLE {store}: ") and why in done.output
+
+
+def test_a_header_version_the_columns_cannot_hold_is_unsupported(tmp_path: Path) -> None:
+    """Open question (sqlite-store.md): a v2+ session appended to a store cannot be read back by
+    the harness (no isSeeded column). Chosen: `unsupported`, named for what it is."""
+    store, session = _store_of(tmp_path, 17)
+    with sqlite3.connect(store) as db:
+        db.execute("UPDATE sessions SET version = 4")
+    report = verify_path(f"{store}#{session}")
+    assert report.verdict == "unsupported" and report.findings[0].code == "sqlite.header"
+
+
+def test_a_store_session_name_is_only_a_name_where_no_file_has_it(tmp_path: Path) -> None:
+    store, session = _store_of(tmp_path, 17)
+    assert split_name(f"{store}#{session}") == (str(store), session)
+    odd = tmp_path / "a#b.session.jsonl"
+    odd.write_bytes(b"")
+    assert split_name(str(odd)) is None  # a log whose name holds the separator is that log
+    assert verify_path(f"{store}#no-such").verdict == "unreadable"
+
+
+def test_page_damage_never_escapes_as_a_traceback(tmp_path: Path) -> None:
+    store, _ = _store_of(tmp_path, 17)
+    pristine = store.read_bytes()
+    generator = __import__("random").Random(66)
+    for k in range(60):
+        damaged = bytearray(pristine)
+        page = generator.randrange(len(pristine) // 4096) * 4096
+        for _ in range(generator.randrange(1, 64)):
+            damaged[page + generator.randrange(4096)] = generator.randrange(256)
+        target = tmp_path / f"damaged-{k}.db"
+        target.write_bytes(bytes(damaged))
+        done = CliRunner().invoke(main, ["verify", "--no-cache", "--format", "json", str(target)])
+        assert done.exit_code in (0, 1, 2, 3), (k, done.output)
+        assert done.exception is None or isinstance(done.exception, SystemExit), (k, done.output)
+
+
+# --- varints ---------------------------------------------------------------------------------------------
+
+
+@given(st.lists(st.integers(min_value=0, max_value=(1 << 52) - 1), max_size=20))
+def test_varint_lists_decode_what_the_writer_encodes(seqs: list[int]) -> None:
+    assert varint_seqs(varints(seqs)) == seqs
+
+
+@given(st.binary(max_size=24))
+def test_any_bytes_are_a_seq_list_or_a_defect(raw: bytes) -> None:
+    try:
+        seqs = varint_seqs(raw)
+    except RowDefect:
+        return
+    assert varints(seqs) == raw  # (a list that decodes is canonical: it encodes back to its bytes)
