@@ -209,10 +209,10 @@ def test_a_wal_whose_shm_exists_is_read_with_it(stores: Path) -> None:
 # --- damage: each defect class, in committed rows and in the tail -----------------------------------
 
 
-def _store_of(tmp_path: Path, layout: int) -> tuple[Path, str]:
+def _store_of(tmp_path: Path, layout: int, name: str = "fork-child") -> tuple[Path, str]:
     """A store of one session that ends with two rows after its last turn/end (a tail to damage)."""
     store = tmp_path / f"damaged-{layout}.db"
-    log = expanded((ROOT / "fixtures" / "sessions" / "valid" / "fork-child.session.jsonl").read_bytes())
+    log = expanded((ROOT / "fixtures" / "sessions" / "valid" / f"{name}.session.jsonl").read_bytes())
     last = json.loads(log.splitlines()[-1])
     after = [
         {"type": "turn/start", "seq": last["seq"] + 1, "time": last["time"] + 1, "data": {"turn": 99}},
@@ -312,14 +312,16 @@ def test_a_schema_no_harness_writes_is_unreadable_and_named(tmp_path: Path, edit
     assert done.output.startswith(f"UNREADABLE {store}: ") and why in done.output
 
 
-def test_a_header_version_the_columns_cannot_hold_is_unsupported(tmp_path: Path) -> None:
+def test_a_header_version_the_columns_cannot_hold_is_unreadable_and_says_so(tmp_path: Path) -> None:
     """Open question (sqlite-store.md): a v2+ session appended to a store cannot be read back by
-    the harness (no isSeeded column). Chosen: `unsupported`, named for what it is."""
+    the harness (no column holds isSeeded). Chosen: unreadable (the harness's reader cannot read
+    it), named for what it is, not blamed on the header field the store has no place for."""
     store, session = _store_of(tmp_path, 17)
     with sqlite3.connect(store) as db:
         db.execute("UPDATE sessions SET version = 4")
     report = verify_path(f"{store}#{session}")
-    assert report.verdict == "unsupported" and report.findings[0].code == "sqlite.header"
+    assert report.verdict == "unreadable" and [f.code for f in report.findings] == ["format.unreadable"]
+    assert "format-v4 session" in report.findings[0].message and "isSeeded" in report.findings[0].message
 
 
 def test_a_store_session_name_is_only_a_name_where_no_file_has_it(tmp_path: Path) -> None:
@@ -362,3 +364,120 @@ def test_any_bytes_are_a_seq_list_or_a_defect(raw: bytes) -> None:
     except RowDefect:
         return
     assert varints(seqs) == raw  # (a list that decodes is canonical: it encodes back to its bytes)
+
+
+# --- every command on a store ----------------------------------------------------------------------------
+
+CORRUPT_LOG = ROOT / "fixtures" / "sessions" / "corrupt" / "reused-id.session.jsonl"
+
+
+def test_explain_and_report_read_a_stores_sessions(tmp_path: Path) -> None:
+    store, session = _store_of(tmp_path, 17, "reminders")
+    committed, _ = _scalar_rows(store, session)
+    with sqlite3.connect(store) as db:
+        db.execute("UPDATE events SET data = '{' WHERE seq = ?", (committed,))
+    told = CliRunner().invoke(main, ["explain", str(store)])
+    assert told.exit_code == 1 and f"CORRUPT {store}#{session}" in told.output and "sqlite.row" in told.output
+    page = tmp_path / "report.html"
+    done = CliRunner().invoke(main, ["report", str(store), "-o", str(page)])
+    assert done.exit_code == 1, done.output
+    assert f"{store.name}#{session}" in page.read_text()
+
+
+def test_shrink_writes_a_stores_session_as_a_jsonl_log_keeping_its_rule(tmp_path: Path) -> None:
+    store = tmp_path / "store.db"
+    (session,) = write_store(store, 17, [CORRUPT_LOG.read_bytes()])
+    out = tmp_path / "shrunk.session.jsonl"
+    done = CliRunner().invoke(main, ["shrink", f"{store}#{session}", "-o", str(out)])
+    assert done.exit_code == 0, done.output
+    shrunk, original = verify_path(str(out)), verify_path(f"{store}#{session}")
+    assert shrunk.verdict == original.verdict == "corrupt"
+    assert shrunk.violation is not None and original.violation is not None
+    assert shrunk.violation.rule == original.violation.rule
+    damaged, damaged_session = _store_of(tmp_path, 17)
+    with sqlite3.connect(damaged) as db:
+        db.execute("UPDATE events SET data = '{' WHERE seq = ?", (_scalar_rows(damaged, damaged_session)[0],))
+    refused = CliRunner().invoke(main, ["shrink", f"{damaged}#{damaged_session}", "-o", str(tmp_path / "x.jsonl")])
+    assert refused.exit_code == 2 and "a JSONL log cannot hold" in refused.output
+
+
+def _tables(db: Path) -> dict[str, list[tuple[object, ...]]]:
+    """Every replay table's rows, less the columns that name a session by its path."""
+    import duckdb
+
+    pathlike = {"session_key", "path", "store_path", "generation"}
+    with duckdb.connect(str(db), read_only=True) as con:
+        names = [n for (n,) in con.execute("SELECT table_name FROM information_schema.tables").fetchall()]
+        found = {}
+        for name in names:
+            if name in ("sources", "replay_meta"):
+                continue
+            columns = [
+                c
+                for (c,) in con.execute(
+                    f"SELECT column_name FROM information_schema.columns WHERE table_name = '{name}'"
+                ).fetchall()
+            ]
+            kept = ", ".join(f'"{c}"' for c in columns if c not in pathlike)
+            found[name] = sorted(map(repr, con.execute(f"SELECT {kept} FROM {name}").fetchall()))
+    return found
+
+
+def test_replay_gives_a_stores_sessions_the_rows_their_jsonl_logs_get(tmp_path: Path) -> None:
+    logs = [CORRUPT_LOG, ROOT / "fixtures" / "sessions" / "valid" / "fork-child.session.jsonl"]
+    store = tmp_path / "store.db"
+    write_store(store, 17, [p.read_bytes() for p in logs])
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    for log in logs:
+        (folder / log.name).write_bytes(expanded(log.read_bytes()))
+    runs = []
+    for source, db in ((str(store), tmp_path / "a.duckdb"), (str(folder), tmp_path / "b.duckdb")):
+        done = CliRunner().invoke(main, ["replay", "--no-cache", source, "--db", str(db)])
+        assert done.exit_code == 1, done.output  # (one corrupt session)
+        runs.append(_tables(db))
+    assert runs[0] == runs[1]
+
+
+def _grow(store: Path, session: str, events: list[dict[str, Any]]) -> None:
+    """One writer transaction: rows appended, the session's revision bumped (as the harness does)."""
+    with sqlite3.connect(store) as db:
+        for e in events:
+            db.execute(
+                "INSERT INTO events VALUES (?, ?, ?, ?, ?, NULL, NULL, NULL)",
+                (session, e["seq"], e["type"], e["time"], json.dumps(e["data"])),
+            )
+        db.execute("UPDATE sessions SET revision = revision + 1 WHERE id = ?", (session,))
+
+
+def test_watch_reads_a_stores_session_again_only_when_its_revision_moves(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from replay.audit import follow
+    from replay.audit.follow import Kind
+    from replay.audit.watching import Watch
+    from replay.reading import Reading
+
+    store = tmp_path / "store.db"
+    log = expanded(CORRUPT_LOG.read_bytes()).splitlines()
+    (session,) = write_store(store, 17, [b"\n".join(log[:20]) + b"\n"])
+    judged: list[str] = []
+    real = follow._judged
+    monkeypatch.setattr(follow, "_judged", lambda name, *a: (judged.append(name), real(name, *a))[1])
+    watch = Watch((str(store),), Reading())
+    first = list(watch.first())
+    assert [e.verdict for e in first if e.kind is Kind.VERDICT] == ["ok"] and len(judged) == 1
+    events, changed = watch.again({str(store) + "-shm"})  # a reader's mark, no commit
+    assert (events, changed, len(judged)) == ([], False, 1)
+    events, changed = watch.again({str(store) + "-wal"})  # the same revision: nothing read
+    assert (events, changed, len(judged)) == ([], False, 1)
+    _grow(store, session, [json.loads(line) for line in log[20:]])
+    events, changed = watch.again({str(store) + "-wal"})
+    assert changed and len(judged) == 2
+    assert [e.verdict for e in events if e.kind is Kind.VERDICT] == ["corrupt"]
+    assert verify_path(f"{store}#{session}").verdict == "corrupt"
+    with sqlite3.connect(store) as db:
+        db.execute("DELETE FROM events")
+        db.execute("DELETE FROM sessions")
+    events, _ = watch.again({str(store) + "-wal"})
+    assert [e.kind for e in events] == [Kind.GONE]

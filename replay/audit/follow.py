@@ -38,6 +38,7 @@ from replay.audit.verdicts import Verdict
 from replay.logs import inputs
 from replay.logs.hashed import Hashing, fed
 from replay.logs.readstate import ReadState
+from replay.logs.sqlitenames import maybe_sqlite, split_name
 from replay.logs.zstdframes import MAGIC
 from replay.reading import Reading
 
@@ -103,6 +104,8 @@ def look(path: str, before: Look | None, reading: Reading) -> tuple[Look | None,
     look, and the events it tells. A file that is gone gives None (and `gone` if it was seen)."""
     if inputs.replaced_whole(path):
         return _look_at_object(path, before, reading)
+    if maybe_sqlite(path) and split_name(path) is not None:
+        return _look_at_stored(path, before, reading)
     try:
         st = os.stat(path)
         status = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
@@ -158,6 +161,31 @@ def _look_at_object(url: str, before: Look | None, reading: Reading) -> tuple[Lo
     return Look(status, 0, None, None, told, report.verdict), _retold(url, before, told, report.verdict)
 
 
+def _look_at_stored(name: str, before: Look | None, reading: Reading) -> tuple[Look | None, list[WatchEvent]]:
+    """`look` at a SQLite store's session: its state (store id, incarnation, revision: read
+    without its rows) the same, nothing to read; another, the session read from its rows and
+    what its report says now told against what was told. A session the store no longer holds
+    (or a store that cannot be read) is gone once seen."""
+    from replay.logs.sqlitestore import session_state
+
+    state = session_state(name)
+    if state is None:
+        return None, [WatchEvent(name, Kind.GONE)] if before is not None else []
+    store_id, incarnation, revision = state
+    status = (0, xxhash.xxh3_64_intdigest(f"{store_id}\0{incarnation}".encode()), revision, 0, 0)
+    if before is not None and status == before.status:
+        return before, []
+    events: list[WatchEvent] = []
+    if before is not None and status[1] != before.status[1]:  # another incarnation: a session made anew
+        events.append(WatchEvent(name, Kind.REREAD, why="made anew (another incarnation of the session)"))
+        before = None
+    report, _ = _judged(name, reading, None, None)
+    if report is None:  # pragma: no cover (a store's session is never a log being started)
+        return Look(status, 0, None, None, (), None), events
+    told = told_of(report)
+    return Look(status, 0, None, None, told, report.verdict), events + _retold(name, before, told, report.verdict)
+
+
 def _changed(path: str, status: tuple[int, int, int, int, int], before: Look) -> tuple[str, Any]:
     """Why the last look's reading cannot go on (empty: it can), and the hash of the committed
     bytes as they are now (the state the resumed read goes on with)."""
@@ -185,7 +213,7 @@ def _judged(
     from replay.audit.verify import verify_log
     from replay.logs.logfile import SessionLog
 
-    log = SessionLog(path, reading, resume=resume, hashing=hashing, saving=True)
+    log = SessionLog(path, reading, resume=resume, hashing=hashing, saving=hashing is not None)
     if resume is None and _unstarted(path):
         return None, log
     return verify_log(log), log

@@ -144,7 +144,6 @@ SQLITE = (
         "breaks the seqs, and a turn/end follows: committed corruption, the session cannot be loaded",
     ),
     Rule(("sqlite.tail",), "a session store's rows after its last turn/end that the harness drops on load"),
-    Rule(("sqlite.header",), "a session whose header version a session store's columns cannot hold"),
 )
 """The findings only a SQLite session store can have (replay/logs/sqlitestore.py)."""
 

@@ -39,6 +39,7 @@ from replay.logs.frames import ZSTD_MAGIC
 from replay.logs.inputs import once
 from replay.logs.jsonline import JsonLineError, parse_header_line, parse_json_line
 from replay.logs.logfile import SessionLog
+from replay.logs.sqlitenames import maybe_sqlite
 from replay.reading import DEFAULT_READING, Reading
 
 STRUCTURAL_KEYS = frozenset(
@@ -91,10 +92,29 @@ def shrink_path(path: str, reading: Reading = DEFAULT_READING, redact: bool = Fa
     """The log at `path` (plain or Zstandard, a pipe read once) shrunk as `shrink_log` shrinks
     it. It is judged first as `verify` judges it, without being held, and refused (CannotShrink)
     when there is nothing to keep or it is past SHRINK_BYTES."""
+    if maybe_sqlite(path):
+        return _shrink_stored(path, reading, redact)
     held = once(path)
     first = verify_log(SessionLog(path, reading, held))
     _refuse_unless_shrinkable(first)
     return shrink_log(path, _plaintext(path, held), reading, redact)
+
+
+def _shrink_stored(path: str, reading: Reading, redact: bool) -> Shrunk:
+    """A SQLite store's session shrunk as its JSONL log (the shrunk log is a JSONL log): a
+    defect of the store's rows themselves has no JSONL form, and is refused, said so."""
+    from replay.logs.sqlitestore import SessionRows, stored_session
+
+    _refuse_unless_shrinkable(verify_log(SessionLog(path, reading)))
+    stored = stored_session(path)
+    if not isinstance(stored, SessionRows):  # pragma: no cover (judged unreadable just above)
+        raise CannotShrink(f"the session cannot be read ({stored})")
+    if stored.refused:
+        raise CannotShrink(
+            "its defect is in the store's rows (sqlite.row), which a JSONL log cannot hold: the session's log "
+            "is the rows before it"
+        )
+    return shrink_log(path, stored.log, reading, redact)
 
 
 def _refuse_unless_shrinkable(report: SessionReport) -> None:

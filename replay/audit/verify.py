@@ -289,11 +289,8 @@ def verify_path(
     (`inputs.once`), and its bytes both sniffed and judged."""
     held: Data | OSError | None = data
     if data is None:
-        if maybe_sqlite(path):
-            from replay.audit.sqlitereport import sqlite_report
-
-            if (stored := sqlite_report(path, verify_log, reading)) is not None:
-                return stored
+        if maybe_sqlite(path):  # a SQLite store's session: the reader reads it from the store
+            return verify_log(SessionLog(path, reading, progress=progress))
         held = inputs.once(path)
         report = store_report(path, reading, held)
         if report is not None:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from replay.audit.follow import Kind, Look, WatchEvent, look
 from replay.audit.verdicts import Verdict
 from replay.logs.discover import LOG_SUFFIXES, STDIN, Skipped, discover, is_url
+from replay.logs.sqlitenames import SESSION_SEPARATOR
 from replay.reading import Reading
 
 DEBOUNCE_MS = 200
@@ -57,8 +58,14 @@ class Watch:
         changed at all (its bytes or status)."""
         paths = set(self.looks) if changed is None else {self.names[p] for p in changed if p in self.names}
         paths |= {p for p, seen in self.looks.items() if seen.verdict is Verdict.UNREADABLE}  # watched again
+        stores = set() if changed is None else {_store_file(p) for p in changed} - {None}
+        paths |= {p for p in self.looks if SESSION_SEPARATOR in p and _store_of(p) in stores}
         named = {os.path.abspath(p) for p in self.paths}
-        if changed is None or any(p not in self.names and (_may_be_log(p) or p in named) for p in changed):
+        if (
+            changed is None
+            or stores & named
+            or any(p not in self.names and (_may_be_log(p) or p in named) for p in changed)
+        ):
             paths |= self._found() - set(self.looks)
         before = {p: self.looks.get(p) for p in paths}
         events = list(self._look_at(paths))
@@ -84,6 +91,26 @@ class Watch:
 
 def _may_be_log(path: str) -> bool:
     return path.endswith(LOG_SUFFIXES)
+
+
+STORE_WRITES = ("-wal", "-journal")
+"""The files beside a SQLite store its writers write a commit to (its `-shm` is written by every
+reader too, this watch's own among them: a change to it alone is no commit)."""
+
+
+def _store_file(changed: str) -> str | None:
+    """The store (absolute path) whose commit a changed file may be, None for a `-shm`."""
+    if changed.endswith("-shm"):
+        return None
+    for suffix in STORE_WRITES:
+        if changed.endswith(suffix):
+            return changed.removesuffix(suffix)
+    return changed
+
+
+def _store_of(session: str) -> str:
+    """The absolute path of the store a session name (`STORE#ID`) names."""
+    return os.path.abspath(session.rpartition(SESSION_SEPARATOR)[0])
 
 
 def follow(

@@ -49,6 +49,7 @@ from replay.logs.plainlog import PlainLines
 from replay.logs.readstate import ReadState
 from replay.logs.records import Entry, OtherRecords, Records, Selector, plain_envelope
 from replay.logs.source import StateKeeper
+from replay.logs.sqlitenames import maybe_sqlite
 from replay.logs.zstdlog import ZstdFrames
 from replay.reading import DEFAULT_READING, Mode, Reading
 
@@ -167,7 +168,7 @@ class SessionLog:
         stage = FastRecords if self.fast and schedule_only else Records
         if schedule_only:
             self.records = stage(self.notes, self.records.budget, True, others, select)
-        raw = inputs.opened(self.path, self.data)
+        raw = _log_bytes(self.path, self.data, self.notes)
         if isinstance(raw, str):
             self.notes.cannot_read(raw)
             return
@@ -344,3 +345,22 @@ def _unframed(log: SessionLog, raw: Data) -> Iterator[Entry]:
         log._consumed, log.progress = consumed, progress
     if whole.error is not None:
         log.notes.find("format.zstd.bound" if whole.bound else "format.zstd", Severity.ERROR, whole.error)
+
+
+def _log_bytes(path: str, data: Data | OSError | None, notes: Notes) -> Data | FileSource | str:
+    """A log's bytes (`data` when given, or the file's: `inputs.opened`), or why they cannot be
+    read. A SQLite store's session (`STORE#ID`) is read as the harness reads it from the store's
+    rows, as its JSONL log (replay.logs.sqlitestore), and what only a store can have wrong is
+    noted first: a row that does not decode or breaks the seqs, committed (the log is refused)
+    or in a removable tail."""
+    if data is None and maybe_sqlite(path):
+        from replay.logs.sqlitestore import stored_session
+
+        stored = stored_session(path)
+        if stored is not None:
+            if isinstance(stored, str):
+                return stored
+            for found in stored.findings:
+                notes.find(found.code, found.severity, found.message, None, None, found.index)
+            return stored.log
+    return inputs.opened(path, data)

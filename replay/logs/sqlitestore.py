@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from invariant.findings import Finding, Severity
-from replay.logs.sqlitenames import is_sqlite, session_name
+from replay.logs.sqlitenames import SESSION_SEPARATOR, is_sqlite, session_name, sniffed, split_name
 from replay.logs.storerows import (
     LAYOUT_PACKED,
     LAYOUTS,
@@ -95,6 +95,56 @@ class StoreError(Exception):
     """A file that cannot be read as a session store: not SQLite, another application's
     database, a schema version or tables the harness's readers do not know, or damage SQLite
     reports before any session is read. The message says which."""
+
+
+HELD_VERSIONS = (0, 1)
+"""The header versions a store's `sessions` columns can hold (v2 on need `isSeeded`)."""
+
+
+def stored_session(path: str) -> SessionRows | str | None:
+    """What `path` holds when it names a store's session (`STORE#ID`) or a SQLite file: the
+    session as the harness reads it; a string saying why it cannot be read as one (a store
+    refused whole, no such session, a header no column holds, a SQLite file named whole); None
+    for any other input (a log)."""
+    named = split_name(path)
+    if named is None:
+        if not sniffed(path):
+            return None
+        try:
+            with Store(path) as store:
+                count = len(store.sessions())
+        except StoreError as err:
+            return str(err)
+        return f"a session store of {count} sessions: name one as {path}{SESSION_SEPARATOR}SESSION_ID"
+    store_path, session_id = named
+    try:
+        with Store(store_path) as store:
+            rows = store.read(session_id)
+    except StoreError as err:
+        return str(err)
+    if rows is None:
+        return f"the store holds no session {session_id!r}"
+    if type(rows.version) is int and rows.version not in HELD_VERSIONS:
+        return (
+            f"the store holds a format-v{rows.version} session, whose header (isSeeded) no column of a session "
+            "store holds: the harness's reader refuses to read it back"
+        )
+    return rows
+
+
+def session_state(path: str) -> tuple[str, str, int] | None:
+    """The state a store's session (`STORE#ID`) stands in, read without its rows: (store id,
+    incarnation, revision), which every mutating transaction of the session changes; None when
+    the store or the session cannot be read (a read of it says why)."""
+    named = split_name(path)
+    if named is None:
+        return None
+    try:
+        with Store(named[0]) as store:
+            found = store.state_of(named[1])
+    except StoreError:
+        return None
+    return None if found is None else (store.store_id, found.incarnation, found.revision)
 
 
 def store_sessions(path: str) -> list[str] | None:
@@ -250,11 +300,16 @@ class Store:
             rows = self._db.execute("SELECT id, incarnation, revision FROM sessions ORDER BY created_at, id").fetchall()
         except SQLITE_FAILURES as err:
             raise StoreError(f"{self.path}: its sessions cannot be listed ({err})") from None
-        return [
-            StoredSession(_text(i), _text(incarnation), revision if type(revision) is int else -1)
-            for i, incarnation, revision in rows
-            if isinstance(i, Text)
-        ]
+        return [_stored(*row) for row in rows if isinstance(row[0], Text)]
+
+    def state_of(self, session_id: str) -> StoredSession | None:
+        """The session's `sessions` row (its incarnation and revision), None when there is none."""
+        try:
+            row = self._db.execute("SELECT id, incarnation, revision FROM sessions WHERE id = ?", (session_id,))
+            found = row.fetchone()
+        except SQLITE_FAILURES as err:
+            raise StoreError(f"{self.path}: its sessions cannot be read ({err})") from None
+        return None if found is None else _stored(*found)
 
     def read(self, session_id: str) -> SessionRows | None:
         """The session `session_id` as the harness reads it, or None when the store holds no
@@ -326,6 +381,10 @@ def _connected(path: str, mode: str) -> sqlite3.Connection:
     for pragma in ("trusted_schema = OFF", "query_only = ON", "mmap_size = 0", "cell_size_check = ON"):
         db.execute(f"PRAGMA {pragma}")
     return db
+
+
+def _stored(session_id: object, incarnation: object, revision: object) -> StoredSession:
+    return StoredSession(_text(session_id), _text(incarnation), revision if type(revision) is int else -1)
 
 
 def _text(value: object) -> str:
