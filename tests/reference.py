@@ -1,6 +1,7 @@
 """The released reference, installed for the differential tier: the pinned npm packages of
 `docs/reference-adapter/` (`@deepseek-ai/dsh-schedule@0.1.0-rc.8` and its peers, and
-`@deepseek-ai/dsh-session@0.1.1-rc.2` as `dsh-session-chunks`), installed once with `npm ci` into
+`@deepseek-ai/dsh-session@0.1.1-rc.2` as `dsh-session-chunks`, and the SQLite session backend
+`@deepseek-ai/dsh-session-persistence-sqlite@0.0.1-rc.1`), installed once with `npm ci` into
 a cache outside the checkout, keyed by the lock file's digest, with the adapter, the owner
 driver and the benchmark of the reference's own load (bench/reference_load.mjs) beside them.
 
@@ -32,9 +33,15 @@ from .conftest import ROOT
 
 ADAPTER = ROOT / "docs" / "reference-adapter"
 FILES = ("package.json", "package-lock.json")
-SCRIPTS = (ADAPTER / "adapter.mjs", ADAPTER / "owner-driver.mjs", ROOT / "bench" / "reference_load.mjs")
+SCRIPTS = (
+    ADAPTER / "adapter.mjs",
+    ADAPTER / "owner-driver.mjs",
+    ADAPTER / "write-store.mjs",
+    ROOT / "bench" / "reference_load.mjs",
+)
 """The scripts placed beside the installed packages (they import them): the conformance adapter,
-the live-owner driver and the benchmark of the reference's own load."""
+the live-owner driver, the writer of SQLite session stores (the published SQLite backend) and
+the benchmark of the reference's own load."""
 
 
 def _cache_root() -> Path:

@@ -226,7 +226,8 @@ def _scalar_rows(store: Path, session: str) -> tuple[int, int]:
     """The seq of the first scalar row after seq 0 (committed: a turn/end follows), and of the
     first one after the last turn/end (the tail)."""
     with sqlite3.connect(store) as db:
-        rows = db.execute("SELECT seq, type, ignorable FROM events WHERE session_id = ? ORDER BY seq", (session,))
+        packed = "ignorable" if db.execute("PRAGMA user_version").fetchone()[0] == 17 else "NULL"
+        rows = db.execute(f"SELECT seq, type, {packed} FROM events WHERE session_id = ? ORDER BY seq", (session,))
         rows = rows.fetchall()
     end = max(seq for seq, kind, _ in rows if kind == "turn/end")
     scalar = [seq for seq, kind, packed in rows if packed is None and seq > 0]
@@ -258,13 +259,27 @@ def _frame(kind: str) -> bytes:
     return zstandard.ZstdCompressor().compress(b'{"a":"\xff"}')
 
 
-@pytest.mark.parametrize("defect", sorted(DEFECTS_17))
+DEFECTS_14 = {
+    "data not JSON": DEFECTS_17["data not JSON"],
+    "seqs not JSON": ("UPDATE events SET source_event_seqs = '[1,' WHERE seq = ?", "source_event_seqs is not JSON"),
+    "seqs not seqs": ("UPDATE events SET source_event_seqs = '[-1]' WHERE seq = ?", "not an array of seqs"),
+    "surface_op not JSON": ("UPDATE events SET surface_op = 'append' WHERE seq = ?", "surface_op is not JSON"),
+    "seq moved": DEFECTS_17["seq moved"],
+}
+"""What can go wrong with a layout-14 row (it has neither packed rows nor compressed data)."""
+
+
+@pytest.mark.parametrize(
+    ("layout", "defect"), [*((17, d) for d in sorted(DEFECTS_17)), *((14, d) for d in sorted(DEFECTS_14))]
+)
 @pytest.mark.parametrize("where", ["committed", "tail"])
-def test_each_defect_of_a_row_is_located_by_seq_as_committed_or_tail(tmp_path: Path, defect: str, where: str) -> None:
-    store, session = _store_of(tmp_path, 17)
+def test_each_defect_of_a_row_is_located_by_seq_as_committed_or_tail(
+    tmp_path: Path, layout: int, defect: str, where: str
+) -> None:
+    store, session = _store_of(tmp_path, layout)
     committed, tail = _scalar_rows(store, session)
     seq = committed if where == "committed" else tail
-    sql, why = DEFECTS_17[defect]
+    sql, why = (DEFECTS_17 if layout == 17 else DEFECTS_14)[defect]
     with sqlite3.connect(store) as db:
         db.execute(sql, (_frame(defect), seq) if sql.count("?") == 2 else (seq,))
     report = verify_path(f"{store}#{session}")
