@@ -25,7 +25,7 @@ from replay.logs.sqlitenames import split_name
 from replay.logs.sqlitestore import Store, StoreError
 from replay.logs.storerows import RowDefect, varint_seqs
 from tests.conftest import ROOT, SHARED
-from tests.storewriter import create, varints, write_session, write_store
+from fixtures.storewriter import create, varints, write_session, write_store
 
 STORES = SHARED / "sqlite-stores" / "17"
 requires_stores = pytest.mark.skipif(

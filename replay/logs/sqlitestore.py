@@ -38,10 +38,10 @@ from replay.logs.sqlitenames import SESSION_SEPARATOR, is_sqlite, session_name, 
 from replay.logs.storerows import (
     LAYOUT_PACKED,
     LAYOUTS,
+    ROW_COLUMNS,
     VALUE_MAX,
     DecodedRow,
     RowDefect,
-    Text,
     decode_row,
     json_scalar,
 )
@@ -288,7 +288,7 @@ class Store:
             state = self._db.execute("SELECT store_id FROM persistence_state WHERE singleton = 1").fetchone()
         except SQLITE_FAILURES as err:
             raise StoreError(f"{self.path}: the database cannot be read ({err})") from None
-        if state is None or not isinstance(state[0], Text):
+        if state is None or not isinstance(state[0], bytes):
             raise StoreError(f"{self.path} has no store id (persistence_state is empty)")
         return version, state[0].decode("utf-8", "replace")
 
@@ -300,7 +300,7 @@ class Store:
             rows = self._db.execute("SELECT id, incarnation, revision FROM sessions ORDER BY created_at, id").fetchall()
         except SQLITE_FAILURES as err:
             raise StoreError(f"{self.path}: its sessions cannot be listed ({err})") from None
-        return [_stored(*row) for row in rows if isinstance(row[0], Text)]
+        return [_stored(*row) for row in rows if isinstance(row[0], bytes)]
 
     def state_of(self, session_id: str) -> StoredSession | None:
         """The session's `sessions` row (its incarnation and revision), None when there is none."""
@@ -344,10 +344,7 @@ class Store:
         """Each event row of the session in seq order, decoded: a value too large to read is
         that row's defect, and the reading goes on after it."""
         ignorable = "ignorable" if self.layout == LAYOUT_PACKED else "NULL"
-        query = (
-            f"SELECT seq, type, time, data, source_event_seqs, surface_op, {ignorable} FROM events "
-            "WHERE session_id = ? AND seq > ? ORDER BY seq"
-        )
+        query = f"SELECT {ROW_COLUMNS}, {ignorable} FROM events WHERE session_id = ? AND seq > ? ORDER BY seq"
         after = -(1 << 63)
         while True:
             cursor = self._db.execute(query, (session_id, after))
@@ -355,7 +352,7 @@ class Store:
                 for row in cursor:
                     after = row[0] if type(row[0]) is int else after
                     try:
-                        yield row[0], decode_row(self.layout, *row)
+                        yield row[0], decode_row(self.layout, row)
                     except RowDefect as defect:
                         yield row[0], defect
                 return
@@ -373,7 +370,7 @@ def _connected(path: str, mode: str) -> sqlite3.Connection:
     """A connection to the file at `path` that cannot change it and runs nothing of it."""
     uri = f"{Path(os.path.abspath(path)).as_uri()}?{mode}"
     db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
-    db.text_factory = Text
+    db.text_factory = bytes  # (no text fails to decode before the rules say what it is)
     db.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, VALUE_MAX)
     if sys.version_info >= (3, 12):
         db.setconfig(sqlite3.SQLITE_DBCONFIG_DEFENSIVE, True)
@@ -388,7 +385,7 @@ def _stored(session_id: object, incarnation: object, revision: object) -> Stored
 
 
 def _text(value: object) -> str:
-    return value.decode("utf-8", "replace") if isinstance(value, Text) else str(value)
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
 
 
 def _walked(header: dict[str, object], rows: list[tuple[int, DecodedRow | RowDefect]]) -> SessionRows:
@@ -432,10 +429,8 @@ def _header_line(header: dict[str, object]) -> bytes:
     for field, value in header.items():
         if value is None:
             continue
-        if isinstance(value, Text):
+        if isinstance(value, bytes):  # (a BLOB in a header column is read as text: the header's rules judge it)
             encoded = json_scalar(value.decode("utf-8", "replace")).encode()
-        elif isinstance(value, bytes):  # a BLOB: the harness reads a byte array, an object to the header's rules
-            encoded = b"{}"
         else:
             encoded = json_scalar(value).encode()
         parts.append(b',"' + field.encode() + b'":' + encoded)

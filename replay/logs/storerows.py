@@ -5,10 +5,10 @@ JSONL line the file backend would hold for it, so that a session read from a sto
 the same reader and judge as a log file, line for line (a store session's line N is seq N - 2).
 
 Nothing here touches the database: `decode_row` takes a row's column values as SQLite returned
-them, text as `Text` (its UTF-8 bytes, so that no text the file holds can fail to decode before
-the rules say what it is) and a BLOB as `bytes`, and says what the row is, or why it does not
-decode (`RowDefect`), as the harness's reader refuses it. The JSON of a row is read as
-`JSON.parse` reads it."""
+them, text and BLOBs alike as bytes (so that no text the file holds can fail to decode before
+the rules say what it is) each with its storage class (`typeof`), and says what the row is, or
+why it does not decode (`RowDefect`), as the harness's reader refuses it. The JSON of a row is
+read as `JSON.parse` reads it."""
 
 from __future__ import annotations
 
@@ -16,11 +16,13 @@ import json
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import accumulate
 
+import msgspec
 import zstandard
 
 from invariant.jsvalue import MAX_SAFE_INTEGER
-from replay.logs.chunks import ROW_TAGS, RowError
+from replay.logs.chunks import ROW_TAGS, ChunkRow, RowError
 from replay.logs.chunks import decode_row as decode_chunk_row
 from replay.logs.jsonline import JsonLineError, parse_json_line
 
@@ -46,12 +48,6 @@ class RowDefect(ValueError):
     """A row that does not decode into its events, as the harness's reader refuses it."""
 
 
-class Text(bytes):
-    """A TEXT value's bytes (the connection's text factory), told apart from a BLOB's `bytes`."""
-
-    __slots__ = ()
-
-
 @dataclass(frozen=True, slots=True)
 class DecodedRow:
     """A row's logical events, each as its JSONL line (no LF), the first one's seq, and whether
@@ -62,71 +58,104 @@ class DecodedRow:
     turn_end: bool
 
 
-def decode_row(
-    layout: int,
-    seq: object,
-    kind: object,
-    time: object,
-    data: object,
-    source_event_seqs: object,
-    surface_op: object,
-    ignorable: object,
-) -> DecodedRow:
-    """The row's events (`layout` 14 or 17; `ignorable` is None in layout 14, which has no such
-    column), or RowDefect saying why the harness's reader refuses it."""
+ROW_COLUMNS = (
+    "seq, typeof(type), type, time, typeof(data), data, typeof(source_event_seqs), source_event_seqs, "
+    "typeof(surface_op), surface_op"
+)
+"""The columns `decode_row` takes, as a query selects them (then `ignorable`, or NULL in layout
+14): each value that may be text or a BLOB with its SQLite storage class, read as bytes."""
+
+TEXT, BLOB, NULL = b"text", b"blob", b"null"
+
+
+def decode_row(layout: int, row: tuple[object, ...]) -> DecodedRow:
+    """The events of `row` (ROW_COLUMNS, then `ignorable`) in a store of `layout` (14 or 17),
+    or RowDefect saying why the harness's reader refuses it."""
+    seq, kind_is, kind, time, data_is, data, seqs_are, seqs, op_is, op, ignorable = row
     if type(seq) is not int or not 0 <= seq <= MAX_SAFE_INTEGER:
         raise RowDefect(f"its seq is not a safe integer from 0 ({_what(seq)})")
     if type(time) is not int or not -MAX_SAFE_INTEGER <= time <= MAX_SAFE_INTEGER:
         raise RowDefect(f"its time is not a safe integer ({_what(time)})")
-    if not isinstance(kind, Text):
-        raise RowDefect(f"its type is not text ({_what(kind)})")
+    if kind_is != TEXT or not isinstance(kind, bytes):
+        raise RowDefect(f"its type is not text ({_name(kind_is)})")
     tag = kind.decode("utf-8", "replace")
     if layout == LAYOUT_PACKED and ignorable == 0:
-        if source_event_seqs is not None or surface_op is not None:
+        if seqs_are != NULL or op_is != NULL:
             raise RowDefect("a packed row carries source_event_seqs or surface_op")
-        return _packed(tag, seq, time, data)
+        return _packed(tag, seq, time, data_is, data)
     if ignorable not in (None, 1):
         raise RowDefect(f"its ignorable column is neither NULL, 0 nor 1 ({_what(ignorable)})")
-    text = _data_text(layout, data, VALUE_MAX)
-    _json(text, "data")
-    line = [b'{"type":', json.dumps(tag).encode(), b',"seq":', str(seq).encode(), b',"time":', str(time).encode()]
-    line += [b',"data":', _one_line(text)]
-    if source_event_seqs is not None:
-        seqs = _seqs(layout, source_event_seqs)
-        line += [b',"sourceEventSeqs":[', ",".join(map(str, seqs)).encode(), b"]"]
-    if surface_op is not None:
-        if not isinstance(surface_op, Text):
-            raise RowDefect(f"its surface_op is not JSON text ({_what(surface_op)})")
-        _json(surface_op, "surface_op")
-        line += [b',"surfaceOp":', _one_line(surface_op)]
+    text = _data_text(layout, data_is, data, VALUE_MAX)
+    _valid_json(text, "data")
+    line = [b'{"type":', _string(tag), b',"seq":', b"%d" % seq, b',"time":', b"%d" % time, b',"data":', _one_line(text)]
+    if seqs_are != NULL:
+        listed = _seqs(layout, seqs_are, seqs)
+        line += [b',"sourceEventSeqs":[', b",".join(b"%d" % s for s in listed), b"]"]
+    if op_is != NULL:
+        if op_is != TEXT or not isinstance(op, bytes):
+            raise RowDefect(f"its surface_op is not JSON text ({_name(op_is)})")
+        _valid_json(op, "surface_op")
+        line += [b',"surfaceOp":', _one_line(op)]
     if ignorable == 1:
         line.append(b',"ignorable":true')
     line.append(b"}")
     return DecodedRow(seq, (b"".join(line),), tag == "turn/end")
 
 
-def _packed(tag: str, seq: int, time: int, data: object) -> DecodedRow:
+def _string(text: str) -> bytes:
+    return json.dumps(text).encode()  # (ASCII escapes: a lone surrogate the text held stays one)
+
+
+def _packed(tag: str, seq: int, time: int, data_is: object, data: object) -> DecodedRow:
     """A packed run of chunk events (its data the JSONL row's, sqlite-store.md), expanded."""
     if tag not in ROW_TAGS:
         raise RowDefect(f"a packed row's type {tag!r} is none of {', '.join(sorted(ROW_TAGS))}")
-    text = _data_text(LAYOUT_PACKED, data, PACKED_DATA_MAX)
+    text = _data_text(LAYOUT_PACKED, data_is, data, PACKED_DATA_MAX)
     value = _json(text, "data")
     try:
         row = decode_chunk_row({"type": tag, "seq0": seq, "time0": time, "data": value}, tag)
     except RowError as err:
         raise RowDefect(f"a malformed packed row: {err}") from None
-    return DecodedRow(seq, tuple(_event_line(event) for event in row.events()), False)
+    return DecodedRow(seq, tuple(_member_lines(row)), False)
 
 
-def _data_text(layout: int, data: object, bound: int) -> bytes:
+def _member_lines(row: ChunkRow) -> Iterator[bytes]:
+    """The JSONL lines of a packed row's members, as `ChunkRow.events` expands them (the
+    reference's key order), written without a dict an event: what every member shares is
+    encoded once."""
+    data = row.data
+    scalar = [json_scalar(data[k]).encode() for k in ("turn", "step", "index")]
+    if row.tag == "tool-call-chunks":
+        named = b',"name":' + _text(data["name"]) if "name" in data else b""
+        chunk = b'"tool-call-delta","index":%s,"id":%s%s,"argumentsDelta":' % (scalar[2], _text(data["id"]), named)
+    else:
+        chunk = b'"%s","index":%s,"text":' % (_DELTAS[row.tag], scalar[2])
+    middle = b',"data":{"turn":%s,"step":%s,"chunk":{"type":%s' % (scalar[0], scalar[1], chunk)
+    for k, (member, time) in enumerate(zip(row.members, accumulate(row.dt, initial=row.time0), strict=False)):
+        yield b'{"type":"assistant/chunk","seq":%d,"time":%d%s%s}}}' % (row.seq0 + k, time, middle, _text(member))
+
+
+_DELTAS = {"text-chunks": b"text-delta", "reasoning-chunks": b"reasoning-delta"}
+
+
+def _text(value: object) -> bytes:
+    """A string as JSON (msgspec's; the standard library's for a lone surrogate, which has no
+    UTF-8 form: its escape)."""
+    try:
+        return _ENCODE(value)
+    except UnicodeEncodeError:
+        return json.dumps(value).encode()
+
+
+def _data_text(layout: int, data_is: object, data: object, bound: int) -> bytes:
     """A row's data as UTF-8 JSON text: text as stored, or (layout 17) a Zstandard frame's
     plaintext, its declared size checked against `bound` before it is decompressed."""
-    if isinstance(data, Text):
+    if not isinstance(data, bytes) or data_is not in (TEXT, BLOB):
+        raise RowDefect(f"its data is neither text nor a compressed frame ({_name(data_is)})")
+    if data_is == TEXT:
         if len(data) > bound:
             raise RowDefect(f"its data holds {len(data):,} bytes, past the {bound:,} the reader takes")
         return data
-    if type(data) is not bytes:
-        raise RowDefect(f"its data is neither text nor a compressed frame ({_what(data)})")
     if layout != LAYOUT_PACKED:
         raise RowDefect("its data is a BLOB, where layout 14 holds JSON text")
     text = _decompressed(data, bound)
@@ -159,6 +188,18 @@ def _decompressed(frame: bytes, bound: int) -> bytes:
     return text
 
 
+def _valid_json(text: bytes, column: str) -> None:
+    """RowDefect unless `text` is one JSON value as `JSON.parse` reads it (checked by msgspec
+    without building the value; what it refuses, the exact reader reads again)."""
+    try:
+        _RAW(text)
+    except msgspec.DecodeError:
+        _json(text, column)
+
+
+_RAW = msgspec.json.Decoder(msgspec.Raw).decode
+
+
 def _json(text: bytes, column: str) -> object:
     try:
         return parse_json_line(text)
@@ -174,14 +215,14 @@ def _one_line(text: bytes) -> bytes:
     return text
 
 
-def _seqs(layout: int, value: object) -> list[int]:
+def _seqs(layout: int, stored_as: object, value: object) -> list[int]:
     """A row's source_event_seqs: a JSON array (layout 14) or a varint BLOB (layout 17)."""
     if layout == LAYOUT_PACKED:
-        if type(value) is not bytes:
-            raise RowDefect(f"its source_event_seqs is not a varint BLOB ({_what(value)})")
+        if stored_as != BLOB or not isinstance(value, bytes):
+            raise RowDefect(f"its source_event_seqs is not a varint BLOB ({_name(stored_as)})")
         return varint_seqs(value)
-    if not isinstance(value, Text):
-        raise RowDefect(f"its source_event_seqs is not JSON text ({_what(value)})")
+    if stored_as != TEXT or not isinstance(value, bytes):
+        raise RowDefect(f"its source_event_seqs is not JSON text ({_name(stored_as)})")
     seqs = _json(value, "source_event_seqs")
     if not isinstance(seqs, list) or not all(type(s) is int and 0 <= s <= MAX_SAFE_INTEGER for s in seqs):
         raise RowDefect("its source_event_seqs is not an array of seqs")
@@ -191,14 +232,33 @@ def _seqs(layout: int, value: object) -> list[int]:
 def varint_seqs(raw: bytes) -> list[int]:
     """The seqs of a varint list: the first an unsigned LEB128 varint, each next one a ZigZag
     delta from the one before; RowDefect for a truncated, non-canonical or oversized varint, or
-    a seq outside 0..2^53 - 1."""
-    seqs: list[int] = []
-    for k, value in enumerate(_varints(raw)):
-        seq = value if k == 0 else seqs[-1] + ((value >> 1) ^ -(value & 1))
-        if not 0 <= seq <= MAX_SAFE_INTEGER:
-            raise RowDefect(f"its source_event_seqs decodes to seq {seq}, outside 0..2^53 - 1")
-        seqs.append(seq)
+    a seq outside 0..2^53 - 1. (Deltas of one byte each, the common case, are summed in C.)"""
+    values = _varints(raw)
+    first = next(values, None)
+    if first is None:
+        return []
+    rest = memoryview(raw)[_first_length(raw) :]
+    if not rest or max(rest) < 0x80:
+        seqs = list(accumulate(map(_ZIGZAG.__getitem__, rest), initial=first))
+    else:
+        seqs = list(accumulate((_unzigzag(v) for v in values), initial=first))
+    low, high = min(seqs), max(seqs)
+    if low < 0 or high > MAX_SAFE_INTEGER:
+        raise RowDefect(f"its source_event_seqs decodes to seq {low if low < 0 else high}, outside 0..2^53 - 1")
     return seqs
+
+
+_ZIGZAG = [(v >> 1) ^ -(v & 1) for v in range(128)]
+"""A one-byte ZigZag delta's value."""
+
+
+def _unzigzag(value: int) -> int:
+    return (value >> 1) ^ -(value & 1)
+
+
+def _first_length(raw: bytes) -> int:
+    """The bytes of the first varint (a whole one: `_varints` read it)."""
+    return next(k for k, byte in enumerate(raw) if not byte & 0x80) + 1
 
 
 def _varints(raw: bytes) -> Iterator[int]:
@@ -223,18 +283,7 @@ def _varints(raw: bytes) -> Iterator[int]:
         yield value
 
 
-def _event_line(event: dict[str, object]) -> bytes:
-    """An expanded chunk event as its JSONL line, in the reference's key order, each value as
-    JSON.parse would read it back (a number past a double's range as one that overflows)."""
-    data = event["data"]
-    assert isinstance(data, dict)
-    chunk = data["chunk"]
-    assert isinstance(chunk, dict)
-    inner = ",".join(f"{json.dumps(k)}:{json_scalar(v)}" for k, v in chunk.items())
-    return (
-        f'{{"type":"assistant/chunk","seq":{event["seq"]},"time":{event["time"]},'
-        f'"data":{{"turn":{json_scalar(data["turn"])},"step":{json_scalar(data["step"])},"chunk":{{{inner}}}}}}}'
-    ).encode()
+_ENCODE = msgspec.json.Encoder().encode
 
 
 def json_scalar(value: object) -> str:
@@ -250,8 +299,17 @@ def json_scalar(value: object) -> str:
 
 
 def _what(value: object) -> str:
-    if isinstance(value, Text):
-        return "text"
-    if isinstance(value, bytes):
-        return f"a BLOB of {len(value)} bytes"
     return "NULL" if value is None else type(value).__name__
+
+
+def _name(storage: object) -> str:
+    """A SQLite storage class (`typeof`) as the message names it."""
+    return (
+        "a BLOB"
+        if storage == BLOB
+        else "NULL"
+        if storage == NULL
+        else bytes(storage).decode()
+        if isinstance(storage, bytes)
+        else str(storage)
+    )
