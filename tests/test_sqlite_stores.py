@@ -18,6 +18,7 @@ from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
+from fixtures.storewriter import create, varints, write_session, write_store
 from replay.audit.verify import verify_path
 from replay.cli import main
 from replay.logs.chunks import ROW_TAGS, decode_row
@@ -25,7 +26,6 @@ from replay.logs.sqlitenames import split_name
 from replay.logs.sqlitestore import Store, StoreError
 from replay.logs.storerows import RowDefect, varint_seqs
 from tests.conftest import ROOT, SHARED
-from fixtures.storewriter import create, varints, write_session, write_store
 
 STORES = SHARED / "sqlite-stores" / "17"
 requires_stores = pytest.mark.skipif(
