@@ -496,3 +496,26 @@ def test_watch_reads_a_stores_session_again_only_when_its_revision_moves(
         db.execute("DELETE FROM sessions")
     events, _ = watch.again({str(store) + "-wal"})
     assert [e.kind for e in events] == [Kind.GONE]
+
+
+def test_the_bundled_store_holds_its_fixture_sessions_with_their_defects(tmp_path: Path) -> None:
+    """fixtures/stores/sessions.db, as `python -m fixtures.storewriter` writes it: each session
+    as its fixture log judges it, but the two whose rows were damaged."""
+    from fixtures.storewriter import FIXTURE, write_fixture
+
+    again = tmp_path / "sessions.db"
+    write_fixture(again)
+    for store in (FIXTURE, again):
+        with Store(str(store)) as opened:
+            names = [s.id for s in opened.sessions()]
+        reports = {n: verify_path(f"{store}#{n}") for n in names}
+        assert {n: r.verdict.value for n, r in reports.items()} == {
+            "a1b2c3d4-reminders-0": "ok",
+            "child-0002-1": "ok",
+            "reused-id-2": "corrupt",
+            "gate-too-soon-3": "corrupt",
+        }
+        assert [f.code for f in reports["a1b2c3d4-reminders-0"].findings] == ["sqlite.tail"]
+        assert [f.code for f in reports["gate-too-soon-3"].findings] == ["sqlite.row"]
+        assert reports["reused-id-2"].violation is not None
+        assert reports["reused-id-2"].violation.rule == "fold.create.reuse"
