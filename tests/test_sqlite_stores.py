@@ -519,3 +519,24 @@ def test_the_bundled_store_holds_its_fixture_sessions_with_their_defects(tmp_pat
         assert [f.code for f in reports["gate-too-soon-3"].findings] == ["sqlite.row"]
         assert reports["reused-id-2"].violation is not None
         assert reports["reused-id-2"].violation.rule == "fold.create.reuse"
+
+
+def test_the_cache_answers_an_unchanged_session_and_reads_one_whose_revision_moved(tmp_path: Path) -> None:
+    store = tmp_path / "store.db"
+    shutil.copy(ROOT / "fixtures" / "stores" / "sessions.db", store)
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    first = CliRunner().invoke(main, ["verify", *cache, str(store)])
+    again = CliRunner().invoke(main, ["verify", *cache, "-v", str(store)])
+    assert "0 from cache, 0 resumed, 4 read whole" in first.output
+    assert "4 from cache, 0 resumed, 0 read whole" in again.output
+    assert again.output.replace("4 from cache, 0 resumed, 0 read whole", "") == first.output.replace(
+        "0 from cache, 0 resumed, 4 read whole", ""
+    )  # (a cached report is the cold one)
+    _grow(store, "child-0002-1", [])  # a transaction of the session: its revision moves
+    moved = CliRunner().invoke(main, ["verify", *cache, "-v", str(store)])
+    assert "3 from cache, 0 resumed, 1 read whole" in moved.output
+    assert "child-0002-1: read whole: the session changed since it was judged (another revision)" in moved.output
+    replaced = tmp_path / "replaced.db"  # the same store id, incarnation and revision, another file
+    shutil.copy(store, replaced)
+    os.replace(replaced, store)
+    assert "0 from cache, 0 resumed, 4 read whole" in CliRunner().invoke(main, ["verify", *cache, str(store)]).output

@@ -34,8 +34,7 @@ from replay.audit.held import Held
 from replay.audit.verdicts import Verdict
 from replay.logs.discover import generations_beside
 from replay.logs.hashed import Hashing, fed
-from replay.logs.inputs import Found, absolute, identity
-from replay.logs.sqlitenames import maybe_sqlite
+from replay.logs.inputs import UNSIZED, Found, absolute, identity
 from replay.reading import Reading
 
 if TYPE_CHECKING:  # the judge, the reader and the reports load on the first log the cache does not answer for
@@ -203,7 +202,8 @@ class Consulted:
 
     @property
     def unchanged(self) -> bool:
-        return self.judged is not None and self.found.size == self.judged.size
+        """The entry stands for the input whole (a store's session: trusted by its tag alone)."""
+        return self.judged is not None and self.found.size in (UNSIZED, self.judged.size)
 
 
 def located(path: str, options: str) -> tuple[str, str]:
@@ -276,7 +276,7 @@ def remember(consulted: Consulted, store: VerdictStore, log: SessionLog, report:
         f = c.found
         digest = f.tag or (None if log.hashing is None else log.hashing.digest)  # (the very bytes judged)
         pickled = _pickled(report)
-        if digest is not None and pickled is not None and (not f.tag or log.size == f.size):
+        if digest is not None and pickled is not None and (not f.tag or f.size in (UNSIZED, log.size)):
             saved = None if f.tag else log.saved  # (an object is replaced, never appended to: nothing to resume)
             judged = Judged(
                 f.device, f.inode, log.size, digest, -1 if saved is None else saved.offset, beside(c.path),
@@ -306,12 +306,7 @@ def verify_cached(
 ) -> Held:
     """The report `verify_path` gives for the file at `path`: from the cache where the file is
     unchanged, resumed where it grew, else read whole (a Host task store is judged at `now`,
-    never cached). The judge is loaded only for a log the cache does not answer for. A SQLite
-    session store's session is read whole (replay.audit.sqlitereport)."""
-    if maybe_sqlite(path):
-        from replay.audit.verify import verify_path
-
-        return Held.of(replace(verify_path(path, reading, progress=progress), read=Use.WHOLE))
+    never cached). The judge is loaded only for a log the cache does not answer for."""
     c = consult(path, reading, store, where)
     if c is not None and c.unchanged:
         assert c.judged is not None
@@ -386,10 +381,15 @@ def judged(
 def _why_not(saved: Judged, found: Found, path: str) -> tuple[str, Any]:
     """Why `saved` does not stand for the file (empty: it does, for its first `saved.size`
     bytes), and the hash of its first `saved.offset` (to go on with from the saved reading). An object stands
-    for its bytes by its ETag: the same ETag and size, the same bytes (none are read)."""
+    for its bytes by its ETag: the same ETag and size, the same bytes (none are read); a SQLite
+    store's session by its (store id, incarnation, revision), which every write to it moves."""
     if found.tag:
-        if (found.tag, found.size) != (saved.digest, saved.size):
-            return "the object changed since it was judged (another ETag)", None
+        if found.tag != saved.digest or found.size not in (UNSIZED, saved.size):
+            kind = "session" if found.size == UNSIZED else "object"
+            return (
+                f"the {kind} changed since it was judged (another {'revision' if found.size == UNSIZED else 'ETag'})",
+                None,
+            )
         return ("the session's generations beside it changed", None) if beside(path) != saved.beside else ("", None)
     if (saved.device, saved.inode) != (found.device, found.inode):
         return "the file was replaced since it was judged (another inode)", None

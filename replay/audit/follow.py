@@ -171,13 +171,13 @@ def _look_at_stored(name: str, before: Look | None, reading: Reading) -> tuple[L
     state = session_state(name)
     if state is None:
         return None, [WatchEvent(name, Kind.GONE)] if before is not None else []
-    store_id, incarnation, revision = state
-    status = (0, xxhash.xxh3_64_intdigest(f"{store_id}\0{incarnation}".encode()), revision, 0, 0)
+    made, _, revision = state.rpartition(":")  # (the store file, its id and the incarnation; the revision)
+    status = (0, xxhash.xxh3_64_intdigest(made.encode()), int(revision), 0, 0)
     if before is not None and status == before.status:
         return before, []
     events: list[WatchEvent] = []
-    if before is not None and status[1] != before.status[1]:  # another incarnation: a session made anew
-        events.append(WatchEvent(name, Kind.REREAD, why="made anew (another incarnation of the session)"))
+    if before is not None and status[1] != before.status[1]:  # another store file, or the session made anew
+        events.append(WatchEvent(name, Kind.REREAD, why="made anew (another store, or another incarnation)"))
         before = None
     report, _ = _judged(name, reading, None, None)
     if report is None:  # pragma: no cover (a store's session is never a log being started)

@@ -2,7 +2,8 @@
 object in a store (objects.py), each read the way its kind is read, behind one set of calls:
 its bytes (`load`, `once`, `opened`), and what stands for them without reading them all
 (`identity`, `digest`, `absolute`: what the verdict cache keys and checks an input by). Only
-here is an input's kind told apart."""
+here is an input's kind told apart (and a SQLite store's session, whose bytes the reader makes
+from the store's rows: replay.logs.logfile)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from replay.logs.discover import is_url
 from replay.logs.hashed import fed
+from replay.logs.sqlitenames import maybe_sqlite, split_name
 
 if TYPE_CHECKING:  # (the readers load when an input is read: the cache's checks need none of them)
     from replay.logs.bytesource import Data, FileSource
@@ -60,14 +62,20 @@ def opened(path: str, data: Data | OSError | None = None) -> Data | FileSource |
 
 
 class Found(NamedTuple):
-    """The file (or object) a path names, as its status (or its store's listing) gives it."""
+    """The file (or object, or a SQLite store's session) a path names, as its status (or its
+    store's listing, or its `sessions` row) gives it."""
 
     device: int
     inode: int
     size: int
+    """Its bytes (UNSIZED for a store's session: its JSONL log is made when it is read)."""
     tag: bytes
-    """An object's ETag (or generation): it stands for the bytes, none of which are read; b""
-    for a file (its bytes are hashed)."""
+    """An object's ETag (or generation), or a store session's (store id, incarnation, revision):
+    it stands for the bytes, none of which are read; b"" for a file (its bytes are hashed)."""
+
+
+UNSIZED = -1
+"""The size of an input whose bytes are known only once read (a SQLite store's session)."""
 
 
 def identity(path: str) -> Found | None:
@@ -82,6 +90,11 @@ def identity(path: str) -> Found | None:
         except OSError:
             return None
         return Found(0, 0, known.size, known.tag.encode()) if known.tag else None
+    if maybe_sqlite(path) and split_name(path) is not None:
+        from replay.logs.sqlitestore import session_state  # (the store's reader loads for a store's session)
+
+        state = session_state(path)
+        return None if state is None else Found(0, 0, UNSIZED, state.encode())
     try:
         st = os.stat(path)
     except OSError:

@@ -132,19 +132,23 @@ def stored_session(path: str) -> SessionRows | str | None:
     return rows
 
 
-def session_state(path: str) -> tuple[str, str, int] | None:
-    """The state a store's session (`STORE#ID`) stands in, read without its rows: (store id,
-    incarnation, revision), which every mutating transaction of the session changes; None when
-    the store or the session cannot be read (a read of it says why)."""
+def session_state(path: str) -> str | None:
+    """What a store's session (`STORE#ID`) stands for, read without its rows: the store file
+    (device and inode: a store restored or replaced is another), the store's id, and the
+    session's incarnation and revision, which every write to the session moves; None when the
+    store or the session cannot be read (a read of it says why)."""
     named = split_name(path)
     if named is None:
         return None
     try:
+        status = os.stat(named[0])
         with Store(named[0]) as store:
             found = store.state_of(named[1])
-    except StoreError:
+    except (OSError, StoreError):
         return None
-    return None if found is None else (store.store_id, found.incarnation, found.revision)
+    if found is None:
+        return None
+    return f"sqlite:{status.st_dev}:{status.st_ino}:{store.store_id}:{found.incarnation}:{found.revision}"
 
 
 def store_sessions(path: str) -> list[str] | None:
