@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import sqlite3
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -540,3 +541,62 @@ def test_the_cache_answers_an_unchanged_session_and_reads_one_whose_revision_mov
     shutil.copy(store, replaced)
     os.replace(replaced, store)
     assert "0 from cache, 0 resumed, 4 read whole" in CliRunner().invoke(main, ["verify", *cache, str(store)]).output
+
+
+WRITER = """
+import json, sqlite3, sys, time
+store, session, path = sys.argv[1:4]
+events = [json.loads(line) for line in open(path).read().splitlines()[1:]]
+db = sqlite3.connect(store, isolation_level=None)
+db.execute("PRAGMA journal_mode = wal")
+start = db.execute("SELECT count(*) FROM events WHERE session_id = ?", (session,)).fetchone()[0]
+for at in range(start, len(events), 3):
+    db.execute("BEGIN IMMEDIATE")
+    for e in events[at : at + 3]:
+        db.execute(
+            "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                session, e["seq"], e["type"], e["time"], json.dumps(e["data"]),
+                None if "sourceEventSeqs" not in e else json.dumps(e["sourceEventSeqs"]),
+                None if "surfaceOp" not in e else json.dumps(e["surfaceOp"]),
+            ),
+        )
+    db.execute("UPDATE sessions SET revision = revision + 1 WHERE id = ?", (session,))
+    db.execute("COMMIT")
+    time.sleep(0.002)
+db.close()
+"""
+
+
+def test_a_store_written_meanwhile_is_never_read_torn(tmp_path: Path) -> None:
+    """A writer process appends a valid session in transactions of three events while verify
+    and watch read the store: every reading is of a committed state (ok, never a seq gap or a
+    half-written row), and what watch told in the end is what verify says of the final store."""
+    import subprocess
+    import sys
+
+    from replay.audit.follow import Kind
+    from replay.audit.watching import Watch
+    from replay.reading import Reading
+
+    log = tmp_path / "reminders.session.jsonl"
+    log.write_bytes(expanded((ROOT / "fixtures" / "sessions" / "valid" / "reminders.session.jsonl").read_bytes()))
+    lines = log.read_bytes().splitlines()
+    store = tmp_path / "store.db"
+    (session,) = write_store(store, 14, [b"\n".join(lines[:6]) + b"\n"])  # (a row an event: the writer counts them)
+    name = f"{store}#{session}"
+    watch = Watch((str(store),), Reading())
+    told = list(watch.first())
+    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(store), session, str(log)])
+    verdicts = []
+    while writer.poll() is None:
+        verdicts.append(verify_path(name).verdict.value)
+        events, _ = watch.again({str(store) + "-wal"})
+        told += events
+    assert writer.wait() == 0
+    events, _ = watch.again({str(store) + "-wal"})
+    told += events
+    assert len(verdicts) >= 3 and set(verdicts) == {"ok"}, Counter(verdicts)
+    final = verify_path(name)
+    assert final.verdict == "ok" and final.events == len(lines) - 1
+    assert [e.verdict for e in told if e.kind is Kind.VERDICT][-1] == final.verdict
