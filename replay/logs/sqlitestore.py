@@ -29,6 +29,7 @@ import shutil
 import sqlite3
 import sys
 import tempfile
+import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,12 +39,13 @@ from replay.logs.sqlitenames import SESSION_SEPARATOR, is_sqlite, session_name, 
 from replay.logs.storerows import (
     LAYOUT_PACKED,
     LAYOUTS,
-    ROW_COLUMNS,
     VALUE_MAX,
     DecodedRow,
     RowDefect,
     decode_row,
     json_scalar,
+    row_query,
+    rows_query,
 )
 
 APPLICATION_ID = 0x44534850
@@ -118,8 +120,7 @@ def stored_session(path: str) -> SessionRows | str | None:
         return f"a session store of {count} sessions: name one as {path}{SESSION_SEPARATOR}SESSION_ID"
     store_path, session_id = named
     try:
-        with Store(store_path) as store:
-            rows = store.read(session_id)
+        rows = open_store(store_path).read(session_id)
     except StoreError as err:
         return str(err)
     if rows is None:
@@ -142,13 +143,52 @@ def session_state(path: str) -> str | None:
         return None
     try:
         status = os.stat(named[0])
-        with Store(named[0]) as store:
-            found = store.state_of(named[1])
+        store = open_store(named[0])
+        found = store.state_of(named[1])
     except (OSError, StoreError):
         return None
     if found is None:
         return None
     return f"sqlite:{status.st_dev}:{status.st_ino}:{store.store_id}:{found.incarnation}:{found.revision}"
+
+
+OPEN_STORES = 4
+"""Stores a process keeps open between the readings of their sessions (the most recent)."""
+_OPEN: dict[str, tuple[object, Store]] = {}
+
+
+def open_store(path: str) -> Store:
+    """The store at `path`, opened once a process for the readings of its sessions (each still
+    its own read transaction): opened anew where the file is another (its device, inode), in
+    another process (a connection never crosses a fork), or read through a copy (which would
+    not see later writes). StoreError where it cannot be read as a store."""
+    real = os.path.abspath(path)
+    try:
+        status = os.stat(real)
+    except OSError as err:
+        raise StoreError(f"cannot read {path}: {err.strerror or err}") from None
+    key = (os.getpid(), status.st_dev, status.st_ino)
+    held = _OPEN.pop(real, None)
+    if held is not None:
+        if held[0] == key + _unchanging(held[1], status):
+            _OPEN[real] = held  # (the most recent last)
+            return held[1]
+        held[1].close()
+    store = Store(path)
+    if store.how != "a private copy":
+        _OPEN[real] = (key + _unchanging(store, status), store)
+        while len(_OPEN) > OPEN_STORES:
+            _OPEN.pop(next(iter(_OPEN)))[1].close()
+    return store
+
+
+def _unchanging(store: Store, status: os.stat_result) -> tuple[int, ...]:
+    """What must not have changed for a store read `immutable` to be read on: SQLite trusts
+    such a file never to change, so its size and time count, and whether a writer has begun
+    (its `-wal`: then the store is opened through it)."""
+    if store.how != "immutable":
+        return ()
+    return (status.st_size, status.st_mtime_ns, os.path.exists(store.path + "-wal"))
 
 
 def store_sessions(path: str) -> list[str] | None:
@@ -259,6 +299,7 @@ class Store:
         """The database and its `-wal` copied into a private folder and opened there: SQLite
         cannot read a WAL database's `-wal` without a `-shm` it may create."""
         self._copy = tempfile.mkdtemp(prefix="schedlog-store-")
+        weakref.finalize(self, shutil.rmtree, self._copy, True)  # (removed however the store is let go)
         copy = os.path.join(self._copy, "store.db")
         try:
             shutil.copyfile(self.path, copy)
@@ -347,18 +388,23 @@ class Store:
     def _rows(self, session_id: str) -> Iterator[tuple[int, DecodedRow | RowDefect]]:
         """Each event row of the session in seq order, decoded: a value too large to read is
         that row's defect, and the reading goes on after it."""
-        ignorable = "ignorable" if self.layout == LAYOUT_PACKED else "NULL"
-        query = f"SELECT {ROW_COLUMNS}, {ignorable} FROM events WHERE session_id = ? AND seq > ? ORDER BY seq"
+        query, one = rows_query(self.layout), row_query(self.layout)
         after = -(1 << 63)
         while True:
             cursor = self._db.execute(query, (session_id, after))
             try:
-                for row in cursor:
-                    after = row[0] if type(row[0]) is int else after
+                for seq, line, turn_end in cursor:
+                    after = seq if type(seq) is int else after
+                    if line is not None:  # (written by SQLite: a scalar row of valid JSON text)
+                        yield seq, DecodedRow(seq, (line,), turn_end == 1)
+                        continue
+                    row = self._db.execute(one, (session_id, seq)).fetchone()
                     try:
-                        yield row[0], decode_row(self.layout, row)
+                        if row is None:
+                            raise RowDefect(f"its seq is not a safe integer from 0 ({seq!r})")
+                        yield seq, decode_row(self.layout, row)
                     except RowDefect as defect:
-                        yield row[0], defect
+                        yield seq, defect
                 return
             except sqlite3.DataError:  # a value past SQLite's length limit: the next row's
                 big = self._db.execute(

@@ -68,6 +68,38 @@ ROW_COLUMNS = (
 TEXT, BLOB, NULL = b"text", b"blob", b"null"
 
 
+def rows_query(layout: int) -> str:
+    """The query of a session's rows after seq `?`: each row's seq, its JSONL line where SQLite
+    can write it (a scalar row of text JSON data on one line and no seq list: most rows;
+    `json_valid` refuses all that `JSON.parse` refuses, and what it refuses the exact reader
+    reads again), and whether it is a `turn/end`. The other rows are read by `row_query`."""
+    ignorable = "ignorable" if layout == LAYOUT_PACKED else "NULL"
+    safe = MAX_SAFE_INTEGER
+    fast = (
+        f"typeof(seq) = 'integer' AND seq BETWEEN 0 AND {safe} AND typeof(time) = 'integer' "
+        f"AND time BETWEEN -{safe} AND {safe} AND typeof(type) = 'text' AND typeof(data) = 'text' "
+        f"AND source_event_seqs IS NULL AND ({ignorable} IS NULL OR {ignorable} = 1) AND json_valid(data) "
+        "AND (surface_op IS NULL OR (typeof(surface_op) = 'text' AND json_valid(surface_op))) "
+        "AND instr(data, char(10)) = 0 AND instr(data, char(13)) = 0 "
+        "AND (surface_op IS NULL OR (instr(surface_op, char(10)) = 0 AND instr(surface_op, char(13)) = 0))"
+    )
+    line = (
+        "'{\"type\":' || json_quote(type) || ',\"seq\":' || seq || ',\"time\":' || time || ',\"data\":' || data"
+        " || CASE WHEN surface_op IS NULL THEN '' ELSE ',\"surfaceOp\":' || surface_op END"
+        f" || CASE WHEN {ignorable} = 1 THEN ',\"ignorable\":true' ELSE '' END || '}}'"
+    )
+    return (
+        f"SELECT seq, CASE WHEN {fast} THEN {line} END, type = 'turn/end' FROM events "
+        "WHERE session_id = ? AND seq > ? ORDER BY seq"
+    )
+
+
+def row_query(layout: int) -> str:
+    """The query of one row (session id, seq) as `decode_row` takes it."""
+    ignorable = "ignorable" if layout == LAYOUT_PACKED else "NULL"
+    return f"SELECT {ROW_COLUMNS}, {ignorable} FROM events WHERE session_id = ? AND seq = ?"
+
+
 def decode_row(layout: int, row: tuple[object, ...]) -> DecodedRow:
     """The events of `row` (ROW_COLUMNS, then `ignorable`) in a store of `layout` (14 or 17),
     or RowDefect saying why the harness's reader refuses it."""
