@@ -122,6 +122,7 @@ def stored_session(path: str) -> SessionRows | str | None:
     try:
         rows = open_store(store_path).read(session_id)
     except StoreError as err:
+        _let_go(store_path)
         return str(err)
     if rows is None:
         return f"the store holds no session {session_id!r}"
@@ -146,6 +147,7 @@ def session_state(path: str) -> str | None:
         store = open_store(named[0])
         found = store.state_of(named[1])
     except (OSError, StoreError):
+        _let_go(named[0])
         return None
     if found is None:
         return None
@@ -180,6 +182,15 @@ def open_store(path: str) -> Store:
         while len(_OPEN) > OPEN_STORES:
             _OPEN.pop(next(iter(_OPEN)))[1].close()
     return store
+
+
+def _let_go(path: str) -> None:
+    """Close the store at `path` if it is held open: a reading that failed (a damaged file) is
+    never followed by one on the same connection, whose state the failure may have left (each
+    reading of a damaged store is then the same)."""
+    held = _OPEN.pop(os.path.abspath(path), None)
+    if held is not None:
+        held[1].close()
 
 
 def _unchanging(store: Store, status: os.stat_result) -> tuple[int, ...]:
