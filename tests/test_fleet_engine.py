@@ -173,3 +173,17 @@ def test_the_fleet_reports_its_progress_by_sessions(fleet_logs: Path, tmp_path: 
     heard: list[int] = []
     run = run_fleet(paths, tmp_path / "out", workers=2, group=3, progress=heard.append)
     assert sum(heard) == len(paths) == run.judged and len(heard) > 1
+
+
+@pytest.mark.slow
+def test_a_fleet_spreads_a_sqlite_stores_sessions_over_its_workers(tmp_path: Path) -> None:
+    store = tmp_path / "sessions.db"
+    shutil.copy(ROOT / "fixtures" / "stores" / "sessions.db", store)
+    by_verify, by_fleet = tmp_path / "verify", tmp_path / "fleet"
+    CliRunner().invoke(main, ["verify", str(store), "--format", "parquet", "--output", str(by_verify)])
+    done = CliRunner().invoke(main, ["fleet", str(store), "--output", str(by_fleet), "--workers", "2"])
+    assert done.exit_code == 1, done.output
+    rows = _rows(by_fleet)
+    assert rows == _rows(by_verify) and len(rows) == 4
+    assert all(str(row[0]).startswith(f"{store}#") for row in rows)
+    assert "; 4 from cache, 0 resumed, 0 read whole;" in done.output  # (verify left its entries)
