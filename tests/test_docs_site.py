@@ -55,7 +55,7 @@ def test_mkdocs_builds_the_site_strictly(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "WARNING" not in done.stderr, done.stderr
     cli = (tmp_path / "site" / "cli" / "index.html").read_text(encoding="utf-8")
-    from replay.cli import main
+    from replay.cli.group import every_command
 
-    for name in main.commands:
+    for name in every_command():
         assert f'id="{name}"' in cli, name

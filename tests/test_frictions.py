@@ -17,6 +17,7 @@ from click.testing import CliRunner
 
 from replay.atomic import replace_folder
 from replay.cli import main
+from replay.cli.group import every_command
 from replay.logs.discover import LOG_SUFFIXES
 from tests.conftest import REAL_LOGS, requires_real_logs
 
@@ -123,7 +124,7 @@ def test_the_command_list_cuts_no_help_text() -> None:
     listing = out.split("Commands:", 1)[1]
     assert "..." not in listing
     assert "May CANDIDATE be appended to LOG?\n" in listing
-    for name, command in main.commands.items():
+    for name, command in every_command().items():
         assert command.short_help and name in listing
         words = " ".join(listing.split())
         assert " ".join(command.short_help.split()) in words, name

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from invariant.profiles import AFTER_ONLY, CALENDAR
 from replay.cli import main
+from replay.cli.group import every_command
 from replay.cli.output import Format
 from replay.reading import DEFAULT_READING, Mode, Reading
 
@@ -123,7 +124,7 @@ def test_the_cli_hands_a_reading_to_the_library() -> None:
 
 def _format_choices() -> dict[str, list[str]]:
     choices = {}
-    for name, command in main.commands.items():
+    for name, command in every_command().items():
         for param in command.params:
             if param.name == "fmt":
                 assert param.opts == ["--format"]

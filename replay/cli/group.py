@@ -156,3 +156,9 @@ def _escape_unencodable_output() -> None:
     for stream in (sys.stdout, sys.stderr):
         if isinstance(stream, io.TextIOWrapper):
             stream.reconfigure(errors="backslashreplace")
+
+
+def every_command() -> dict[str, click.Command]:
+    """Every command by its name, each module loaded (the command list, the docs, the tests)."""
+    ctx = click.Context(main)
+    return {name: command for name in main.list_commands(ctx) if (command := main.get_command(ctx, name))}

@@ -71,6 +71,7 @@ def discover(paths: Iterable[str], stores: bool = False, skipped: Skipped | None
         else:
             named = [path]
         for name in named:
+            status = None
             if name == STDIN:
                 identity: object = STDIN
             elif (status := _status(name)) is None:

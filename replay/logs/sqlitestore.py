@@ -427,9 +427,9 @@ class Store:
                 yield after, RowDefect(f"a value past {VALUE_MAX:,} bytes, more than the harness can read")
 
 
-def _connected(path: str, mode: str) -> sqlite3.Connection:
+def _connected(path: str, opening: str) -> sqlite3.Connection:
     """A connection to the file at `path` that cannot change it and runs nothing of it."""
-    uri = f"{Path(os.path.abspath(path)).as_uri()}?{mode}"
+    uri = f"{Path(os.path.abspath(path)).as_uri()}?{opening}"
     db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
     db.text_factory = bytes  # (no text fails to decode before the rules say what it is)
     db.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, VALUE_MAX)
