@@ -385,11 +385,8 @@ def _why_not(saved: Judged, found: Found, path: str) -> tuple[str, Any]:
     store's session by its (store id, incarnation, revision), which every write to it moves."""
     if found.tag:
         if found.tag != saved.digest or found.size not in (UNSIZED, saved.size):
-            kind = "session" if found.size == UNSIZED else "object"
-            return (
-                f"the {kind} changed since it was judged (another {'revision' if found.size == UNSIZED else 'ETag'})",
-                None,
-            )
+            what, by = ("session", "revision") if found.size == UNSIZED else ("object", "ETag")
+            return f"the {what} changed since it was judged (another {by})", None
         return ("the session's generations beside it changed", None) if beside(path) != saved.beside else ("", None)
     if (saved.device, saved.inode) != (found.device, found.inode):
         return "the file was replaced since it was judged (another inode)", None

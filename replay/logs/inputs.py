@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from replay.logs.discover import is_url
 from replay.logs.hashed import fed
-from replay.logs.sqlitenames import maybe_sqlite, split_name
+from replay.logs.sqlitenames import maybe_sqlite
 
 if TYPE_CHECKING:  # (the readers load when an input is read: the cache's checks need none of them)
     from replay.logs.bytesource import Data, FileSource
@@ -90,11 +90,11 @@ def identity(path: str) -> Found | None:
         except OSError:
             return None
         return Found(0, 0, known.size, known.tag.encode()) if known.tag else None
-    if maybe_sqlite(path) and split_name(path) is not None:
+    if maybe_sqlite(path):
         from replay.logs.sqlitestore import session_state  # (the store's reader loads for a store's session)
 
-        state = session_state(path)
-        return None if state is None else Found(0, 0, UNSIZED, state.encode())
+        if (state := session_state(path)) is not None:  # (else no file has the name: none, as for a file)
+            return Found(0, 0, UNSIZED, state.encode())
     try:
         st = os.stat(path)
     except OSError:

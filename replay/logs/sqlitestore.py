@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from invariant.findings import Finding, Severity
+from replay.logs.deepjson import dumps
 from replay.logs.sqlitenames import SESSION_SEPARATOR, is_sqlite, session_name, sniffed, split_name
 from replay.logs.storerows import (
     LAYOUT_PACKED,
@@ -43,7 +44,6 @@ from replay.logs.storerows import (
     DecodedRow,
     RowDefect,
     decode_row,
-    json_scalar,
     row_query,
     rows_query,
 )
@@ -288,9 +288,7 @@ class Store:
         return self._connection()
 
     def _connection(self) -> sqlite3.Connection:
-        self._immutable = False
         if self._wal_mode and not os.path.exists(self.path + "-wal"):
-            self._immutable = True
             self.how, mode = "immutable", "immutable=1"
         elif self._wal_mode and not os.path.exists(self.path + "-shm"):
             return self._private_copy()
@@ -373,7 +371,7 @@ class Store:
         again, joining the writer's `-shm`, when a writer began while the main file was read
         alone: its checkpoint could have torn that reading)."""
         read = self._read(session_id)
-        if self._immutable and os.path.exists(self.path + "-wal"):
+        if self.how == "immutable" and os.path.exists(self.path + "-wal"):
             self._db.close()
             self._db = self._connection()
             read = self._read(session_id)
@@ -490,9 +488,6 @@ def _header_line(header: dict[str, object]) -> bytes:
     for field, value in header.items():
         if value is None:
             continue
-        if isinstance(value, bytes):  # (a BLOB in a header column is read as text: the header's rules judge it)
-            encoded = json_scalar(value.decode("utf-8", "replace")).encode()
-        else:
-            encoded = json_scalar(value).encode()
+        encoded = dumps(_text(value) if isinstance(value, bytes) else value, exact=True).encode()
         parts.append(b',"' + field.encode() + b'":' + encoded)
     return b"".join(parts) + b"}"

@@ -12,8 +12,6 @@ read as `JSON.parse` reads it."""
 
 from __future__ import annotations
 
-import json
-import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import accumulate
@@ -24,6 +22,7 @@ import zstandard
 from invariant.jsvalue import MAX_SAFE_INTEGER
 from replay.logs.chunks import ROW_TAGS, ChunkRow, RowError
 from replay.logs.chunks import decode_row as decode_chunk_row
+from replay.logs.deepjson import dumps
 from replay.logs.jsonline import JsonLineError, parse_json_line
 
 LAYOUT_ROWS = 14
@@ -73,7 +72,7 @@ def rows_query(layout: int) -> str:
     can write it (a scalar row of text JSON data on one line and no seq list: most rows;
     `json_valid` refuses all that `JSON.parse` refuses, and what it refuses the exact reader
     reads again), and whether it is a `turn/end`. The other rows are read by `row_query`."""
-    ignorable = "ignorable" if layout == LAYOUT_PACKED else "NULL"
+    ignorable = _ignorable(layout)
     safe = MAX_SAFE_INTEGER
     fast = (
         f"typeof(seq) = 'integer' AND seq BETWEEN 0 AND {safe} AND typeof(time) = 'integer' "
@@ -96,8 +95,12 @@ def rows_query(layout: int) -> str:
 
 def row_query(layout: int) -> str:
     """The query of one row (session id, seq) as `decode_row` takes it."""
-    ignorable = "ignorable" if layout == LAYOUT_PACKED else "NULL"
-    return f"SELECT {ROW_COLUMNS}, {ignorable} FROM events WHERE session_id = ? AND seq = ?"
+    return f"SELECT {ROW_COLUMNS}, {_ignorable(layout)} FROM events WHERE session_id = ? AND seq = ?"
+
+
+def _ignorable(layout: int) -> str:
+    """The `ignorable` column as a query selects it: layout 14 has none (NULL: a scalar row)."""
+    return "ignorable" if layout == LAYOUT_PACKED else "NULL"
 
 
 def decode_row(layout: int, row: tuple[object, ...]) -> DecodedRow:
@@ -119,7 +122,7 @@ def decode_row(layout: int, row: tuple[object, ...]) -> DecodedRow:
         raise RowDefect(f"its ignorable column is neither NULL, 0 nor 1 ({_what(ignorable)})")
     text = _data_text(layout, data_is, data, VALUE_MAX)
     _valid_json(text, "data")
-    line = [b'{"type":', _string(tag), b',"seq":', b"%d" % seq, b',"time":', b"%d" % time, b',"data":', _one_line(text)]
+    line = [b'{"type":', _text(tag), b',"seq":', b"%d" % seq, b',"time":', b"%d" % time, b',"data":', _one_line(text)]
     if seqs_are != NULL:
         listed = _seqs(layout, seqs_are, seqs)
         line += [b',"sourceEventSeqs":[', b",".join(b"%d" % s for s in listed), b"]"]
@@ -132,10 +135,6 @@ def decode_row(layout: int, row: tuple[object, ...]) -> DecodedRow:
         line.append(b',"ignorable":true')
     line.append(b"}")
     return DecodedRow(seq, (b"".join(line),), tag == "turn/end")
-
-
-def _string(text: str) -> bytes:
-    return json.dumps(text).encode()  # (ASCII escapes: a lone surrogate the text held stays one)
 
 
 def _packed(tag: str, seq: int, time: int, data_is: object, data: object) -> DecodedRow:
@@ -156,7 +155,7 @@ def _member_lines(row: ChunkRow) -> Iterator[bytes]:
     reference's key order), written without a dict an event: what every member shares is
     encoded once."""
     data = row.data
-    scalar = [json_scalar(data[k]).encode() for k in ("turn", "step", "index")]
+    scalar = [dumps(data[k], exact=True).encode() for k in ("turn", "step", "index")]
     if row.tag == "tool-call-chunks":
         named = b',"name":' + _text(data["name"]) if "name" in data else b""
         chunk = b'"tool-call-delta","index":%s,"id":%s%s,"argumentsDelta":' % (scalar[2], _text(data["id"]), named)
@@ -171,12 +170,12 @@ _DELTAS = {"text-chunks": b"text-delta", "reasoning-chunks": b"reasoning-delta"}
 
 
 def _text(value: object) -> bytes:
-    """A string as JSON (msgspec's; the standard library's for a lone surrogate, which has no
-    UTF-8 form: its escape)."""
+    """A string as JSON (msgspec's, fast; for a lone surrogate, which has no UTF-8 form, its
+    escape, as `deepjson.dumps` writes what `JSON.parse` reads back)."""
     try:
         return _ENCODE(value)
     except UnicodeEncodeError:
-        return json.dumps(value).encode()
+        return dumps(value, exact=True).encode()
 
 
 def _data_text(layout: int, data_is: object, data: object, bound: int) -> bytes:
@@ -265,69 +264,56 @@ def varint_seqs(raw: bytes) -> list[int]:
     """The seqs of a varint list: the first an unsigned LEB128 varint, each next one a ZigZag
     delta from the one before; RowDefect for a truncated, non-canonical or oversized varint, or
     a seq outside 0..2^53 - 1. (Deltas of one byte each, the common case, are summed in C.)"""
-    values = _varints(raw)
-    first = next(values, None)
-    if first is None:
+    if not raw:
         return []
-    rest = memoryview(raw)[_first_length(raw) :]
-    if not rest or max(rest) < 0x80:
-        seqs = list(accumulate(map(_ZIGZAG.__getitem__, rest), initial=first))
-    else:
-        seqs = list(accumulate((_unzigzag(v) for v in values), initial=first))
+    first, at = _varint(raw, 0)
+    rest = memoryview(raw)[at:]
+    deltas = map(_ZIGZAG.__getitem__, rest) if max(rest, default=0) < 0x80 else map(_unzigzag, _varints(raw, at))
+    seqs = list(accumulate(deltas, initial=first))
     low, high = min(seqs), max(seqs)
     if low < 0 or high > MAX_SAFE_INTEGER:
         raise RowDefect(f"its source_event_seqs decodes to seq {low if low < 0 else high}, outside 0..2^53 - 1")
     return seqs
 
 
-_ZIGZAG = [(v >> 1) ^ -(v & 1) for v in range(128)]
-"""A one-byte ZigZag delta's value."""
-
-
 def _unzigzag(value: int) -> int:
     return (value >> 1) ^ -(value & 1)
 
 
-def _first_length(raw: bytes) -> int:
-    """The bytes of the first varint (a whole one: `_varints` read it)."""
-    return next(k for k, byte in enumerate(raw) if not byte & 0x80) + 1
+_ZIGZAG = [_unzigzag(v) for v in range(128)]
+"""A one-byte ZigZag delta's value."""
 
 
-def _varints(raw: bytes) -> Iterator[int]:
-    at = 0
+def _varints(raw: bytes, at: int) -> Iterator[int]:
+    """The varints of `raw` from `at` on."""
     while at < len(raw):
-        value = shift = 0
-        for used in range(1, VARINT_BYTES + 1):
-            if at >= len(raw):
-                raise RowDefect("its source_event_seqs ends inside a varint")
-            byte = raw[at]
-            at += 1
-            value |= (byte & 0x7F) << shift
-            shift += 7
-            if not byte & 0x80:
-                if byte == 0 and used > 1:
-                    raise RowDefect("its source_event_seqs holds a non-canonical varint (a last byte of 0)")
-                break
-        else:
-            raise RowDefect(f"its source_event_seqs holds a varint of more than {VARINT_BYTES} bytes")
-        if value > MAX_SAFE_INTEGER:
-            raise RowDefect("its source_event_seqs holds a varint past 2^53 - 1")
+        value, at = _varint(raw, at)
         yield value
 
 
+def _varint(raw: bytes, at: int) -> tuple[int, int]:
+    """The varint at `at` and where the next one starts; RowDefect for a truncated, non-canonical
+    or oversized one."""
+    value = shift = 0
+    for used in range(1, VARINT_BYTES + 1):
+        if at >= len(raw):
+            raise RowDefect("its source_event_seqs ends inside a varint")
+        byte = raw[at]
+        at += 1
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if not byte & 0x80:
+            if byte == 0 and used > 1:
+                raise RowDefect("its source_event_seqs holds a non-canonical varint (a last byte of 0)")
+            break
+    else:
+        raise RowDefect(f"its source_event_seqs holds a varint of more than {VARINT_BYTES} bytes")
+    if value > MAX_SAFE_INTEGER:
+        raise RowDefect("its source_event_seqs holds a varint past 2^53 - 1")
+    return value, at
+
+
 _ENCODE = msgspec.json.Encoder().encode
-
-
-def json_scalar(value: object) -> str:
-    """A string or number as JSON text that `JSON.parse` reads back as the same value (a double
-    past the range as a literal that overflows to it)."""
-    if isinstance(value, str):
-        return json.dumps(value)  # (ASCII escapes: a lone surrogate the row held stays one)
-    if isinstance(value, float) and not math.isfinite(value):
-        return "1e400" if value > 0 else "-1e400"
-    if isinstance(value, (int, float)):
-        return repr(value) if isinstance(value, float) else str(value)
-    raise TypeError(f"a chunk holds {value!r}")  # pragma: no cover (decode_chunk_row checked them)
 
 
 def _what(value: object) -> str:
@@ -336,12 +322,8 @@ def _what(value: object) -> str:
 
 def _name(storage: object) -> str:
     """A SQLite storage class (`typeof`) as the message names it."""
-    return (
-        "a BLOB"
-        if storage == BLOB
-        else "NULL"
-        if storage == NULL
-        else bytes(storage).decode()
-        if isinstance(storage, bytes)
-        else str(storage)
-    )
+    if storage == BLOB:
+        return "a BLOB"
+    if storage == NULL:
+        return "NULL"
+    return storage.decode() if isinstance(storage, bytes) else str(storage)
