@@ -220,3 +220,21 @@ def test_a_process_running_threads_starts_its_workers_without_fork(tmp_path: Pat
     # alone, the second pool may see a thread the first left winding down, and then not fork
     assert said["alone"].startswith("[True, ") and said["alone"].endswith("] []"), said
     assert said["threaded"] == "[False, False] []", said
+
+
+@pytest.mark.slow
+def test_a_sqlite_stores_sessions_give_the_same_reports_under_every_start_method(tmp_path: Path) -> None:
+    """A store's sessions spread over the workers (each opens the store itself: a connection
+    never crosses a fork) give the reports one process gives."""
+    from fixtures.storewriter import write_store
+
+    store = tmp_path / "store.db"
+    logs = [p.read_bytes() for p in sorted((SESSIONS / "valid").glob("*.session.jsonl"))]
+    renamed = [log.replace(b'"id":"', f'"id":"s{k}-'.encode(), 1) for k, log in enumerate(logs * 40)]
+    write_store(store, 17, [r for r in renamed if b'"version":0' in r.split(b"\n", 1)[0]])
+    one = _schedlog("fork", "verify", str(store), "--format", "json", "--no-cache")
+    assert one.returncode in (0, 1) and "Traceback" not in one.stderr, one.stderr
+    for method in METHODS:
+        done = _schedlog(method, "verify", str(store), "--jobs", "2", "--format", "json", "--no-cache")
+        assert done.stdout == one.stdout and "Traceback" not in done.stderr, (method, done.stderr)
+    assert len(json.loads(one.stdout)) > GROUPS_OF
