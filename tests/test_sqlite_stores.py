@@ -600,3 +600,28 @@ def test_a_store_written_meanwhile_is_never_read_torn(tmp_path: Path) -> None:
     final = verify_path(name)
     assert final.verdict == "ok" and final.events == len(lines) - 1
     assert [e.verdict for e in told if e.kind is Kind.VERDICT][-1] == final.verdict
+
+
+@pytest.mark.parametrize("layout", [14, 17])
+def test_the_lines_sqlite_writes_are_the_lines_the_row_decoder_writes(tmp_path: Path, layout: int) -> None:
+    """The fast path (a scalar row's line written in SQL) and the exact one (`decode_row`) give
+    the same event for every row the fast path takes, and the fast path takes most rows."""
+    from replay.logs.storerows import decode_row as decode_store_row
+    from replay.logs.storerows import row_query, rows_query
+
+    store = tmp_path / "store.db"
+    distinct = {json.loads(p.read_bytes().split(b"\n", 1)[0])["id"]: p for p in LOGS}  # (a store holds an id once)
+    ids = write_store(store, layout, [p.read_bytes() for p in distinct.values()])
+    db = sqlite3.connect(store)
+    db.text_factory = bytes
+    taken = 0
+    for session in ids:
+        for seq, line, turn_end in db.execute(rows_query(layout), (session, -1)).fetchall():
+            if line is None:
+                continue
+            taken += 1
+            exact = decode_store_row(layout, db.execute(row_query(layout), (session, seq)).fetchone())
+            assert [json.loads(x) for x in exact.lines] == [json.loads(line)]
+            assert exact.turn_end == (turn_end == 1)
+    db.close()
+    assert taken > 100
