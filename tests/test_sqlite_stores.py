@@ -602,26 +602,147 @@ def test_a_store_written_meanwhile_is_never_read_torn(tmp_path: Path) -> None:
     assert [e.verdict for e in told if e.kind is Kind.VERDICT][-1] == final.verdict
 
 
-@pytest.mark.parametrize("layout", [14, 17])
-def test_the_lines_sqlite_writes_are_the_lines_the_row_decoder_writes(tmp_path: Path, layout: int) -> None:
-    """The fast path (a scalar row's line written in SQL) and the exact one (`decode_row`) give
-    the same event for every row the fast path takes, and the fast path takes most rows."""
-    from replay.logs.storerows import decode_row as decode_store_row
-    from replay.logs.storerows import row_query, rows_query
+# --- packed rows: the quick reading and the exact one ------------------------------------------------------
 
-    store = tmp_path / "store.db"
-    distinct = {json.loads(p.read_bytes().split(b"\n", 1)[0])["id"]: p for p in LOGS}  # (a store holds an id once)
-    ids = write_store(store, layout, [p.read_bytes() for p in distinct.values()])
-    db = sqlite3.connect(store)
-    db.text_factory = bytes
-    taken = 0
-    for session in ids:
-        for seq, line, turn_end in db.execute(rows_query(layout), (session, -1)).fetchall():
-            if line is None:
-                continue
-            taken += 1
-            exact = decode_store_row(layout, db.execute(row_query(layout), (session, seq)).fetchone())
-            assert [json.loads(x) for x in exact.lines] == [json.loads(line)]
-            assert exact.turn_end == (turn_end == 1)
-    db.close()
-    assert taken > 100
+SAFE = (1 << 53) - 1
+_numbers = st.integers(0, 9).flatmap(
+    lambda k: (
+        st.sampled_from([SAFE, SAFE + 1, -SAFE - 1, 1 << 60, 1.0, 2.5, -0.0, True])
+        if k == 0
+        else st.integers(min_value=-3, max_value=3)
+    )
+)
+_gaps = st.integers(0, 9).flatmap(
+    lambda k: (
+        st.sampled_from([SAFE, -SAFE, 1.0, 0.5]) if k == 0 else st.integers(min_value=-(1 << 40), max_value=1 << 40)
+    )
+)
+
+
+@st.composite
+def packed_rows(draw: st.DrawFn) -> tuple[int, str, int, bytes]:
+    """A packed row's seq, type, time and data text: mostly well-formed, near every bound
+    `chunks.decode_row` checks, and sometimes not (a key missing or extra, a gap too few)."""
+    tag = draw(st.sampled_from(sorted(ROW_TAGS)))
+    members = draw(st.lists(st.text(max_size=4), min_size=int(draw(st.integers(0, 9)) > 0), max_size=5))
+    data: dict[str, object] = {k: draw(_numbers) for k in ("turn", "step", "index")}
+    data["dt"] = draw(st.lists(_gaps, min_size=max(len(members) - 1, 0), max_size=max(len(members) - 1, 0)))
+    if draw(st.integers(0, 9)) == 0 and data["dt"]:
+        data["dt"] = data["dt"][1:]  # type: ignore[index]
+    if tag == "tool-call-chunks":
+        data["id"] = draw(st.text(max_size=3))
+        if draw(st.booleans()):
+            data["name"] = draw(st.text(max_size=3)) if draw(st.integers(0, 9)) else 7
+        data["args"] = members
+    else:
+        data["texts"] = members
+    if draw(st.integers(0, 9)) == 0:
+        data.pop(draw(st.sampled_from(sorted(data))))
+    if draw(st.integers(0, 9)) == 0:
+        data["extra"] = 1
+    seq = draw(st.sampled_from([0, 7, SAFE - 3, SAFE - 1, SAFE]))
+    time = draw(st.sampled_from([0, 1783352138307, SAFE - 10, -SAFE + 10]))
+    text = json.dumps(data, ensure_ascii=draw(st.booleans())).encode("utf-8", "surrogatepass")
+    return seq, tag, time, text
+
+
+@given(packed_rows())
+def test_a_packed_row_reads_as_the_chunk_row_decoder_reads_it(row: tuple[int, str, int, bytes]) -> None:
+    """Each packed row's lines are its members' events as `chunks.decode_row` expands them, and
+    a row is refused exactly where that decoder refuses its data (the quick reading of the common
+    shape and the exact one agree)."""
+    from replay.logs.chunks import RowError
+    from replay.logs.jsonline import JsonLineError, parse_json_line
+    from replay.logs.storerows import decode_row as decode_store_row
+
+    seq, tag, time, text = row
+    try:
+        value = parse_json_line(text)
+        expected = [*decode_row({"type": tag, "seq0": seq, "time0": time, "data": value}, tag).events()]
+    except (RowError, JsonLineError):
+        expected = None
+    try:
+        lines = decode_store_row(17, (seq, bytearray(tag.encode()), time, bytearray(text), None, None, 0, False))
+    except RowDefect:
+        assert expected is None
+        return
+    assert isinstance(lines, list) and expected is not None
+    assert [parse_json_line(line) for line in lines] == expected
+
+
+@st.composite
+def row_runs(draw: st.DrawFn) -> tuple[int, list[tuple[object, ...]]]:
+    """A run of layout-17 rows as `rows_query` selects them, from a seq on: mostly scalar rows
+    that decode, with seq lists, surface ops, ignorable events, packed and compressed rows among
+    them, and now and then a row that does not decode or does not continue the seqs."""
+    start = draw(st.integers(0, 5))
+    rows: list[tuple[object, ...]] = []
+    seq = start
+    for _ in range(draw(st.integers(0, 12))):
+        kind = draw(st.integers(0, 19))
+        data = json.dumps(
+            draw(
+                st.one_of(
+                    st.integers(), st.text(max_size=5), st.dictionaries(st.text(max_size=2), st.integers(), max_size=2)
+                )
+            )
+        )
+        tag, lists, op, mark, width = "message/user", None, None, None, 1
+        if kind == 1:
+            lists = varints(draw(st.lists(st.integers(0, 1000), max_size=4)))
+        elif kind == 2:
+            op = bytearray(b'{"op":"append"}')
+        elif kind == 3:
+            mark = 1
+        elif kind == 4:
+            texts = draw(st.lists(st.text(max_size=3), min_size=1, max_size=4))
+            tag, mark, width = "text-chunks", 0, len(texts)
+            data = json.dumps({"turn": 1, "step": 1, "index": 0, "dt": [1] * (len(texts) - 1), "texts": texts})
+        elif kind == 5:
+            data = draw(st.sampled_from(["{", "1,2", '{"a":\n1}', '"x"\r', "", "nul"]))
+        elif kind == 6:
+            seq += draw(st.sampled_from([-1, 1, 2]))
+        elif kind == 7:
+            tag = "turn/end"
+        value: object = bytearray(data.encode())
+        if kind == 8:
+            value = zstandard.ZstdCompressor(write_content_size=True).compress(data.encode())
+        elif kind == 9:
+            value = draw(st.sampled_from([None, 1, 2.5]))
+        elif kind == 10:
+            mark = draw(st.sampled_from([2, 1.0, bytearray(b"1")]))
+        plain = lists is None and op is None and mark in (None, 1)
+        rows.append((seq, bytearray(tag.encode()), 1783352138307 + seq, value, lists, op, mark, plain))
+        seq += width
+    return start, rows
+
+
+@given(row_runs())
+def test_a_run_of_rows_read_at_once_reads_as_each_row_decoded(run: tuple[int, list[tuple[object, ...]]]) -> None:
+    """`quick_lines` (a run of rows checked a column at a time) gives the lines `decode_row`
+    gives each row, where every row decodes and continues the seqs from the run's first, and
+    gives nothing where one does not; a run of plain rows is read at once."""
+    from replay.logs.storerows import decode_row as decode_store_row
+    from replay.logs.storerows import quick_lines
+
+    start, rows = run
+    quick = quick_lines(17, rows, start)
+    expected: list[bytes] | None = []
+    at = start
+    for row in rows:
+        try:
+            got = decode_store_row(17, row)
+        except RowDefect:
+            expected = None
+            break
+        got = [got] if isinstance(got, bytes) else got
+        if row[0] != at:
+            expected = None
+            break
+        assert expected is not None
+        expected += got
+        at += len(got)
+    if quick is not None:
+        assert quick == expected
+    elif expected is not None:  # (refused only for what the exact reader reads otherwise: a CR or LF)
+        assert any(b"\n" in r[3] or b"\r" in r[3] for r in rows if isinstance(r[3], bytearray))

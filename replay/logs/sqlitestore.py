@@ -32,6 +32,7 @@ import tempfile
 import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 
 from invariant.findings import Finding, Severity
@@ -40,11 +41,13 @@ from replay.logs.sqlitenames import SESSION_SEPARATOR, is_sqlite, session_name, 
 from replay.logs.storerows import (
     LAYOUT_PACKED,
     LAYOUTS,
+    TEXT,
+    TURN_END,
     VALUE_MAX,
-    DecodedRow,
+    Row,
     RowDefect,
     decode_row,
-    row_query,
+    quick_lines,
     rows_query,
 )
 
@@ -387,42 +390,52 @@ class Store:
                 ).fetchone()
                 if header is None:
                     return None
-                rows = list(self._rows(session_id))
+                fields = dict(zip((f for f, _ in HEADER_COLUMNS), header, strict=True))
+                return _walked(fields, self.layout, self._rows(session_id))
             finally:
                 db.execute("COMMIT")
         except SQLITE_FAILURES as err:
             raise StoreError(f"{session_name(self.path, session_id)}: its rows cannot be read ({err})") from None
-        return _walked(dict(zip((f for f, _ in HEADER_COLUMNS), header, strict=True)), rows)
 
-    def _rows(self, session_id: str) -> Iterator[tuple[int, DecodedRow | RowDefect]]:
-        """Each event row of the session in seq order, decoded: a value too large to read is
-        that row's defect, and the reading goes on after it."""
-        query, one = rows_query(self.layout), row_query(self.layout)
-        after = -(1 << 63)
-        while True:
-            cursor = self._db.execute(query, (session_id, after))
+    def _rows(self, session_id: str) -> Iterator[list[Row | tuple[object, RowDefect]]]:
+        """The session's event rows in seq order (`rows_query`, text read as `TEXT`), in
+        batches of `BATCH`; in place of a row holding a value too large to read, its seq and
+        that defect (the rows after it are read one at a time, and go on after it)."""
+        db, query = self._db, rows_query(self.layout)
+        after: object = -(1 << 63)
+        db.text_factory = TEXT
+        try:
+            cursor = db.execute(query, (session_id, after))
             try:
-                for seq, line, turn_end in cursor:
-                    after = seq if type(seq) is int else after
-                    if line is not None:  # (written by SQLite: a scalar row of valid JSON text)
-                        yield seq, DecodedRow(seq, (line,), turn_end == 1)
-                        continue
-                    row = self._db.execute(one, (session_id, seq)).fetchone()
-                    try:
-                        if row is None:
-                            raise RowDefect(f"its seq is not a safe integer from 0 ({seq!r})")
-                        yield seq, decode_row(self.layout, row)
-                    except RowDefect as defect:
-                        yield seq, defect
+                while batch := cursor.fetchmany(BATCH):
+                    yield batch
+                    after = batch[-1][0]
                 return
-            except sqlite3.DataError:  # a value past SQLite's length limit: the next row's
-                big = self._db.execute(
-                    "SELECT seq FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT 1", (session_id, after)
-                ).fetchone()
-                if big is None:  # pragma: no cover (the row that raised is there)
+            except sqlite3.DataError:  # a value past SQLite's length limit, in the batch after `after`
+                pass
+            while True:
+                row: Row | None = None
+                try:
+                    for row in db.execute(query, (session_id, after)):
+                        yield [row]
                     return
-                after = big[0]
-                yield after, RowDefect(f"a value past {VALUE_MAX:,} bytes, more than the harness can read")
+                except sqlite3.DataError:
+                    after = after if row is None else row[0]
+                    big = db.execute(
+                        "SELECT seq FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT 1",
+                        (session_id, after),
+                    ).fetchone()
+                    if big is None or type(big[0]) not in (int, float):  # (the row that raised is there, with a seq)
+                        return  # pragma: no cover
+                    after = big[0]
+                    yield [(after, RowDefect(f"a value past {VALUE_MAX:,} bytes, more than the harness can read"))]
+        finally:
+            db.text_factory = bytes
+
+
+BATCH = 4096
+"""Rows read and decoded together (`storerows.quick_lines`): enough that a batch's checks are
+made in C, few enough that a session is never held twice over as rows and as lines."""
 
 
 def _connected(path: str, opening: str) -> sqlite3.Connection:
@@ -447,39 +460,85 @@ def _text(value: object) -> str:
     return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
 
 
-def _walked(header: dict[str, object], rows: list[tuple[int, DecodedRow | RowDefect]]) -> SessionRows:
-    """The session's log as the harness loads it from `rows` (sqlite-store.md): the committed
-    prefix, and the row that ends it, if any, as committed corruption or a removable tail."""
-    last_end = max((k for k, (_, row) in enumerate(rows) if isinstance(row, DecodedRow) and row.turn_end), default=-1)
+def _walked(
+    header: dict[str, object], layout: int, batches: Iterator[list[Row | tuple[object, RowDefect]]]
+) -> SessionRows:
+    """The session's log as the harness loads it from its rows (sqlite-store.md): the committed
+    prefix, and the row that ends it, if any, as committed corruption (a row from it on that
+    decodes holds a `turn/end`) or a removable tail. A batch of rows that all decode and continue
+    the seqs is read at once (`quick_lines`); any other is walked a row at a time."""
     lines = [_header_line(header)]
-    findings = []
-    refused = False
     expected = 0
-    for k, (seq, row) in enumerate(rows):
-        why = str(row) if isinstance(row, RowDefect) else None
-        if why is None and seq != expected:
-            why = f"its seq breaks contiguity (expected {expected})"
-        if why is None:
-            assert isinstance(row, DecodedRow)
-            lines.extend(row.lines)
-            expected += len(row.lines)
+    for batch in batches:
+        quick = quick_lines(layout, batch, expected)
+        if quick is not None:
+            lines += quick
+            expected += len(quick)
             continue
-        if k <= last_end:
-            refused = True
-            message = (
-                f"invalid committed physical row at seq {seq}: {why}; a turn/end follows, so the session "
-                "cannot be loaded"
-            )
-            findings.append(Finding("sqlite.row", Severity.ERROR, message, index=seq if type(seq) is int else None))
-        else:
-            message = (
-                f"rows from seq {seq} on ({len(rows) - k} of them) are a removable tail: {why}; the harness drops "
-                "them when it loads the session (and deletes them when it may write)"
-            )
-            findings.append(Finding("sqlite.tail", Severity.WARNING, message, index=seq if type(seq) is int else None))
-        break
+        rows = iter(batch)
+        for row in rows:
+            seq = row[0]
+            rest = chain(rows, chain.from_iterable(batches))
+            try:
+                got = _decoded(layout, row)
+            except RowDefect as defect:
+                return _ended(header, lines, expected, seq, str(defect), False, layout, rest)
+            if seq != expected:
+                why = f"its seq breaks contiguity (expected {expected})"
+                return _ended(header, lines, expected, seq, why, row[1] == TURN_END, layout, rest)
+            if isinstance(got, bytes):
+                lines.append(got)
+                expected += 1
+            else:
+                lines.extend(got)
+                expected += len(got)
+    return SessionRows(b"\n".join(lines) + b"\n", header.get("version"), (), False, expected)
+
+
+def _decoded(layout: int, row: Row | tuple[object, RowDefect]) -> bytes | list[bytes]:
+    """A row's lines (`decode_row`), or the defect `_rows` put in its place."""
+    if len(row) == 2:
+        assert isinstance(row[1], RowDefect)
+        raise row[1]
+    return decode_row(layout, row)
+
+
+def _ended(
+    header: dict[str, object],
+    lines: list[bytes],
+    expected: int,
+    seq: object,
+    why: str,
+    turn_end: bool,
+    layout: int,
+    rest: Iterator[Row | tuple[object, RowDefect]],
+) -> SessionRows:
+    """The session whose rows stop continuing at `seq` (`why`): committed corruption where that
+    row (`turn_end`: it decodes and holds a `turn/end`) or a later one that decodes holds a
+    `turn/end`, else a removable tail. Only a later `turn/end` row is decoded."""
+    count = 1
+    for row in rest:
+        count += 1
+        if not turn_end and row[1] == TURN_END:
+            try:
+                _decoded(layout, row)
+                turn_end = True
+            except RowDefect:
+                pass
+    index = seq if type(seq) is int else None
+    if turn_end:
+        message = (
+            f"invalid committed physical row at seq {seq}: {why}; a turn/end follows, so the session cannot be loaded"
+        )
+        finding = Finding("sqlite.row", Severity.ERROR, message, index=index)
+    else:
+        message = (
+            f"rows from seq {seq} on ({count} of them) are a removable tail: {why}; the harness drops "
+            "them when it loads the session (and deletes them when it may write)"
+        )
+        finding = Finding("sqlite.tail", Severity.WARNING, message, index=index)
     log = b"\n".join(lines) + b"\n"
-    return SessionRows(log, header.get("version"), tuple(findings), refused, expected)
+    return SessionRows(log, header.get("version"), (finding,), turn_end, expected)
 
 
 def _header_line(header: dict[str, object]) -> bytes:

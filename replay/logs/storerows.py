@@ -4,17 +4,18 @@ compressed by Zstandard, and varint seq lists (layout 17). Each decoded event is
 JSONL line the file backend would hold for it, so that a session read from a store is judged by
 the same reader and judge as a log file, line for line (a store session's line N is seq N - 2).
 
-Nothing here touches the database: `decode_row` takes a row's column values as SQLite returned
-them, text and BLOBs alike as bytes (so that no text the file holds can fail to decode before
-the rules say what it is) each with its storage class (`typeof`), and says what the row is, or
-why it does not decode (`RowDefect`), as the harness's reader refuses it. The JSON of a row is
-read as `JSON.parse` reads it."""
+Nothing here touches the database: `decode_row` takes a row as `rows_query` selects it, its text
+read as a bytearray and a BLOB as bytes (`TEXT`: so that a value tells its storage class by its
+type, no `typeof` a column, and no text the file holds can fail to decode before the rules say
+what it is), and gives its lines, or says why it does not decode (`RowDefect`), as the harness's
+reader refuses it. The JSON of a row is read as `JSON.parse` reads it."""
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterator
-from dataclasses import dataclass
-from itertools import accumulate
+from functools import lru_cache
+from itertools import accumulate, compress, repeat
 
 import msgspec
 import zstandard
@@ -42,112 +43,199 @@ cannot be read by the harness, and is refused here before it is held whole."""
 VARINT_BYTES = 8
 """The most bytes of one varint (2^53 - 1 needs 8 groups of 7 bits)."""
 
+TEXT = bytearray
+"""The type SQLite text is read as while rows are read (the connection's `text_factory`): a
+BLOB is read as bytes, so the two are told apart by type."""
+
+Row = tuple[object, ...]
+"""A row as `rows_query` selects it: seq, type, time, data, source_event_seqs, surface_op,
+ignorable (NULL in layout 14), and whether it is plainly scalar (SQLite's answer: no seq list,
+no surface op, ignorable NULL or 1; a hint `quick_lines` takes, never a check)."""
+
+TURN_END = b"turn/end"
+
 
 class RowDefect(ValueError):
     """A row that does not decode into its events, as the harness's reader refuses it."""
 
 
-@dataclass(frozen=True, slots=True)
-class DecodedRow:
-    """A row's logical events, each as its JSONL line (no LF), the first one's seq, and whether
-    one of them is a `turn/end` (the harness's committed boundary)."""
-
-    seq: int
-    lines: tuple[bytes, ...]
-    turn_end: bool
-
-
-ROW_COLUMNS = (
-    "seq, typeof(type), type, time, typeof(data), data, typeof(source_event_seqs), source_event_seqs, "
-    "typeof(surface_op), surface_op"
-)
-"""The columns `decode_row` takes, as a query selects them (then `ignorable`, or NULL in layout
-14): each value that may be text or a BLOB with its SQLite storage class, read as bytes."""
-
-TEXT, BLOB, NULL = b"text", b"blob", b"null"
-
-
 def rows_query(layout: int) -> str:
-    """The query of a session's rows after seq `?`: each row's seq, its JSONL line where SQLite
-    can write it (a scalar row of text JSON data on one line and no seq list: most rows;
-    `json_valid` refuses all that `JSON.parse` refuses, and what it refuses the exact reader
-    reads again), and whether it is a `turn/end`. The other rows are read by `row_query`."""
-    ignorable = _ignorable(layout)
-    safe = MAX_SAFE_INTEGER
-    fast = (
-        f"typeof(seq) = 'integer' AND seq BETWEEN 0 AND {safe} AND typeof(time) = 'integer' "
-        f"AND time BETWEEN -{safe} AND {safe} AND typeof(type) = 'text' AND typeof(data) = 'text' "
-        f"AND source_event_seqs IS NULL AND ({ignorable} IS NULL OR {ignorable} = 1) AND json_valid(data) "
-        "AND (surface_op IS NULL OR (typeof(surface_op) = 'text' AND json_valid(surface_op))) "
-        "AND instr(data, char(10)) = 0 AND instr(data, char(13)) = 0 "
-        "AND (surface_op IS NULL OR (instr(surface_op, char(10)) = 0 AND instr(surface_op, char(13)) = 0))"
-    )
-    line = (
-        "'{\"type\":' || json_quote(type) || ',\"seq\":' || seq || ',\"time\":' || time || ',\"data\":' || data"
-        " || CASE WHEN surface_op IS NULL THEN '' ELSE ',\"surfaceOp\":' || surface_op END"
-        f" || CASE WHEN {ignorable} = 1 THEN ',\"ignorable\":true' ELSE '' END || '}}'"
-    )
+    """The query of a session's rows after seq `?`, in seq order, as `decode_row` takes them."""
+    ignorable = "ignorable" if layout == LAYOUT_PACKED else "NULL"
     return (
-        f"SELECT seq, CASE WHEN {fast} THEN {line} END, type = 'turn/end' FROM events "
-        "WHERE session_id = ? AND seq > ? ORDER BY seq"
+        f"SELECT seq, type, time, data, source_event_seqs, surface_op, {ignorable}, "
+        f"source_event_seqs IS NULL AND surface_op IS NULL AND ({ignorable} IS NULL OR {ignorable} = 1) "
+        "FROM events WHERE session_id = ? AND seq > ? ORDER BY seq"
     )
 
 
-def row_query(layout: int) -> str:
-    """The query of one row (session id, seq) as `decode_row` takes it."""
-    return f"SELECT {ROW_COLUMNS}, {_ignorable(layout)} FROM events WHERE session_id = ? AND seq = ?"
-
-
-def _ignorable(layout: int) -> str:
-    """The `ignorable` column as a query selects it: layout 14 has none (NULL: a scalar row)."""
-    return "ignorable" if layout == LAYOUT_PACKED else "NULL"
-
-
-def decode_row(layout: int, row: tuple[object, ...]) -> DecodedRow:
-    """The events of `row` (ROW_COLUMNS, then `ignorable`) in a store of `layout` (14 or 17),
-    or RowDefect saying why the harness's reader refuses it."""
-    seq, kind_is, kind, time, data_is, data, seqs_are, seqs, op_is, op, ignorable = row
+def decode_row(layout: int, row: Row) -> bytes | list[bytes]:
+    """The JSONL line of the event a scalar row stands for, or the lines of a packed row's
+    members, in a store of `layout` (14 or 17); RowDefect saying why the harness's reader
+    refuses the row. (Every row is decoded here, the checks in the order of the harness's
+    reader; a well-formed scalar row costs its checks and one formatting.)"""
+    seq, kind, time, data, seqs, op, ignorable, _ = row
     if type(seq) is not int or not 0 <= seq <= MAX_SAFE_INTEGER:
         raise RowDefect(f"its seq is not a safe integer from 0 ({_what(seq)})")
     if type(time) is not int or not -MAX_SAFE_INTEGER <= time <= MAX_SAFE_INTEGER:
         raise RowDefect(f"its time is not a safe integer ({_what(time)})")
-    if kind_is != TEXT or not isinstance(kind, bytes):
-        raise RowDefect(f"its type is not text ({_name(kind_is)})")
-    tag = kind.decode("utf-8", "replace")
+    if type(kind) is not TEXT:
+        raise RowDefect(f"its type is not text ({_storage(kind)})")
     if layout == LAYOUT_PACKED and ignorable == 0:
-        if seqs_are != NULL or op_is != NULL:
+        if seqs is not None or op is not None:
             raise RowDefect("a packed row carries source_event_seqs or surface_op")
-        return _packed(tag, seq, time, data_is, data)
-    if ignorable not in (None, 1):
+        return _packed(kind, seq, time, data)
+    if ignorable is not None and ignorable != 1:
         raise RowDefect(f"its ignorable column is neither NULL, 0 nor 1 ({_what(ignorable)})")
-    text = _data_text(layout, data_is, data, VALUE_MAX)
+    text = data if type(data) is TEXT and len(data) <= VALUE_MAX else _data_text(layout, data, VALUE_MAX)
     _valid_json(text, "data")
-    line = [b'{"type":', _text(tag), b',"seq":', b"%d" % seq, b',"time":', b"%d" % time, b',"data":', _one_line(text)]
-    if seqs_are != NULL:
-        listed = _seqs(layout, seqs_are, seqs)
-        line += [b',"sourceEventSeqs":[', b",".join(b"%d" % s for s in listed), b"]"]
-    if op_is != NULL:
-        if op_is != TEXT or not isinstance(op, bytes):
-            raise RowDefect(f"its surface_op is not JSON text ({_name(op_is)})")
+    line = _HEAD % (_prefix(bytes(kind)), seq, time, _one_line(text))
+    if seqs is not None:
+        line += b',"sourceEventSeqs":' + _ENCODE(_seqs(layout, seqs))
+    if op is not None:
+        if type(op) is not TEXT:
+            raise RowDefect(f"its surface_op is not JSON text ({_storage(op)})")
         _valid_json(op, "surface_op")
-        line += [b',"surfaceOp":', _one_line(op)]
-    if ignorable == 1:
-        line.append(b',"ignorable":true')
-    line.append(b"}")
-    return DecodedRow(seq, (b"".join(line),), tag == "turn/end")
+        line += b',"surfaceOp":' + _one_line(op)
+    return line + _ENDS[ignorable]
 
 
-def _packed(tag: str, seq: int, time: int, data_is: object, data: object) -> DecodedRow:
+_HEAD = b'%s%d,"time":%d,"data":%s'
+"""A scalar event's line from its type (`_prefix`) to its data."""
+_ENDS = {None: b"}", 1: b',"ignorable":true}'}
+"""A scalar event's line's end, by its row's `ignorable` (NULL or 1)."""
+_LINE = _HEAD + b"%s"
+
+
+def quick_lines(layout: int, rows: list[Row], expected: int) -> list[bytes] | None:
+    """The lines of `rows`, a run of a session's rows whose first must hold seq `expected`,
+    where each row decodes and continues the seqs, else None (then they are walked one by one:
+    `decode_row`). The lines are `decode_row`'s; its checks are made a column at a time (in C:
+    a scalar row costs no Python of its own), and the other rows are decoded one by one."""
+    if not rows or set(map(len, rows)) != {8}:
+        return [] if not rows else None
+    seqs, kinds, times, datas, _, _, marks, plain = zip(*rows, strict=True)
+    plain = tuple(map(operator.and_, plain, map(isinstance, datas, repeat(TEXT))))  # (compressed data: one by one)
+    if set(map(type, seqs)) != {int} or set(map(type, times)) != {int} or set(map(type, kinds)) != {TEXT}:
+        return None
+    if min(times) < -MAX_SAFE_INTEGER or max(times) > MAX_SAFE_INTEGER or max(seqs) > MAX_SAFE_INTEGER:
+        return None
+    texts = list(compress(datas, plain))
+    joined = b"".join(texts)
+    if b"\n" in joined or b"\r" in joined or (len(texts) and max(map(len, texts)) > VALUE_MAX):
+        return None
+    try:
+        for _ in map(_RAW, texts):
+            pass
+        ends = list(map(_ENDS.__getitem__, compress(marks, plain)))
+    except (msgspec.DecodeError, KeyError, TypeError):
+        return None
+    prefixes = map(_prefix, map(bytes, compress(kinds, plain)))
+    columns = zip(prefixes, compress(seqs, plain), compress(times, plain), texts, ends, strict=True)
+    scalar = list(map(_LINE.__mod__, columns))
+    if len(scalar) == len(rows):
+        return scalar if list(seqs) == list(range(expected, expected + len(rows))) else None
+    counts = [1] * len(rows)
+    lines: list[bytes] = []
+    taken = 0  # (the scalar rows' lines taken: before row k, k less the other rows before it)
+    for others, k in enumerate(compress(range(len(rows)), map(operator.not_, plain))):
+        try:
+            got = decode_row(layout, rows[k])
+        except RowDefect:
+            return None
+        lines += scalar[taken : k - others]
+        taken = k - others
+        if isinstance(got, bytes):
+            lines.append(got)
+        else:
+            lines += got
+            counts[k] = len(got)
+    lines += scalar[taken:]
+    return lines if list(seqs) == list(accumulate(counts[:-1], initial=expected)) else None
+
+
+@lru_cache(maxsize=1024)
+def _prefix(kind: bytes) -> bytes:
+    """A scalar event's line up to its seq: its type as JSON (its bytes read as the harness's
+    SQLite driver reads text, malformed UTF-8 as U+FFFD)."""
+    return b'{"type":%s,"seq":' % _text(kind.decode("utf-8", "replace"))
+
+
+class _TextRun(msgspec.Struct, forbid_unknown_fields=True):
+    turn: int
+    step: int
+    index: int
+    dt: list[int]
+    texts: list[str]
+
+
+class _ToolRun(msgspec.Struct, forbid_unknown_fields=True):
+    turn: int
+    step: int
+    index: int
+    dt: list[int]
+    id: str
+    args: list[str]
+    name: str | msgspec.UnsetType = msgspec.UNSET
+
+
+_TEXT_RUN = msgspec.json.Decoder(_TextRun)
+_TOOL_RUN = msgspec.json.Decoder(_ToolRun)
+"""A packed row's data as its common shape holds it (integers, strings): what does not decode
+so is read again by the exact reader (a number written 1.0, a lone surrogate, a wrong shape)."""
+
+
+def _packed(kind: bytearray, seq: int, time: int, data: object) -> list[bytes]:
     """A packed run of chunk events (its data the JSONL row's, sqlite-store.md), expanded."""
+    tag = kind.decode("utf-8", "replace")
     if tag not in ROW_TAGS:
         raise RowDefect(f"a packed row's type {tag!r} is none of {', '.join(sorted(ROW_TAGS))}")
-    text = _data_text(LAYOUT_PACKED, data_is, data, PACKED_DATA_MAX)
+    text = _data_text(LAYOUT_PACKED, data, PACKED_DATA_MAX)
+    quick = _quick_members(tag, seq, time, text)
+    if quick is not None:
+        return quick
     value = _json(text, "data")
     try:
         row = decode_chunk_row({"type": tag, "seq0": seq, "time0": time, "data": value}, tag)
     except RowError as err:
         raise RowDefect(f"a malformed packed row: {err}") from None
-    return DecodedRow(seq, tuple(_member_lines(row)), False)
+    return list(_member_lines(row))
+
+
+def _quick_members(tag: str, seq: int, time: int, text: bytes | bytearray) -> list[bytes] | None:
+    """The member lines of a packed row whose data has the common shape (integers, strings) and
+    is within the bounds `chunks.decode_row` checks; None for any other (read exactly)."""
+    try:
+        run = _TOOL_RUN.decode(text) if tag == "tool-call-chunks" else _TEXT_RUN.decode(text)
+    except (msgspec.DecodeError, UnicodeError):
+        return None
+    members = run.texts if isinstance(run, _TextRun) else run.args
+    dt = run.dt
+    if not members or len(dt) != len(members) - 1:
+        return None
+    if not all(-MAX_SAFE_INTEGER <= n <= MAX_SAFE_INTEGER for n in (run.turn, run.step, run.index)):
+        return None
+    if dt and (min(dt) < -MAX_SAFE_INTEGER or max(dt) > MAX_SAFE_INTEGER):
+        return None
+    if seq + len(members) - 1 > MAX_SAFE_INTEGER:
+        return None
+    times = list(accumulate(dt, initial=time))
+    if max(times) > MAX_SAFE_INTEGER or min(times) < -MAX_SAFE_INTEGER:
+        return None
+    if isinstance(run, _ToolRun):
+        named = b"" if run.name is msgspec.UNSET else b',"name":' + _ENCODE(run.name)
+        chunk = b'"tool-call-delta","index":%d,"id":%s%s,"argumentsDelta":' % (run.index, _ENCODE(run.id), named)
+    else:
+        chunk = b'"%s","index":%d,"text":' % (_DELTAS[tag], run.index)
+    middle = b',"data":{"turn":%d,"step":%d,"chunk":{"type":%s' % (run.turn, run.step, chunk)
+    try:
+        encoded = [_ENCODE(m) for m in members]
+    except UnicodeEncodeError:
+        return None
+    return [
+        b'{"type":"assistant/chunk","seq":%d,"time":%d%s%s}}}' % (seq + k, at, middle, member)
+        for k, (at, member) in enumerate(zip(times, encoded, strict=False))
+    ]
 
 
 def _member_lines(row: ChunkRow) -> Iterator[bytes]:
@@ -178,12 +266,12 @@ def _text(value: object) -> bytes:
         return dumps(value, exact=True).encode()
 
 
-def _data_text(layout: int, data_is: object, data: object, bound: int) -> bytes:
+def _data_text(layout: int, data: object, bound: int) -> bytes | bytearray:
     """A row's data as UTF-8 JSON text: text as stored, or (layout 17) a Zstandard frame's
     plaintext, its declared size checked against `bound` before it is decompressed."""
-    if not isinstance(data, bytes) or data_is not in (TEXT, BLOB):
-        raise RowDefect(f"its data is neither text nor a compressed frame ({_name(data_is)})")
-    if data_is == TEXT:
+    if type(data) is not TEXT and type(data) is not bytes:
+        raise RowDefect(f"its data is neither text nor a compressed frame ({_storage(data)})")
+    if isinstance(data, TEXT):
         if len(data) > bound:
             raise RowDefect(f"its data holds {len(data):,} bytes, past the {bound:,} the reader takes")
         return data
@@ -219,7 +307,7 @@ def _decompressed(frame: bytes, bound: int) -> bytes:
     return text
 
 
-def _valid_json(text: bytes, column: str) -> None:
+def _valid_json(text: bytes | bytearray, column: str) -> None:
     """RowDefect unless `text` is one JSON value as `JSON.parse` reads it (checked by msgspec
     without building the value; what it refuses, the exact reader reads again)."""
     try:
@@ -231,14 +319,14 @@ def _valid_json(text: bytes, column: str) -> None:
 _RAW = msgspec.json.Decoder(msgspec.Raw).decode
 
 
-def _json(text: bytes, column: str) -> object:
+def _json(text: bytes | bytearray, column: str) -> object:
     try:
-        return parse_json_line(text)
+        return parse_json_line(bytes(text))
     except JsonLineError as err:
         raise RowDefect(f"its {column} is not JSON ({err})") from None
 
 
-def _one_line(text: bytes) -> bytes:
+def _one_line(text: bytes | bytearray) -> bytes | bytearray:
     """JSON text on one line: a CR or LF in valid JSON is whitespace between tokens (a string
     holds them escaped), so a space stands for it without changing the value."""
     if b"\n" in text or b"\r" in text:
@@ -246,14 +334,14 @@ def _one_line(text: bytes) -> bytes:
     return text
 
 
-def _seqs(layout: int, stored_as: object, value: object) -> list[int]:
+def _seqs(layout: int, value: object) -> list[int]:
     """A row's source_event_seqs: a JSON array (layout 14) or a varint BLOB (layout 17)."""
     if layout == LAYOUT_PACKED:
-        if stored_as != BLOB or not isinstance(value, bytes):
-            raise RowDefect(f"its source_event_seqs is not a varint BLOB ({_name(stored_as)})")
+        if type(value) is not bytes:
+            raise RowDefect(f"its source_event_seqs is not a varint BLOB ({_storage(value)})")
         return varint_seqs(value)
-    if stored_as != TEXT or not isinstance(value, bytes):
-        raise RowDefect(f"its source_event_seqs is not JSON text ({_name(stored_as)})")
+    if type(value) is not TEXT:
+        raise RowDefect(f"its source_event_seqs is not JSON text ({_storage(value)})")
     seqs = _json(value, "source_event_seqs")
     if not isinstance(seqs, list) or not all(type(s) is int and 0 <= s <= MAX_SAFE_INTEGER for s in seqs):
         raise RowDefect("its source_event_seqs is not an array of seqs")
@@ -320,10 +408,8 @@ def _what(value: object) -> str:
     return "NULL" if value is None else type(value).__name__
 
 
-def _name(storage: object) -> str:
-    """A SQLite storage class (`typeof`) as the message names it."""
-    if storage == BLOB:
+def _storage(value: object) -> str:
+    """A value's SQLite storage class, as the message names it."""
+    if type(value) is bytes:
         return "a BLOB"
-    if storage == NULL:
-        return "NULL"
-    return storage.decode() if isinstance(storage, bytes) else str(storage)
+    return {type(None): "NULL", TEXT: "text", int: "integer", float: "real"}.get(type(value), type(value).__name__)
