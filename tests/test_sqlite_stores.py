@@ -479,7 +479,8 @@ def test_watch_reads_a_stores_session_again_only_when_its_revision_moves(
     (session,) = write_store(store, 17, [b"\n".join(log[:20]) + b"\n"])
     judged: list[str] = []
     real = follow._judged
-    monkeypatch.setattr(follow, "_judged", lambda name, *a: (judged.append(name), real(name, *a))[1])
+    monkeypatch.setattr(follow, "_judged", lambda name, *a, **k: (judged.append(name), real(name, *a, **k))[1])
+    firsts = _firsts(monkeypatch)
     watch = Watch((str(store),), Reading())
     first = list(watch.first())
     assert [e.verdict for e in first if e.kind is Kind.VERDICT] == ["ok"] and len(judged) == 1
@@ -490,6 +491,7 @@ def test_watch_reads_a_stores_session_again_only_when_its_revision_moves(
     _grow(store, session, [json.loads(line) for line in log[20:]])
     events, changed = watch.again({str(store) + "-wal"})
     assert changed and len(judged) == 2
+    assert firsts[0] == 0 and firsts[-1] > 0  # (grown: only the rows after the saved reading were read)
     assert [e.verdict for e in events if e.kind is Kind.VERDICT] == ["corrupt"]
     assert verify_path(f"{store}#{session}").verdict == "corrupt"
     with sqlite3.connect(store) as db:
@@ -535,8 +537,12 @@ def test_the_cache_answers_an_unchanged_session_and_reads_one_whose_revision_mov
     )  # (a cached report is the cold one)
     _grow(store, "child-0002-1", [])  # a transaction of the session: its revision moves
     moved = CliRunner().invoke(main, ["verify", *cache, "-v", str(store)])
-    assert "3 from cache, 0 resumed, 1 read whole" in moved.output
-    assert "child-0002-1: read whole: the session changed since it was judged (another revision)" in moved.output
+    assert "3 from cache, 1 resumed, 0 read whole" in moved.output
+    with sqlite3.connect(store) as db:
+        db.execute("UPDATE sessions SET incarnation = 'another', revision = revision + 1 WHERE id = 'child-0002-1'")
+    anew = CliRunner().invoke(main, ["verify", *cache, "-v", str(store)])
+    assert "3 from cache, 0 resumed, 1 read whole" in anew.output
+    assert "child-0002-1: read whole: the session changed since it was judged (made anew" in anew.output
     replaced = tmp_path / "replaced.db"  # the same store id, incarnation and revision, another file
     shutil.copy(store, replaced)
     os.replace(replaced, store)
@@ -746,3 +752,67 @@ def test_a_run_of_rows_read_at_once_reads_as_each_row_decoded(run: tuple[int, li
         assert quick == expected
     elif expected is not None:  # (refused only for what the exact reader reads otherwise: a CR or LF)
         assert any(b"\n" in r[3] or b"\r" in r[3] for r in rows if isinstance(r[3], bytearray))
+
+
+def _firsts(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The seq each read of a store's session started at (0: whole), as the store read it."""
+    from replay.logs import sqlitestore
+
+    firsts: list[int] = []
+    real = sqlitestore.stored_session
+
+    def stored_session(path: str, first: int = 0) -> object:
+        read = real(path, first)
+        firsts.append(read.first if isinstance(read, sqlitestore.SessionRows) else -1)
+        return read
+
+    monkeypatch.setattr(sqlitestore, "stored_session", stored_session)
+    return firsts
+
+
+@pytest.mark.parametrize("log", LOGS, ids=lambda p: p.name)
+def test_a_grown_stores_session_is_read_from_its_saved_turn_and_reported_as_cold(
+    tmp_path: Path, log: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session judged through the cache, then grown by the harness's transactions (rows
+    appended, the revision moved), is read again from the rows appended only, and its report
+    is the report of a cold read of the grown store, whatever the rows appended hold."""
+    lines = expanded(log.read_bytes()).splitlines()
+    ends = [k for k, line in enumerate(lines) if json.loads(line).get("type") == "turn/end"]
+    cuts = sorted({2, *ends[:1], *ends[len(ends) // 2 : len(ends) // 2 + 1], len(lines) - 1} - {len(lines)})
+    for cut in cuts:
+        store = tmp_path / f"{log.stem}-{cut}.db"
+        (session,) = write_store(store, 17, [b"\n".join(lines[:cut]) + b"\n"])
+        cache = ["--cache-dir", str(tmp_path / f"cache-{cut}")]
+        name = f"{store}#{session}"
+        assert CliRunner().invoke(main, ["verify", *cache, "--format", "json", name]).exit_code in (0, 1, 2)
+        firsts = _firsts(monkeypatch)
+        _grow(store, session, [json.loads(line) for line in lines[cut:]])
+        resumed = CliRunner().invoke(main, ["verify", *cache, "-v", "--format", "json", name])
+        cold = CliRunner().invoke(main, ["verify", "--no-cache", "--format", "json", name])
+        assert (resumed.exit_code, resumed.stdout) == (cold.exit_code, cold.stdout), (log.name, cut)
+        assert firsts[0] == cut - 1, (log.name, cut, firsts)  # (seq cut - 1 is the first row appended)
+
+
+def test_a_session_read_with_a_store_finding_is_read_whole_once_grown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reading that met a row that does not decode (a removable tail) is not saved: once the
+    session grows past that row (which is then committed corruption), it is read whole, and
+    says so, as a cold read does."""
+    lines = expanded(CORRUPT_LOG.read_bytes()).splitlines()
+    store = tmp_path / "store.db"
+    (session,) = write_store(store, 17, [b"\n".join(lines[:20]) + b"\n"])
+    with sqlite3.connect(store) as db:
+        last = "SELECT max(seq) FROM events WHERE session_id = ?1"
+        db.execute(f"UPDATE events SET data = '{{' WHERE session_id = ?1 AND seq = ({last})", (session,))
+    name, cache = f"{store}#{session}", ["--cache-dir", str(tmp_path / "cache")]
+    before = CliRunner().invoke(main, ["verify", *cache, "--format", "json", name])
+    assert json.loads(before.stdout)[0]["formatFindings"][0]["code"] == "sqlite.tail"
+    firsts = _firsts(monkeypatch)
+    _grow(store, session, [json.loads(line) for line in lines[20:]])
+    again = CliRunner().invoke(main, ["verify", *cache, "-v", name])
+    assert firsts == [0] and "no reading of it was saved to go on from" in again.output
+    cold = CliRunner().invoke(main, ["verify", "--no-cache", "--format", "json", name])
+    grown = CliRunner().invoke(main, ["verify", *cache, "--format", "json", name])
+    assert grown.stdout == cold.stdout and json.loads(cold.stdout)[0]["formatFindings"][0]["code"] == "sqlite.row"

@@ -202,8 +202,13 @@ class Consulted:
 
     @property
     def unchanged(self) -> bool:
-        """The entry stands for the input whole (a store's session: trusted by its tag alone)."""
-        return self.judged is not None and self.found.size in (UNSIZED, self.judged.size)
+        """The entry stands for the input whole (a store's session: trusted by its tag alone;
+        another tag, its rows grown: `_why_not`)."""
+        if self.judged is None:
+            return False
+        if self.found.size == UNSIZED:
+            return self.found.tag == self.judged.digest
+        return self.found.size == self.judged.size
 
 
 def located(path: str, options: str) -> tuple[str, str]:
@@ -258,12 +263,12 @@ def reader(
         rest = store.get(c.key, "rest")
         if isinstance(rest, ReadState) and rest.offset == c.judged.offset and rest.judge is not None:
             use = Use.CACHED if c.unchanged else Use.RESUMED
-            resumed = Hashing(c.hashed, rest.offset)
+            resumed = None if c.found.tag else Hashing(c.hashed, rest.offset)  # (a store's session: by its state)
             return SessionLog(c.path, reading, progress=progress, resume=rest, hashing=resumed, saving=True), use
         c.why = rest.why if isinstance(rest, Miss) and rest.why else "its reading could not be saved"
         c.judged = c.hashed = None
     hashing = None if c.found.tag else Hashing()  # (an object stands for its bytes by its ETag)
-    saving = not c.found.tag  # (an object is replaced, never appended to: nothing to resume)
+    saving = _resumable(c.found)
     return SessionLog(c.path, reading, held, progress=progress, hashing=hashing, saving=saving), Use.WHOLE
 
 
@@ -271,19 +276,27 @@ def remember(consulted: Consulted, store: VerdictStore, log: SessionLog, report:
     """`report`, saying how it was had, its entry written where the log was read (an unreadable
     one is not kept: it is read whole each time, and is small or a read that failed)."""
     c = consulted
+    if use is Use.RESUMED and log.resume is None:  # (a store's rows did not go on from the saved reading)
+        use, c.why = Use.WHOLE, "what was added does not go on from where its reading was saved"
     held = Held.of(replace(report, read=use, read_why=c.why))
     if use is not Use.CACHED and report.verdict is not Verdict.UNREADABLE and log.size:
         f = c.found
         digest = f.tag or (None if log.hashing is None else log.hashing.digest)  # (the very bytes judged)
         pickled = _pickled(report)
         if digest is not None and pickled is not None and (not f.tag or f.size in (UNSIZED, log.size)):
-            saved = None if f.tag else log.saved  # (an object is replaced, never appended to: nothing to resume)
+            saved = log.saved if _resumable(f) else None
             judged = Judged(
                 f.device, f.inode, log.size, digest, -1 if saved is None else saved.offset, beside(c.path),
                 report.path, report.verdict.value, held.text(), pickled,
             )  # fmt: skip
             store.put(c.key, c.real, tuple(judged), saved)  # (a plain tuple: see Judged)
     return held
+
+
+def _resumable(found: Found) -> bool:
+    """Whether a reading of the input is saved to go on from: a file's or a store session's
+    (appended to), not an object's (replaced whole, never appended to)."""
+    return not found.tag or found.size == UNSIZED
 
 
 def _pickled(report: SessionReport) -> bytes | None:
@@ -378,15 +391,29 @@ def judged(
     return remember(c, store, log, report, use).report(), judgement
 
 
+def _stored_why_not(saved: Judged, state: str) -> str:
+    """Why `saved` does not stand for a store's session in `state` (sqlitestore.session_state;
+    empty: it does, whole or for the rows up to its saved reading, which goes on: `grown`)."""
+    from replay.logs.sqlitestore import grown
+
+    before = saved.digest.decode(errors="replace")
+    if state == before:
+        return ""
+    if not grown(before, state):
+        return "the session changed since it was judged (made anew, or another store)"
+    return "" if saved.offset >= 0 else "the session grew, and no reading of it was saved to go on from"
+
+
 def _why_not(saved: Judged, found: Found, path: str) -> tuple[str, Any]:
     """Why `saved` does not stand for the file (empty: it does, for its first `saved.size`
     bytes), and the hash of its first `saved.offset` (to go on with from the saved reading). An object stands
     for its bytes by its ETag: the same ETag and size, the same bytes (none are read); a SQLite
     store's session by its (store id, incarnation, revision), which every write to it moves."""
+    if found.size == UNSIZED:
+        return _stored_why_not(saved, found.tag.decode()), None
     if found.tag:
-        if found.tag != saved.digest or found.size not in (UNSIZED, saved.size):
-            what, by = ("session", "revision") if found.size == UNSIZED else ("object", "ETag")
-            return f"the {what} changed since it was judged (another {by})", None
+        if found.tag != saved.digest or found.size != saved.size:
+            return "the object changed since it was judged (another ETag)", None
         return ("the session's generations beside it changed", None) if beside(path) != saved.beside else ("", None)
     if (saved.device, saved.inode) != (found.device, found.inode):
         return "the file was replaced since it was judged (another inode)", None

@@ -163,9 +163,11 @@ def _look_at_object(url: str, before: Look | None, reading: Reading) -> tuple[Lo
 
 def _look_at_stored(name: str, before: Look | None, reading: Reading) -> tuple[Look | None, list[WatchEvent]]:
     """`look` at a SQLite store's session: its state (store id, incarnation, revision: read
-    without its rows) the same, nothing to read; another, the session read from its rows and
-    what its report says now told against what was told. A session the store no longer holds
-    (or a store that cannot be read) is gone once seen."""
+    without its rows) the same, nothing to read; a later revision of the same incarnation, only
+    the rows after the last look's saved reading are read (`sqlitestore.grown`; all, where none
+    was saved); another state, the session read whole. What its report says now is told against
+    what was told. A session the store no longer holds (or a store that cannot be read) is gone
+    once seen."""
     from replay.logs.sqlitestore import session_state
 
     state = session_state(name)
@@ -176,14 +178,16 @@ def _look_at_stored(name: str, before: Look | None, reading: Reading) -> tuple[L
     if before is not None and status == before.status:
         return before, []
     events: list[WatchEvent] = []
-    if before is not None and status[1] != before.status[1]:  # another store file, or the session made anew
+    if before is not None and (status[1] != before.status[1] or status[2] < before.status[2]):
         events.append(WatchEvent(name, Kind.REREAD, why="made anew (another store, or another incarnation)"))
         before = None
-    report, _ = _judged(name, reading, None, None)
+    resume = None if before is None else before.saved  # (grown: only the rows after its saved reading are read)
+    report, log = _judged(name, reading, resume, None, saving=True)
     if report is None:  # pragma: no cover (a store's session is never a log being started)
         return Look(status, 0, None, None, (), None), events
     told = told_of(report)
-    return Look(status, 0, None, None, told, report.verdict), events + _retold(name, before, told, report.verdict)
+    look = Look(status, 0, None, log.saved, told, report.verdict)
+    return look, events + _retold(name, before, told, report.verdict)
 
 
 def _changed(path: str, status: tuple[int, int, int, int, int], before: Look) -> tuple[str, Any]:
@@ -205,15 +209,16 @@ def _changed(path: str, status: tuple[int, int, int, int, int], before: Look) ->
 
 
 def _judged(
-    path: str, reading: Reading, resume: ReadState | None, hashing: Hashing | None
+    path: str, reading: Reading, resume: ReadState | None, hashing: Hashing | None, saving: bool = False
 ) -> tuple[SessionReport | None, SessionLog]:
     """The log's report as committed and the reading that made it (its state saved at its last
-    committed line, the hash of the bytes it judged where `hashing`); no report where the file
-    holds no whole line yet (a plain log whose first line is still being written, or an empty file)."""
+    committed line where `hashing`, with the hash of the bytes it judged, or `saving`); no report
+    where the file holds no whole line yet (a plain log whose first line is still being written,
+    or an empty file)."""
     from replay.audit.verify import verify_log
     from replay.logs.logfile import SessionLog
 
-    log = SessionLog(path, reading, resume=resume, hashing=hashing, saving=hashing is not None)
+    log = SessionLog(path, reading, resume=resume, hashing=hashing, saving=saving or hashing is not None)
     if resume is None and _unstarted(path):
         return None, log
     return verify_log(log), log

@@ -114,6 +114,54 @@ class FileSource:
         )
 
 
+class HeldTail:
+    """The bytes of a log from `offset` on, held in memory, where a reading saved at `offset`
+    goes on (a store's session grown since: replay.logs.sqlitestore): read as a FileSource is,
+    from `offset` only. Nothing before it is held (nor asked for: a resumed read starts there,
+    and such a log is never compressed)."""
+
+    def __init__(self, offset: int, tail: bytes) -> None:
+        self.offset = offset
+        self._tail = tail
+        self.size = offset + len(tail)
+        self.read = offset
+        self.reread = False
+
+    def __enter__(self) -> HeldTail:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._tail = b""
+
+    def head(self, n: int) -> bytes:
+        """Nothing: the log's first bytes are not held (they are no Zstandard frame's)."""
+        return b""
+
+    def read_at(self, start: int, end: int) -> bytes:
+        if start < self.offset:
+            raise ValueError(f"bytes before {self.offset} are not held")
+        self.reread = True
+        return self._tail[start - self.offset : end - self.offset]
+
+    def pieces(self, start: int = 0) -> Iterator[bytes]:
+        if start != self.offset:
+            raise ValueError(f"a held tail is read from {self.offset}, not {start}")
+        self.read = self.size
+        if self._tail:
+            yield self._tail
+
+    def spooled(self) -> Data:
+        raise ValueError("a held tail is no compressed log's")
+
+    shrunk = False
+
+    def shrink_message(self) -> str:  # pragma: no cover (a held tail never shrinks)
+        return ""
+
+
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 """How a log is opened: for reading only, not inherited, no newline translation (as `open(path,
 "rb")`, without the file object and its second fstat: most logs are small, and there are many)."""

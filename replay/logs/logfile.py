@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 
 from invariant.findings import Finding, Severity
 from replay.logs import inputs
-from replay.logs.bytesource import Data, FileSource, in_pieces, slicer
+from replay.logs.bytesource import Data, FileSource, HeldTail, in_pieces, slicer
 from replay.logs.discover import is_url
 from replay.logs.fastpath import FastRecords
 from replay.logs.frames import (
@@ -113,6 +113,9 @@ class SessionLog:
     records: Records = field(init=False)
     _lines: PlainLines | None = None
     _consumed: int = 0
+    _stored: tuple[Finding, ...] = ()
+    """What only a store can have wrong in the session read (`_log_bytes`), noted once the
+    reading's own notes stand (at once, or restored where the reading goes on)."""
 
     def __post_init__(self) -> None:
         self.notes = Notes(self.reading.mode is Mode.STRICT)
@@ -168,12 +171,16 @@ class SessionLog:
         stage = FastRecords if self.fast and schedule_only else Records
         if schedule_only:
             self.records = stage(self.notes, self.records.budget, True, others, select)
-        raw = _log_bytes(self.path, self.data, self.notes)
+        raw, self._stored, going_on = _log_bytes(self.path, self.data, self.resume)
+        if not going_on:
+            self.resume = None  # (a store's rows that do not go on from the reading saved: read whole)
+        if self.resume is None:
+            self._note_stored()  # (else once the reading's own notes are restored: `_resumed`)
         if isinstance(raw, str):
             self.notes.cannot_read(raw)
             return
         try:
-            if isinstance(raw, FileSource):
+            if isinstance(raw, (FileSource, HeldTail)):
                 with raw:
                     yield from self._large(raw)
             else:
@@ -182,14 +189,14 @@ class SessionLog:
                     self.notes.cannot_read("empty file: no session header and no events")
                     return
                 if raw[:4] == ZSTD_MAGIC:
-                    yield from self._zstd(raw)
+                    yield from _zstd(self, raw)
                 else:
                     yield from self._plain(in_pieces(raw, self._start), slicer(raw))
         except BeyondBound as bound:  # from the reader, or from the caller's own reading (`charge_deep`)
             self.saved = None
             line = bound.line if bound.line is not None else self.lines or None
             self.notes.find("format.depth.bound", Severity.ERROR, DEPTH_BOUND_MESSAGE, line)
-        if self.hashing is not None and not isinstance(raw, FileSource):
+        if self.hashing is not None and not isinstance(raw, (FileSource, HeldTail)):
             self.hashing.held(raw, self._start, self._committed_end)
         self.records.close(self.head.header)
         self.notes.close()
@@ -202,16 +209,20 @@ class SessionLog:
         `entries()`: the log is then not read on."""
         self.records.budget(length)
 
-    def _large(self, source: FileSource) -> Iterator[Entry]:
+    def _large(self, source: FileSource | HeldTail) -> Iterator[Entry]:
         """A file read in pieces: a plain one line block by line block, a Zstandard one whole
         (its frames are found across it; a large one from a mapped copy, `FileSource.spooled`).
-        A file that shrank under the reader is not judged."""
+        A file that shrank under the reader is not judged. (A held tail: its plain lines from
+        where the reading goes on, its bytes standing by its store's state, unhashed.)"""
         self.size = source.size
+        if isinstance(source, HeldTail):
+            yield from self._plain(source.pieces(self._start), source.read_at)
+            return
         hashing = self.hashing
         if source.head(4) == ZSTD_MAGIC:
             raw = source.spooled()
             if not source.shrunk:
-                yield from self._zstd(raw)
+                yield from _zstd(self, raw)
                 if hashing is not None:
                     hashing.held(raw, self._start, self._committed_end)
         else:
@@ -264,33 +275,6 @@ class SessionLog:
                 return
         yield from stage.entries(parts, at)
 
-    def _zstd(self, raw: Data) -> Iterator[Entry]:
-        """A Zstandard log: its header frame, then its frames (zstdlog.py), or its content as one
-        plaintext where it is not framed as the harness frames a log."""
-        head = zstd_head(raw) if self.resume is None else frames_after(raw, self.resume.offset, self.resume.plaintext)
-        if head is None:  # the frames appended to a resumed log do not scan: a cold read says what they hold
-            self.resume = None
-            head = zstd_head(raw)
-        if not isinstance(head, ZstdHead):
-            if head.unframed:
-                yield from _unframed(self, raw)
-            elif head.unreadable:
-                self.notes.cannot_read(head.message)
-            else:
-                self.notes.find("format.zstd", Severity.ERROR, head.message)
-            return
-        if self.resume is not None:
-            self._resumed(self.resume)
-            start = self.resume.line, self.resume.offset, self.resume.plaintext
-        else:
-            entry = self._first_line(head.header, 0)
-            if entry is not None:
-                yield entry
-            if self.head.unsupported:
-                return
-            start = 1, head.frames[0].end, len(head.header) + 1
-        yield from ZstdFrames(self.records, self.notes, self._save, self._advance).entries(raw, head, *start)
-
     def _first_line(self, raw: bytes, size: int) -> Entry | None:
         """The header line (`size`: its bytes in a plain file), or a headerless file's first event."""
         named = self.data is None or is_url(self.path)  # (a file's or an object's: its generations beside it)
@@ -304,16 +288,21 @@ class SessionLog:
         """Restore each stage's saved state, and the judge's."""
         self.head = state.head
         self.notes.resume(state.notes)
+        self._note_stored()
         self.records.resume(state.records, state.head)
         if self.keeper is not None and state.judge is not None:
             self.keeper.restore(state.judge)
         self._advance(state.offset)
 
+    def _note_stored(self) -> None:
+        for found in self._stored:
+            self.notes.find(found.code, found.severity, found.message, None, None, found.index)
+
     def _save(self, offset: int, line: int, plaintext: int, more: bool) -> None:
         """Save the reading at a committed line (readstate.py), `more` records to be read past it
         (a torn final frame's), with the judge's state there: where only schedule changes and
         the records beside them were asked for (the judge's reading)."""
-        if self.records.schedule_only and self.saving:
+        if self.records.schedule_only and self.saving and not self._stored:  # (a store's findings: noted first)
             judge = None if self.keeper is None else self.keeper.save()
             if self.keeper is not None and judge is None:
                 self.saved = None
@@ -326,6 +315,36 @@ class SessionLog:
         self._consumed += nbytes
         if self.progress is not None and nbytes:
             self.progress(nbytes)
+
+
+def _zstd(log: SessionLog, raw: Data) -> Iterator[Entry]:
+    """A Zstandard log: its header frame, then its frames (zstdlog.py), or its content as one
+    plaintext where it is not framed as the harness frames a log (a stage of SessionLog's,
+    outside it for its length)."""
+    resume = log.resume
+    head = zstd_head(raw) if resume is None else frames_after(raw, resume.offset, resume.plaintext)
+    if head is None:  # the frames appended to a resumed log do not scan: a cold read says what they hold
+        log.resume = resume = None
+        head = zstd_head(raw)
+    if not isinstance(head, ZstdHead):
+        if head.unframed:
+            yield from _unframed(log, raw)
+        elif head.unreadable:
+            log.notes.cannot_read(head.message)
+        else:
+            log.notes.find("format.zstd", Severity.ERROR, head.message)
+        return
+    if resume is not None:
+        log._resumed(resume)
+        start = resume.line, resume.offset, resume.plaintext
+    else:
+        entry = log._first_line(head.header, 0)
+        if entry is not None:
+            yield entry
+        if log.head.unsupported:
+            return
+        start = 1, head.frames[0].end, len(head.header) + 1
+    yield from ZstdFrames(log.records, log.notes, log._save, log._advance).entries(raw, head, *start)
 
 
 def _unframed(log: SessionLog, raw: Data) -> Iterator[Entry]:
@@ -347,20 +366,24 @@ def _unframed(log: SessionLog, raw: Data) -> Iterator[Entry]:
         log.notes.find("format.zstd.bound" if whole.bound else "format.zstd", Severity.ERROR, whole.error)
 
 
-def _log_bytes(path: str, data: Data | OSError | None, notes: Notes) -> Data | FileSource | str:
+def _log_bytes(
+    path: str, data: Data | OSError | None, resume: ReadState | None
+) -> tuple[Data | FileSource | HeldTail | str, tuple[Finding, ...], bool]:
     """A log's bytes (`data` when given, or the file's: `inputs.opened`), or why they cannot be
-    read. A SQLite store's session (`STORE#ID`) is read as the harness reads it from the store's
-    rows, as its JSONL log (replay.logs.sqlitestore), and what only a store can have wrong is
-    noted first: a row that does not decode or breaks the seqs, committed (the log is refused)
-    or in a removable tail."""
+    read; what only a store can have wrong in it; and whether the reading saved (`resume`)
+    goes on. A SQLite store's session (`STORE#ID`) is read as the harness reads it from the
+    store's rows, as its JSONL log (replay.logs.sqlitestore): where a reading saved goes on,
+    only the rows after it (`HeldTail`; read whole, not going on, where the store's rows do not
+    go on from there). Its findings (a row that does not decode or breaks the seqs, committed
+    or in a removable tail) are noted before the lines are read."""
     if data is None and maybe_sqlite(path):
         from replay.logs.sqlitestore import stored_session
 
-        stored = stored_session(path)
+        stored = stored_session(path, 0 if resume is None else resume.line - 1)
+        if isinstance(stored, str):
+            return stored, (), True
         if stored is not None:
-            if isinstance(stored, str):
-                return stored
-            for found in stored.findings:
-                notes.find(found.code, found.severity, found.message, None, None, found.index)
-            return stored.log
-    return inputs.opened(path, data)
+            if stored.first and resume is not None:
+                return HeldTail(resume.offset, stored.log), stored.findings, True
+            return stored.log, stored.findings, False
+    return inputs.opened(path, data), (), True

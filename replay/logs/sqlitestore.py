@@ -31,9 +31,11 @@ import sys
 import tempfile
 import weakref
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import chain
 from pathlib import Path
+
+import xxhash
 
 from invariant.findings import Finding, Severity
 from replay.logs.deepjson import dumps
@@ -48,6 +50,7 @@ from replay.logs.storerows import (
     RowDefect,
     decode_row,
     quick_lines,
+    row_up_to_query,
     rows_query,
 )
 
@@ -106,11 +109,12 @@ HELD_VERSIONS = (0, 1)
 """The header versions a store's `sessions` columns can hold (v2 on need `isSeeded`)."""
 
 
-def stored_session(path: str) -> SessionRows | str | None:
+def stored_session(path: str, first: int = 0) -> SessionRows | str | None:
     """What `path` holds when it names a store's session (`STORE#ID`) or a SQLite file: the
-    session as the harness reads it; a string saying why it cannot be read as one (a store
-    refused whole, no such session, a header no column holds, a SQLite file named whole); None
-    for any other input (a log)."""
+    session as the harness reads it (from seq `first` on, where a reading saved at the committed
+    `turn/end` before it goes on: `Store.read`); a string saying why it cannot be read as one (a
+    store refused whole, no such session, a header no column holds, a SQLite file named whole);
+    None for any other input (a log)."""
     named = split_name(path)
     if named is None:
         if not sniffed(path):
@@ -123,7 +127,7 @@ def stored_session(path: str) -> SessionRows | str | None:
         return f"a session store of {count} sessions: name one as {path}{SESSION_SEPARATOR}SESSION_ID"
     store_path, session_id = named
     try:
-        rows = open_store(store_path).read(session_id)
+        rows = open_store(store_path).read(session_id, first)
     except StoreError as err:
         _let_go(store_path)
         return str(err)
@@ -154,7 +158,23 @@ def session_state(path: str) -> str | None:
         return None
     if found is None:
         return None
-    return f"sqlite:{status.st_dev}:{status.st_ino}:{store.store_id}:{found.incarnation}:{found.revision}"
+    made = f"{status.st_dev}:{status.st_ino}:{store.store_id}:{found.incarnation}:{found.header}"
+    return f"sqlite:{made}:{found.revision}"
+
+
+def grown(before: str, now: str) -> bool:
+    """Whether the session state `now` (`session_state`) is the state `before` written on: the
+    same store file, store id, incarnation and header, a later revision. The harness writes a
+    session within an incarnation only by appending rows (a row is never written again), and by
+    deleting a removable tail (rows that do not decode or continue the seqs, after its last
+    `turn/end`): the rows of `before` that all decode and continue the seqs are still the
+    session's, and a reading saved after them goes on (`Store.read`'s `first`; a reading that
+    met a store finding is not saved, `SessionLog._save`)."""
+    made_before, _, revision_before = before.rpartition(":")
+    made_now, _, revision_now = now.rpartition(":")
+    if not made_before.startswith("sqlite:") or made_before != made_now:
+        return False
+    return revision_before.isdigit() and revision_now.isdigit() and int(revision_now) > int(revision_before)
 
 
 OPEN_STORES = 4
@@ -222,6 +242,8 @@ class StoredSession:
     id: str
     incarnation: str
     revision: int
+    header: str = ""
+    """A digest of the header its columns hold (`state_of`; unchanged within an incarnation)."""
 
 
 @dataclass(frozen=True)
@@ -236,6 +258,9 @@ class SessionRows:
     findings: tuple[Finding, ...]
     refused: bool
     events: int
+    first: int = 0
+    """The seq the log starts at: 0, the whole log from its header line; else the lines of the
+    events from that seq on (a reading saved before it goes on)."""
 
 
 class Store:
@@ -360,27 +385,37 @@ class Store:
         return [_stored(*row) for row in rows if isinstance(row[0], bytes)]
 
     def state_of(self, session_id: str) -> StoredSession | None:
-        """The session's `sessions` row (its incarnation and revision), None when there is none."""
+        """The session's `sessions` row (its incarnation, revision and header), None when there
+        is none."""
+        columns = ", ".join(c for _, c in HEADER_COLUMNS)
         try:
-            row = self._db.execute("SELECT id, incarnation, revision FROM sessions WHERE id = ?", (session_id,))
+            row = self._db.execute(
+                f"SELECT id, incarnation, revision, {columns} FROM sessions WHERE id = ?", (session_id,)
+            )
             found = row.fetchone()
         except SQLITE_FAILURES as err:
             raise StoreError(f"{self.path}: its sessions cannot be read ({err})") from None
-        return None if found is None else _stored(*found)
+        if found is None:
+            return None
+        header = _header_line(dict(zip((f for f, _ in HEADER_COLUMNS), found[3:], strict=True)))
+        return replace(_stored(*found[:3]), header=xxhash.xxh3_64_hexdigest(header))
 
-    def read(self, session_id: str) -> SessionRows | None:
+    def read(self, session_id: str, first: int = 0) -> SessionRows | None:
         """The session `session_id` as the harness reads it, or None when the store holds no
-        such session. Its header row and its event rows are read in one read transaction (read
-        again, joining the writer's `-shm`, when a writer began while the main file was read
-        alone: its checkpoint could have torn that reading)."""
-        read = self._read(session_id)
+        such session: from seq `first` on where the rows before it end with a row that decodes
+        and holds seq `first - 1` last (where a reading was saved: `grown`), else whole
+        (`SessionRows.first` says which). Its
+        header row and its event rows are read in one read transaction (read again, joining the
+        writer's `-shm`, when a writer began while the main file was read alone: its checkpoint
+        could have torn that reading)."""
+        read = self._read(session_id, first)
         if self.how == "immutable" and os.path.exists(self.path + "-wal"):
             self._db.close()
             self._db = self._connection()
-            read = self._read(session_id)
+            read = self._read(session_id, first)
         return read
 
-    def _read(self, session_id: str) -> SessionRows | None:
+    def _read(self, session_id: str, first: int) -> SessionRows | None:
         db = self._db
         try:
             db.execute("BEGIN")
@@ -391,44 +426,65 @@ class Store:
                 if header is None:
                     return None
                 fields = dict(zip((f for f, _ in HEADER_COLUMNS), header, strict=True))
-                return _walked(fields, self.layout, self._rows(session_id))
+                if first and not self._ends_at(session_id, first - 1):
+                    first = 0
+                return _walked(fields, self.layout, self._rows(session_id, first - 1 if first else None), first)
             finally:
                 db.execute("COMMIT")
         except SQLITE_FAILURES as err:
             raise StoreError(f"{session_name(self.path, session_id)}: its rows cannot be read ({err})") from None
 
-    def _rows(self, session_id: str) -> Iterator[list[Row | tuple[object, RowDefect]]]:
-        """The session's event rows in seq order (`rows_query`, text read as `TEXT`), in
-        batches of `BATCH`; in place of a row holding a value too large to read, its seq and
-        that defect (the rows after it are read one at a time, and go on after it)."""
+    def _ends_at(self, session_id: str, seq: int) -> bool:
+        """Whether the session's rows up to `seq` end with a row that decodes and holds `seq`
+        last (where a reading of them was saved: the rows after it are what was appended)."""
+        self._db.text_factory = TEXT
+        try:
+            row = self._db.execute(row_up_to_query(self.layout), (session_id, seq)).fetchone()
+        except sqlite3.DataError:
+            return False
+        finally:
+            self._db.text_factory = bytes
+        if row is None:
+            return False
+        try:
+            got = _decoded(self.layout, row)
+        except RowDefect:
+            return False
+        return bool(row[0] + (1 if isinstance(got, bytes) else len(got)) == seq + 1)
+
+    def _rows(self, session_id: str, after: int | None = None) -> Iterator[list[Row | tuple[object, RowDefect]]]:
+        """The session's event rows after seq `after` (None: all) in seq order (`rows_query`,
+        text read as `TEXT`), in batches of `BATCH`; in place of a row holding a value too large
+        to read, its seq and that defect (the rows after it are read one at a time, and go on
+        after it)."""
         db, query = self._db, rows_query(self.layout)
-        after: object = -(1 << 63)
+        at: object = -(1 << 63) if after is None else after
         db.text_factory = TEXT
         try:
-            cursor = db.execute(query, (session_id, after))
+            cursor = db.execute(query, (session_id, at))
             try:
-                while batch := cursor.fetchmany(BATCH):
-                    yield batch
-                    after = batch[-1][0]
+                while rows := cursor.fetchmany(BATCH):
+                    yield rows
+                    at = rows[-1][0]
                 return
-            except sqlite3.DataError:  # a value past SQLite's length limit, in the batch after `after`
+            except sqlite3.DataError:  # a value past SQLite's length limit, in the batch after `at`
                 pass
             while True:
                 row: Row | None = None
                 try:
-                    for row in db.execute(query, (session_id, after)):
+                    for row in db.execute(query, (session_id, at)):
                         yield [row]
                     return
                 except sqlite3.DataError:
-                    after = after if row is None else row[0]
+                    at = at if row is None else row[0]
                     big = db.execute(
                         "SELECT seq FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT 1",
-                        (session_id, after),
+                        (session_id, at),
                     ).fetchone()
                     if big is None or type(big[0]) not in (int, float):  # (the row that raised is there, with a seq)
                         return  # pragma: no cover
-                    after = big[0]
-                    yield [(after, RowDefect(f"a value past {VALUE_MAX:,} bytes, more than the harness can read"))]
+                    at = big[0]
+                    yield [(at, RowDefect(f"a value past {VALUE_MAX:,} bytes, more than the harness can read"))]
         finally:
             db.text_factory = bytes
 
@@ -461,14 +517,15 @@ def _text(value: object) -> str:
 
 
 def _walked(
-    header: dict[str, object], layout: int, batches: Iterator[list[Row | tuple[object, RowDefect]]]
+    header: dict[str, object], layout: int, batches: Iterator[list[Row | tuple[object, RowDefect]]], first: int = 0
 ) -> SessionRows:
     """The session's log as the harness loads it from its rows (sqlite-store.md): the committed
     prefix, and the row that ends it, if any, as committed corruption (a row from it on that
     decodes holds a `turn/end`) or a removable tail. A batch of rows that all decode and continue
-    the seqs is read at once (`quick_lines`); any other is walked a row at a time."""
-    lines = [_header_line(header)]
-    expected = 0
+    the seqs is read at once (`quick_lines`); any other is walked a row at a time. From seq
+    `first` on (the rows before it are committed, the header line with them), where not 0."""
+    lines = [] if first else [_header_line(header)]
+    expected = first
     for batch in batches:
         quick = quick_lines(layout, batch, expected)
         if quick is not None:
@@ -482,17 +539,22 @@ def _walked(
             try:
                 got = _decoded(layout, row)
             except RowDefect as defect:
-                return _ended(header, lines, expected, seq, str(defect), False, layout, rest)
+                return _ended(header, lines, (expected, first), seq, str(defect), False, layout, rest)
             if seq != expected:
                 why = f"its seq breaks contiguity (expected {expected})"
-                return _ended(header, lines, expected, seq, why, row[1] == TURN_END, layout, rest)
+                return _ended(header, lines, (expected, first), seq, why, row[1] == TURN_END, layout, rest)
             if isinstance(got, bytes):
                 lines.append(got)
                 expected += 1
             else:
                 lines.extend(got)
                 expected += len(got)
-    return SessionRows(b"\n".join(lines) + b"\n", header.get("version"), (), False, expected)
+    return SessionRows(_joined(lines), header.get("version"), (), False, expected, first)
+
+
+def _joined(lines: list[bytes]) -> bytes:
+    """Lines as JSONL (none: no bytes)."""
+    return b"\n".join(lines) + b"\n" if lines else b""
 
 
 def _decoded(layout: int, row: Row | tuple[object, RowDefect]) -> bytes | list[bytes]:
@@ -506,7 +568,7 @@ def _decoded(layout: int, row: Row | tuple[object, RowDefect]) -> bytes | list[b
 def _ended(
     header: dict[str, object],
     lines: list[bytes],
-    expected: int,
+    read: tuple[int, int],
     seq: object,
     why: str,
     turn_end: bool,
@@ -537,8 +599,8 @@ def _ended(
             "them when it loads the session (and deletes them when it may write)"
         )
         finding = Finding("sqlite.tail", Severity.WARNING, message, index=index)
-    log = b"\n".join(lines) + b"\n"
-    return SessionRows(log, header.get("version"), (finding,), turn_end, expected)
+    expected, first = read  # (the seq expected next; the first the lines hold)
+    return SessionRows(_joined(lines), header.get("version"), (finding,), turn_end, expected, first)
 
 
 def _header_line(header: dict[str, object]) -> bytes:

@@ -61,11 +61,21 @@ class RowDefect(ValueError):
 
 def rows_query(layout: int) -> str:
     """The query of a session's rows after seq `?`, in seq order, as `decode_row` takes them."""
+    return f"{_select(layout)} WHERE session_id = ? AND seq > ? ORDER BY seq"
+
+
+def row_up_to_query(layout: int) -> str:
+    """The query of a session's last row at or before seq `?` (the row holding that seq, where
+    a packed row holds it), as `decode_row` takes it."""
+    return f"{_select(layout)} WHERE session_id = ? AND seq <= ? ORDER BY seq DESC LIMIT 1"
+
+
+def _select(layout: int) -> str:
     ignorable = "ignorable" if layout == LAYOUT_PACKED else "NULL"
     return (
         f"SELECT seq, type, time, data, source_event_seqs, surface_op, {ignorable}, "
         f"source_event_seqs IS NULL AND surface_op IS NULL AND ({ignorable} IS NULL OR {ignorable} = 1) "
-        "FROM events WHERE session_id = ? AND seq > ? ORDER BY seq"
+        "FROM events"
     )
 
 
