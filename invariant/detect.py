@@ -251,6 +251,14 @@ def detect(events: Iterable[Mapping[str, object]], version: int | None) -> Detec
     return choose([*clues, *era_clue(version), *batch_clues(batches)])
 
 
+MARKED_CLUE = Clue(
+    "an event marked ignorable (read from 611615650f on)", frozenset({FIXED_RATE.name}), decisive=False, tie_break=True
+)
+"""A v0 or v1 log holding an event marked `ignorable: true` was written for a reader that takes
+the marker, from 611615650f on (invariant.readers): the released revision, unless the log's own
+vocabulary says otherwise."""
+
+
 def era_clue(version: int | None) -> list[Clue]:
     """Formats v2+ were written by released builds, which never carried the calendar branch."""
     if version is not None and version >= 2:

@@ -164,6 +164,13 @@ REPLACE_OP_V3 = ObjectShape(
 SEQ_RANGE = ArrayOf(NON_NEGATIVE, 2, max_items=2, description="A run of consecutive seqs [start, end].")
 
 
+IGNORABLE = "The event may be skipped by a reader that does not know its type."
+IGNORABLE_V0 = (
+    f"{IGNORABLE} Taken by the readers from 611615650f on (the fixed-rate profile's); the earlier ones "
+    "(0d8e8baabe's, the after-only revision's) refuse the key (invariant.readers)."
+)
+
+
 def _event_shape(name: str, meaning: str, replace: ObjectShape, marked: bool) -> ObjectShape:
     cited = OneOf((NON_NEGATIVE, SEQ_RANGE)) if marked else NON_NEGATIVE
     return ObjectShape(
@@ -182,7 +189,7 @@ def _event_shape(name: str, meaning: str, replace: ObjectShape, marked: bool) ->
                 "How a surface event changes the conversation surface.",
                 optional=True,
             ),
-            *((_f("ignorable", Const(True), "The event may be skipped by readers.", optional=True),) if marked else ()),
+            _f("ignorable", Const(True), IGNORABLE if marked else IGNORABLE_V0, optional=True),
         ),
     )
 

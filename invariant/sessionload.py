@@ -22,6 +22,9 @@ from collections.abc import Mapping
 
 from .jsvalue import is_number, safe_integer
 
+OBSOLETE_TYPES = frozenset({"request/header-delta", "mode/set"})
+"""The obsolete vocabulary the import refuses (session-log.md §11.2): a log holding one is
+corrupt, whatever reader loads it (from 611615650f on, before its unknown-type guard looks)."""
 MESSAGE_TYPES = frozenset({"user/message", "assistant/message", "tool/result"})
 CHECKED_TYPES = frozenset(
     {*MESSAGE_TYPES, "request/header", "request/header-delta", "mode/set", "turn/start", "turn/end", "steering/message"}
@@ -157,7 +160,7 @@ class LoadChecks:
         """Why the harness would refuse to load a log holding `event` (None: it loads)."""
         kind, data = event.get("type"), event.get("data")
         record = _record(data)
-        if kind in ("request/header-delta", "mode/set"):
+        if kind in OBSOLETE_TYPES:
             return f"obsolete {kind} event"
         if kind == "request/header" and (record is None or record.get("reason") == "fallback"):
             return 'obsolete request/header reason "fallback"' if record is not None else "request/header without data"

@@ -37,11 +37,13 @@ SCRIPTS = (
     ADAPTER / "adapter.mjs",
     ADAPTER / "owner-driver.mjs",
     ADAPTER / "write-store.mjs",
+    ADAPTER / "load-session.mjs",
     ROOT / "bench" / "reference_load.mjs",
 )
 """The scripts placed beside the installed packages (they import them): the conformance adapter,
-the live-owner driver, the writer of SQLite session stores (the published SQLite backend) and
-the benchmark of the reference's own load."""
+the live-owner driver, the writer of SQLite session stores (the published SQLite backend), the
+loader of session logs through the published persistence reader, and the benchmark of the
+reference's own load."""
 
 
 def _cache_root() -> Path:

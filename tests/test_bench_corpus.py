@@ -1,7 +1,8 @@
 """The benchmarks' corpus of real bodies (bench/realcorpus.py) carries schedule traffic as the
 harness's live owner writes it: every dispatch's reminder queued before it and delivered after,
-at consistent times, so the valid logs it makes draw no finding at all (a benchmark of them
-measures the judge, not the printing of warnings)."""
+at consistent times, so the valid logs it makes draw no finding (a benchmark of them measures
+the judge, not the printing of warnings), but for the readers' note on a session whose profile
+is undecided and whose real events include a type the 611615650f reader refuses (issue 69)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import re
 import sys
 from collections import Counter
 
+from replay.audit.report import SessionReport
 from replay.audit.verify import verify_bytes
 
 from .conftest import REAL_LOGS, ROOT, requires_real_logs
@@ -26,9 +28,16 @@ def test_a_corpus_of_real_bodies_draws_no_finding_at_two_shares() -> None:
         dispatched = delivered = 0
         for name, blob in sessions(random.Random(3), sources, 3_000_000, share):
             report = verify_bytes(name, blob)
-            assert report.verdict == "ok" and report.findings == (), (name, report.violation, report.findings[:3])
+            # (a session with no schedule evidence may be read by the 611615650f reader, which
+            # refuses the real logs' compact/* events: the report says so, issue 69)
+            said = tuple(f for f in report.findings if not (f.code == "format.readers" and _undecided(report)))
+            assert report.verdict == "ok" and said == (), (name, report.violation, report.findings[:3])
             dispatched += blob.count(b'"operation":"dispatch"')
             ids = Counter(re.findall(rb'"id":"(reminder-[0-9]+)"', blob))  # each queued, then delivered
             assert set(ids.values()) <= {1, 2}  # (once: a fork child's prefix cut between the two)
             delivered += sum(n == 2 for n in ids.values())
         assert dispatched > 0 and delivered > 0, share
+
+
+def _undecided(report: SessionReport) -> bool:
+    return report.profile is not None and report.profile.source == "undecided"

@@ -89,13 +89,13 @@ def test_an_integer_past_the_digit_limit_reads_as_javascript_reads_it(fast: bool
     def report(*lines: str) -> dict[str, object]:
         return verify_log(SessionLog("big.jsonl", reading, log(*lines), fast=fast)).to_json()
 
-    ok = report(f'{{"type":"x","seq":0,"time":1,"data":{{"n":[{BIG},-{BIG}]}}}}')
+    ok = report(f'{{"type":"goal/change","seq":0,"time":1,"data":{{"n":[{BIG},-{BIG}]}}}}')
     assert (ok["verdict"], ok["events"], ok["formatFindings"]) == ("ok", 1, [])
-    gap = report(f'{{"type":"x","seq":{BIG},"time":1,"data":{{}}}}')
+    gap = report(f'{{"type":"goal/change","seq":{BIG},"time":1,"data":{{}}}}')
     assert [f["message"].split(";")[0] for f in gap["formatFindings"]] == [  # type: ignore[attr-defined]
         "seq gap at line 2 (expected 0, got Infinity)"
     ]
-    late = report(f'{{"type":"x","seq":0,"time":{BIG},"data":{{}}}}')
+    late = report(f'{{"type":"goal/change","seq":0,"time":{BIG},"data":{{}}}}')
     assert [f["code"] for f in late["formatFindings"]] == ["format.envelope"]  # type: ignore[attr-defined]
     assert "time must be a safe integer, got Infinity" in str(late["formatFindings"])
 
@@ -181,9 +181,12 @@ TURN_ENDS = [
 def test_a_turn_end_past_the_defect_is_found_however_it_is_spelt(fast: bool, spelt: int) -> None:
     """Past the defect only a turn/end matters (it makes the log unloadable); the lines that
     may spell one are found by a byte scan, which must miss no spelling JSON allows."""
-    filler = [f'{{"type":"x","seq":{n},"time":1,"data":"\\\\ not it"}}' for n in range(2, 300)]
+    filler = [f'{{"type":"goal/change","seq":{n},"time":1,"data":"\\\\ not it"}}' for n in range(2, 300)]
     data = log(
-        '{"type":"x","seq":0,"time":1,"data":{}}', '{"type":"x","seq":7,"time":1,"data":{}}', *filler, TURN_ENDS[spelt]
+        '{"type":"goal/change","seq":0,"time":1,"data":{}}',
+        '{"type":"goal/change","seq":7,"time":1,"data":{}}',
+        *filler,
+        TURN_ENDS[spelt],
     )
     report = verify_log(SessionLog("t.jsonl", Reading(), data, fast=fast)).to_json()
     (gap,) = report["formatFindings"]  # type: ignore[misc]
@@ -212,7 +215,7 @@ def test_zstd_plaintext_past_the_bound_is_not_read(monkeypatch: pytest.MonkeyPat
     from replay.logs import frames
 
     monkeypatch.setattr(frames, "ZSTD_FLOOR", 1 << 20)
-    data = zstd_log(b'{"type":"x","seq":0,"time":1,"data":{}}\n' + b" " * (2 << 20) + b"\n")
+    data = zstd_log(b'{"type":"goal/change","seq":0,"time":1,"data":{}}\n' + b" " * (2 << 20) + b"\n")
     assert frames.zstd_budget(len(data)) == 1 << 20
     report = verify_bytes("bomb.jsonl.zstd", data)
     (bound,) = [f for f in report.findings if f.code == "format.zstd.bound"]
@@ -370,7 +373,7 @@ def test_deep_values_past_the_budget_stop_the_reading_with_their_own_finding(fas
     from replay.logs.logfile import DEEP_BUDGET
 
     def deep_note(seq: int, depth: int) -> str:
-        return f'{{"type":"note","seq":{seq},"time":1,"data":{"[" * depth + "]" * depth}}}'
+        return f'{{"type":"goal/change","seq":{seq},"time":1,"data":{"[" * depth + "]" * depth}}}'
 
     within = log(*(deep_note(i, 1_100) for i in range(DEEP_BUDGET // 3_000)))
     read = verify_log(SessionLog("t.jsonl", Reading(), within, fast=fast))

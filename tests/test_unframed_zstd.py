@@ -30,11 +30,17 @@ if REAL_LOGS.is_dir():
 FRAMING = "format.zstd.framing"
 
 
-def _without_framing(report: object) -> str:
+def _without_framing(report: object, refused: bool = False) -> str:
+    """The report without the framing finding; `refused`: nor the readers' word on the event
+    types, which a log refused before their guard looks does not get (issue 69)."""
     value = report.to_json()  # type: ignore[attr-defined]
     value["path"] = "x"
-    value["formatFindings"] = [f for f in value["formatFindings"] if f["code"] != FRAMING]
+    gone = {FRAMING, *(READERS_SAY if refused else ())}
+    value["formatFindings"] = [f for f in value["formatFindings"] if f["code"] not in gone]
     return json.dumps(value, sort_keys=True)
+
+
+READERS_SAY = ("format.readers", "format.event.unknown")
 
 
 def _one_frame(data: bytes) -> bytes:
@@ -57,7 +63,7 @@ def test_a_log_compressed_whole_is_judged_by_its_content(path: Path) -> None:
     assert refusal.severity.value == "error" and "compressed whole by a general tool" in refusal.message
     alone = "ok" if plain[Mode.STRICT].verdict == "ok" else "corrupt (below)"
     assert refusal.message.endswith(f"its content alone is {alone}")
-    assert _without_framing(strict) == _without_framing(plain[Mode.STRICT]).replace(
+    assert _without_framing(strict) == _without_framing(plain[Mode.STRICT], refused=True).replace(
         '"verdict": "ok"', '"verdict": "corrupt"'
     )
 

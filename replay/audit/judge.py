@@ -351,12 +351,12 @@ class Judge:
 
     # --- the end ---------------------------------------------------------------------------
 
-    def judged(self, event_count: int, version: int | None, unreadable: bool) -> Judged:
-        """The profile, its fold's result and the evidence, the log being read whole (this ends
-        the judge: the state is not to be saved after)."""
+    def judged(self, event_count: int, version: int | None, unreadable: bool, clues: tuple[Clue, ...] = ()) -> Judged:
+        """The profile, its fold's result and the evidence (with the reader's `clues`), the log
+        being read whole (this ends the judge: the state is not to be saved after)."""
         detection = None
         if self.profile is None:
-            detection = choose([*self.clues, *era_clue(version), *self.batches.clues])
+            detection = choose([*self.clues, *era_clue(version), *self.batches.clues, *clues])
             profile = detection.profile
         else:
             profile = self.profile

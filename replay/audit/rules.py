@@ -107,6 +107,16 @@ FORMAT = (
     ),
     Rule(("format.name-version",), "the file name's format version disagrees with the header's"),
     Rule(("format.version.newer",), "a format version newer than schedlog knows: the log cannot be judged"),
+    Rule(
+        ("format.event.unknown",),
+        "an event of a type the log's reader does not know, not marked ignorable: the reader of 611615650f on "
+        "refuses to interpret the log (unsupported)",
+    ),
+    Rule(
+        ("format.readers",),
+        "the profile, and so the reader, is undecided: which of the possible readers would refuse the log's event "
+        "types or its ignorable markers",
+    ),
     Rule(("format.is-seeded",), "the header's isSeeded contradicts the log's inherited session/end-seed marker"),
     Rule(("format.blank-line", "format.unparsable"), "a line is blank, or not one JSON value"),
     Rule(("format.envelope",), "an event's envelope (type, seq, time, data, surface metadata) breaks its shape"),

@@ -49,7 +49,8 @@ def text_line(r: SessionReport, per_code: int | None = PER_CODE) -> str:
         reason = next((f.message for f in r.findings if f.code == "format.unreadable"), "unreadable")
         return printable(f"UNREADABLE {r.path}: {reason}")
     if r.verdict is Verdict.UNSUPPORTED:
-        reason = next((f.message for f in r.findings if f.code == "format.version.newer"), "a newer format")
+        unsupported = ("format.version.newer", "format.event.unknown")
+        reason = next((f.message for f in r.findings if f.code in unsupported), "a newer format")
         return printable(f"UNSUPPORTED {r.path}{who}: {reason}")
     if r.violation is not None:
         v = r.violation

@@ -16,9 +16,12 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from invariant import SCHEDULE_CHANGE, Folded, Step
+from invariant.detect import MARKED_CLUE, Detection
 from invariant.filenames import file_version
 from invariant.findings import Finding, Severity, Violation
 from invariant.ledger import LedgerRow
+from invariant.logshapes import MARKER_CUT_FROM
+from invariant.readers import Refusals, refusals
 from replay.audit.judge import Judge
 from replay.audit.report import ProfileChoice, SessionReport
 from replay.audit.telling import TellingEvents
@@ -31,6 +34,7 @@ from replay.logs.jsonline import BeyondBound, JsonLineError, located, parse_json
 from replay.logs.logfile import UNFRAMED, Entry, SessionLog
 from replay.logs.source import RecordSource
 from replay.logs.sqlitenames import maybe_sqlite
+from replay.modes import Mode
 from replay.reading import DEFAULT_READING, Reading
 
 
@@ -117,8 +121,15 @@ def judge_log(
     if keep and judge is not holder.first:
         raise ValueError("a judgement is kept only by a read from the log's start")
     judge.begin(log.head.header, log.head.marks_cut, log.head.version)
-    judged = judge.judged(log.event_count, log.head.version, log.unreadable)
+    seen, version = log.types_seen, log.head.version
+    marked = (MARKED_CLUE,) if seen.marked is not None and version is not None and version < MARKER_CUT_FROM else ()
+    judged = judge.judged(log.event_count, version, log.unreadable, marked)
     track, seed = judged.track, judged.seed
+    refused = (
+        Refusals()
+        if _refused_before_guard(log.findings)
+        else _reader_refusals(log, judged.profile.name, judged.detection)
+    )
     judgement = Judgement(
         judged.folded,
         track.violation,
@@ -131,15 +142,16 @@ def judge_log(
     folded = None if log.unreadable else judged.folded
     if log.unreadable:
         verdict = Verdict.UNREADABLE
-    elif log.head.unsupported:
+    elif log.head.unsupported or refused.unsupported:
         verdict = Verdict.UNSUPPORTED
-    elif track.violation is not None or log.rejected:
+    elif track.violation is not None or log.rejected or refused.corrupt:
         verdict = Verdict.CORRUPT
     else:
         verdict = Verdict.OK
     findings = log.reading.selection.kept(
         (
             *log.findings,
+            *refused.findings,
             *judge.host_era(folded),
             *track.delivered(),
             *judge.transcript.findings(logged_changes=bool(judge.changes)),
@@ -162,6 +174,28 @@ def judge_log(
         host_message_texts=tuple(judge.host_texts),
     )
     return report, judgement
+
+
+def _reader_refusals(log: RecordSource, profile: str, detection: Detection | None) -> Refusals:
+    """What the reader of the log's profile (or, undecided, each candidate's) refuses of its
+    event types and markers (invariant.readers). Asked only of a log not refused before the
+    guard looks (_refused_before_guard): a reader that refused it earlier says nothing more."""
+    profiles = (profile,) if detection is None or detection.decided else detection.candidates
+    return refusals(log.types_seen, profiles, log.head.version, log.reading.mode is Mode.STRICT)
+
+
+SESSION_LAYER = frozenset({"format.envelope", "format.surface", "format.is-seeded"})
+"""The refusals the session layer makes once the reader's guard has let the events through
+(their envelopes, the surface they build): the guard's refusal comes first. (The load checks'
+refusals, `format.session`, count as made before it: the obsolete and legacy shapes are, at
+import; a message's identity, which is checked after, is taken with them.)"""
+
+
+def _refused_before_guard(findings: Sequence[Finding]) -> bool:
+    """Whether the log is refused before the reader's guard looks at its types: its header, its
+    lines and rows, its committed prefix, the load checks (an error of another kind than the
+    session layer's)."""
+    return any(f.severity is Severity.ERROR and f.code not in SESSION_LAYER for f in findings)
 
 
 class _Holder:

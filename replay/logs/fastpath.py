@@ -79,9 +79,11 @@ class FastRecords(Records):
         known = kinds_for(_NOTHING if select is None else select.types)
         roles = known.roles_cut if self.marks_cut else known.roles
         count, version = self.scan.event_count, self.version or 0
-        kinds, starts, stop, checked, wanted, selected = in_line(
+        kinds, starts, stop, checked, wanted, selected, guard = in_line(
             records, lines, count, not self.marks_cut, roles, self.surface, version
         )
+        if guard is not None:
+            self.unknown_at(starts[guard], before + guard + 1, known.tag_of[kinds[guard]])
         tag_of, message_ids, verdicts = known.tag_of, self.load_checks.message_ids, known.verdicts
         i = 0
         try:

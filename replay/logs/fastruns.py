@@ -18,6 +18,7 @@ from msgspec import UNSET, Raw
 from invariant import SCHEDULE_CHANGE
 from invariant.jsvalue import MAX_SAFE_INTEGER
 from invariant.logshapes import ASSISTANT_MESSAGE, END_SEED, EVENT_SHAPES
+from invariant.readers import guarded
 from invariant.sessionload import CHECKED_TYPES
 from invariant.shapes import Reject, Spec
 from invariant.surface import TOOL_RESULT, RestOf, Surface
@@ -91,11 +92,13 @@ def learn(line: bytes) -> None:
         REGISTRY.event_class(tag)
 
 
-ROW, SURFACE, CHECKED, WANTED, SELECTED = 1, 2, 4, 8, 16
+ROW, SURFACE, CHECKED, WANTED, SELECTED, GUARDED = 1, 2, 4, 8, 16, 32
 """What the reader does with a record of a class (`Kinds.roles`), as bits: a packed row (its
 size counts), a surface event (its metadata is judged), a type the load checks read, a record
 to look at beside them (a schedule change, from v2 on a fork marker), and one of a type the
-selector asks about (its bytes screened first, for a whole run at once)."""
+selector asks about (its bytes screened first, for a whole run at once), and a type the
+611615650f reader's guard refuses (invariant.readers; an event the fast path decodes is never
+marked ignorable: the decoder refuses the key)."""
 
 
 class Run(NamedTuple):
@@ -109,6 +112,8 @@ class Run(NamedTuple):
     checked: list[int]
     wanted: list[int]
     selected: list[int]
+    guarded: int | None
+    """The first record in line of a type the guard refuses (None: none)."""
 
 
 def in_line(
@@ -147,6 +152,7 @@ def in_line(
     if at:
         stop = _surface_in_line(records, lines, at, stop, surface, version)
     checked, wanted, selected = [], [], []
+    guard = None
     for i in marked:  # one pass for the three lists
         flag = flags[i]
         if flag & CHECKED:
@@ -155,9 +161,11 @@ def in_line(
             wanted.append(i)
         elif flag & SELECTED:
             selected.append(i)
+        if flag & GUARDED and guard is None:
+            guard = i
     if stop < len(records):
         checked, wanted, selected = (found[: bisect_left(found, stop)] for found in (checked, wanted, selected))
-    return Run(kinds, starts, stop, checked, wanted, selected)
+    return Run(kinds, starts, stop, checked, wanted, selected, None if guard is None or guard >= stop else guard)
 
 
 def _row_sizes(records: list[Record], rows: list[int], sizes: list[int]) -> None:
@@ -351,6 +359,7 @@ def kinds_for(selected: frozenset[str]) -> Kinds:
             (SURFACE if kind in REGISTRY.surface else 0)
             | (CHECKED if tag in CHECKED_TYPES else 0)
             | (WANTED if tag == SCHEDULE_CHANGE else SELECTED if tag in selected else 0)
+            | (GUARDED if guarded(tag, False) else 0)
         )
     roles_cut: dict[type, int] = roles if marker is None else {**roles, marker: roles[marker] & ~SELECTED | WANTED}
     made = Kinds(len(classes), selected, tag_of, change, marker, verdicts, roles, roles_cut)

@@ -25,6 +25,7 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
 from invariant.findings import Finding, Severity
+from invariant.readers import TypesSeen
 from replay.logs import inputs
 from replay.logs.bytesource import Data, FileSource, HeldTail, in_pieces, slicer
 from replay.logs.discover import is_url
@@ -134,6 +135,10 @@ class SessionLog:
     @property
     def unreadable(self) -> bool:
         return self.notes.unreadable
+
+    @property
+    def types_seen(self) -> TypesSeen:
+        return self.records.seen
 
     @property
     def event_count(self) -> int:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import copy
 from bisect import bisect_left
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple, Protocol, TypeVar
 
 import msgspec
@@ -23,6 +23,7 @@ from invariant import SCHEDULE_CHANGE
 from invariant.findings import Severity
 from invariant.jsvalue import MAX_SAFE_INTEGER
 from invariant.logshapes import END_SEED, EVENT_SHAPES, SURFACE_TYPES, surface_problems
+from invariant.readers import NOTHING_SEEN, TypesSeen, guarded
 from invariant.sessionload import CHECKED_TYPES, LoadChecks
 from invariant.shapes import located_problems
 from invariant.surface import Surface
@@ -144,6 +145,7 @@ class RecordsState:
     """The selector remembers what it saw (the calls awaiting their results)."""
     marker_cut: int | None
     deep_left: int
+    seen: TypesSeen = NOTHING_SEEN
 
 
 @dataclass
@@ -165,6 +167,9 @@ class Records:
     """The conversation surface the committed events build (session-log.md §5.1)."""
     marker_cut: int | None = None
     """v2+: the index of the last committed `session/end-seed` marker with `inherited: true`."""
+    seen: TypesSeen = NOTHING_SEEN
+    """The first committed event of a type the 611615650f reader's guard refuses, and the first
+    marked `ignorable: true` (invariant.readers: whether they matter is the log's reader's to say)."""
     batch: tuple[FrameBatch, int] | None = None
     """While a batch of Zstandard frames is read, it and the number of the line before it."""
 
@@ -265,6 +270,7 @@ class Records:
         index, event, row = taken
         tag = None
         if event is not None:
+            self._saw(event, index, line_no)
             if plain_envelope(event) or self._check_envelope(event, index, line_no):
                 self._fold_surface(event, index, line_no)
             tag = event.get("type")
@@ -280,6 +286,19 @@ class Records:
         if self.others is not None:
             self.others(line_no, index, event, row, line)
         return None
+
+    def _saw(self, event: dict[str, object], index: int, line_no: int) -> None:
+        """Keep the event in `seen` where it is the first of its kind there."""
+        seen, marked = self.seen, event.get("ignorable") is True
+        if marked and seen.marked is None:
+            self.seen = replace(seen, marked=(index, line_no))
+        elif seen.unknown is None and guarded(tag := event.get("type"), marked):
+            self.seen = replace(seen, unknown=(index, line_no, tag))
+
+    def unknown_at(self, index: int, line_no: int, tag: str) -> None:
+        """The fast path met an unmarked event of a type the guard refuses (its first in the run)."""
+        if self.seen.unknown is None:
+            self.seen = replace(self.seen, unknown=(index, line_no, tag))
 
     def _telling(self, tag: str, event: dict[str, object], index: int, raw: bytes) -> bool:
         """Whether an event that is no schedule change is yielded all the same: a marker that cuts
@@ -359,7 +378,7 @@ class Records:
         keep = _fresh if more else _same
         s = self
         return RecordsState(
-            keep(s.scan), keep(s.load_checks), keep(s.surface), keep(s.select), s.marker_cut, s.budget.left
+            keep(s.scan), keep(s.load_checks), keep(s.surface), keep(s.select), s.marker_cut, s.budget.left, s.seen
         )
 
     def resume(self, state: RecordsState, head: Header) -> None:
@@ -367,6 +386,7 @@ class Records:
         self.version, self.marks_cut = head.version, head.marks_cut
         self.scan, self.load_checks, self.surface = _fresh(state.scan), _fresh(state.load_checks), _fresh(state.surface)
         self.select, self.marker_cut, self.budget.left = _fresh(state.select), state.marker_cut, state.deep_left
+        self.seen = state.seen
 
 
 def frame_of(batch: FrameBatch, before: int, line: int) -> tuple[int, int]:

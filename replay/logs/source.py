@@ -9,6 +9,7 @@ from collections.abc import Generator
 from typing import Protocol
 
 from invariant.findings import Finding
+from invariant.readers import TypesSeen
 from replay.logs.header import Header
 from replay.logs.records import Entry, OtherRecords, Selector
 from replay.reading import Reading
@@ -67,6 +68,12 @@ class RecordSource(Protocol):
 
     @property
     def unreadable(self) -> bool: ...
+
+    @property
+    def types_seen(self) -> TypesSeen:
+        """The first committed event of a type the 611615650f reader's guard refuses, and the
+        first marked ignorable (invariant.readers)."""
+        ...
 
     @property
     def unframed(self) -> bool:

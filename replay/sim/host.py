@@ -102,10 +102,14 @@ class Host:
 
     # --- the session log ---------------------------------------------------------------------------
 
-    def log_event(self, type_: str, data: object) -> None:
-        """Pre-existing history: appended durably, observed by nobody."""
+    def log_event(self, type_: str, data: object, ignorable: bool = False) -> None:
+        """Pre-existing history: appended durably, observed by nobody; `ignorable` marks it
+        `ignorable: true`, as a harness writes an event its readers may not know."""
         durable = self.durable == len(self.events)
-        self.events.append(appended(type_, len(self.events), self.clock.wall, data))
+        event = appended(type_, len(self.events), self.clock.wall, data)
+        if ignorable:
+            event["ignorable"] = True
+        self.events.append(event)
         self.schedule_events += type_ == SCHEDULE_CHANGE
         if durable:
             self.durable = len(self.events)

@@ -1,0 +1,34 @@
+// Load JSONL session logs through the published persistence reader's own read path
+// (@deepseek-ai/dsh-session-persistence@0.1.0-rc.8: `PersistenceCoordinator.prepareCore`, the
+// cold load a resume makes), with an in-memory backend handing it each log's header and events
+// (packed chunk rows expanded by dsh-session's own decoder, the committed prefix as given: the
+// caller writes whole logs). It answers what the reader says: loaded (the events it kept), or
+// refused, by its error's name (SessionFormatUnsupportedError: the unknown-event guard or the
+// version; SessionPersistenceCorruptionError: the session layer's validation) and message.
+// Usage: node load-session.mjs LOG.jsonl...   (prints one JSON line per log)
+import { readFileSync } from 'node:fs'
+import { Context } from '@deepseek-ai/cordis'
+import { SessionStore, decodeStorageRecord } from '@deepseek-ai/dsh-session'
+import { PersistenceCoordinator } from '@deepseek-ai/dsh-session-persistence'
+
+const ctx = new Context()
+ctx.plugin(SessionStore)
+for (let tries = 0; !ctx.sessions; tries++) {
+  if (tries > 1000) throw new Error('the session store never started')
+  await new Promise((resolve) => setTimeout(resolve, 1)) // (a plugin starts on a later tick)
+}
+for (const log of process.argv.slice(2)) {
+  const [first, ...lines] = readFileSync(log, 'utf8').split('\n').filter((line) => line !== '')
+  const { type, ...meta } = JSON.parse(first)
+  let answer
+  try {
+    const events = lines.flatMap((line) => decodeStorageRecord(JSON.parse(line)))
+    const backend = { loadStored: async () => ({ meta, events, revision: 1, tornMarker: undefined }) }
+    const loaded = await new PersistenceCoordinator(ctx, backend).prepareCore(meta.id)
+    answer = { loaded: loaded.sessionLength }
+  } catch (error) {
+    answer = { refused: error.name, message: error.message }
+  }
+  process.stdout.write(JSON.stringify(answer) + '\n')
+}
+process.exit(0)
