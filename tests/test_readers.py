@@ -8,6 +8,7 @@ refuse the key; formats v2-v4 take the marker, and no guard is modelled for them
 from __future__ import annotations
 
 import json
+import random
 import re
 import subprocess
 from pathlib import Path
@@ -250,6 +251,12 @@ def test_the_known_types_are_the_published_session_packages() -> None:
         assert set(re.findall(r"'([^']+)'", listed[1])) == KNOWN_TYPES_611615650F, package
 
 
+ODD_TYPES = ("mode/set", "request/header-delta", "Schedule/Change", "compaction/start", "compact/end", " turn/end", "")
+"""Types near the list's edges: the obsolete ones (refused before the guard, as corrupt), one
+of another case, a renamed one and its old name, one with a space, the empty one."""
+ALPHABET = "abz/-_.:0Z \u00e9\u4e2d\U0001f600"
+
+
 def test_the_published_reader_refuses_what_the_released_readers_guard_refuses(tmp_path: Path) -> None:
     """Generated logs with unknown types, marked, unmarked and marked false, of every profile's
     fixture, loaded by the published persistence reader (load-session.mjs): refused as
@@ -261,6 +268,10 @@ def test_the_published_reader_refuses_what_the_released_readers_guard_refuses(tm
         for j, mark in enumerate(MARKS.values()):
             logs.append(appended(source, tmp_path / f"{k}-{j}.jsonl", f"{name}/extension.{j}", **mark))
         logs.append(appended(source, tmp_path / f"{k}-known.jsonl", "goal/change", ignorable=True))
+    rng = random.Random(69)
+    for j, tag in enumerate([*ODD_TYPES, *("".join(rng.choices(ALPHABET, k=rng.randint(1, 14))) for _ in range(24))]):
+        mark = MARKS[rng.choice(sorted(MARKS))]
+        logs.append(appended(V0["fixed-rate"], tmp_path / f"odd-{j}.jsonl", tag, **mark))
     if REAL_LOGS.is_dir():
         logs.append(REAL_LOGS / "compaction-recovery.session.jsonl")
     done = subprocess.run(
