@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from fixtures.host.stores import large_store
-from replay.audit.verify import verify_path
+from replay.judge.verify import verify_path
 
 
 def main() -> None:

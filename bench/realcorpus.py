@@ -31,7 +31,7 @@ REPLACED = re.compile(rb'("surfaceOp":\{"op":"replace","start":)(\d+)(,"end":)(\
 def bodies(folder: Path = REAL_LOGS) -> list[list[bytes]]:
     """The event lines of every real log schedlog calls `ok`, in name order (a refused log's
     lines are no body to build on)."""
-    from replay.audit.verify import verify_path
+    from replay.judge.verify import verify_path
 
     out = []
     for path in sorted(folder.glob("*.jsonl")):
@@ -47,7 +47,7 @@ def _width(line: bytes) -> int:
     """How many events a line holds: a chunk row's members, else one."""
     if b'"seq0":' not in line[:80]:
         return 1
-    from replay.logs.chunks import decode_row
+    from replay.lines.chunks import decode_row
 
     value = json.loads(line)
     return len(decode_row(value, value["type"]))

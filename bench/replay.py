@@ -25,8 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.corpus import build
 from bench.realcorpus import build_from_real_logs
-from replay.audit.verify import verify_path
 from replay.duck.build import replay
+from replay.judge.verify import verify_path
 
 
 def _cpu() -> float:

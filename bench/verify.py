@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.corpus import as_zstd, build
 from bench.realcorpus import build_from_real_logs
 from replay.audit.auditrun import verify_paths
-from replay.audit.verify import verify_path
+from replay.judge.verify import verify_path
 
 
 def baseline(paths: list[Path]) -> tuple[float, int]:
@@ -69,9 +69,9 @@ def floor(paths: list[Path]) -> tuple[float, int]:
     decoded into typed envelopes by msgspec (fastruns.decode_run), with no record looked at.
     What verify spends above it is the judgement in Python: the in-line checks, load verdicts,
     surface, selector, fold and report."""
-    from replay.logs.bytesource import FileSource, load, slicer
     from replay.logs.fastruns import decode_run
     from replay.logs.frames import Block, plain_lines
+    from replay.sources.bytesource import FileSource, load, slicer
 
     start = time.process_time()
     decoded = 0

@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 def walk(path: str) -> list[str]:
     """The files of the functions a read of the log at `path` enters, in the order first entered."""
-    from replay.audit.verify import judge_log
+    from replay.judge.verify import judge_log
     from replay.logs.logfile import SessionLog
 
     packages = (str(ROOT / "invariant") + os.sep, str(ROOT / "replay") + os.sep)

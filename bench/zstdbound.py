@@ -58,7 +58,7 @@ def frames(text: bytes) -> bytes:
 
 MEASURE = """
 import resource, sys, time
-from replay.audit.verify import verify_path
+from replay.judge.verify import verify_path
 from replay.reading import Mode, Reading
 reading = Reading(mode=Mode(sys.argv[2]))
 report = verify_path(sys.argv[1], reading)

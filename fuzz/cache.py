@@ -4,7 +4,7 @@ them.
 
 Each case takes a fuzz input of `fuzz.logs` (valid and mutated logs, plain and Zstandard, v0-v4,
 strict and lenient) and does one of these to it, comparing after each step a run through the
-verdict cache (`replay.audit.cached.verified`, its entries written as a run writes them) with
+verdict cache (`replay.cache.cached.verified`, its entries written as a run writes them) with
 `verify --no-cache` (`verify_path`), report and text alike:
 
 - `append`: the log written in pieces cut at random points (inside a line, a frame, a torn
@@ -16,7 +16,7 @@ verdict cache (`replay.audit.cached.verified`, its entries written as a run writ
 - `damage`: the cache's rows damaged (a column NULL, text or cut, a byte flipped, one entry's
   saved reading moved to another), then maybe an append;
 - `replace`: another file renamed over the log, or a symbolic link swapped to another target;
-- `watch`: `schedlog watch`'s look (`replay.audit.follow.look`) after each piece a writer
+- `watch`: `schedlog watch`'s look (`replay.live.follow.look`) after each piece a writer
   appends, and after edits in place of committed bytes: what it told equals verify of the log as
   committed.
 
@@ -45,13 +45,13 @@ from typing import Any
 
 from fuzz.logs import REAL_LOGS, Source, make, sources
 from invariant.findings import Finding
-from replay.audit import cached as cached_module
-from replay.audit.cached import let_go, verified
-from replay.audit.follow import Kind, Look, WatchEvent, look, told_of
-from replay.audit.report import SessionReport
-from replay.audit.textline import text_line
-from replay.audit.verdicts import Verdict
-from replay.audit.verify import verify_path
+from replay.cache import cached as cached_module
+from replay.cache.cached import let_go, verified
+from replay.judge.report import SessionReport
+from replay.judge.textline import text_line
+from replay.judge.verdicts import Verdict
+from replay.judge.verify import verify_path
+from replay.live.follow import Kind, Look, WatchEvent, look, told_of
 from replay.reading import Mode, Reading
 
 DEFAULT_SEED = 20261206

@@ -417,9 +417,9 @@ class Outcome:
 def check(item: Input) -> Outcome:
     """Judge `item` three times (fast, fast again, exact), render its report in every format,
     and, for some inputs, shrink it and read it framed; the first failure found is the outcome."""
-    from replay.audit.verify import verify_log
     from replay.cli.output import Format
     from replay.cli.output.reports import render
+    from replay.judge.verify import verify_log
     from replay.logs.logfile import SessionLog
     from replay.reading import DEFAULT_READING, Mode, Reading
 
@@ -461,8 +461,8 @@ RENDERED = ("text", "json", "jsonl", "csv", "junit", "github", "sarif")
 def _check_shrink(item: Input, reading: Any) -> Outcome | None:
     """`shrink` (with `--redact` every other time) of a small corrupt input: a clear refusal, or
     a log whose verdict and rule are the original's and that verify judges so; None when so."""
-    from replay.audit.shrink import CannotShrink, _plaintext, key_of, shrink_log
-    from replay.audit.verify import verify_bytes
+    from replay.judge.verify import verify_bytes
+    from replay.tools.shrink import CannotShrink, _plaintext, key_of, shrink_log
 
     try:
         data = _plaintext(item.name, item.data)
@@ -486,7 +486,7 @@ def _check_shrink(item: Input, reading: Any) -> Outcome | None:
 def _check_framed(item: Input, reading: Any) -> Outcome:
     """A plain input framed as the harness frames a log reads as the plain bytes do, where its
     complete frames hold whole, defect-free records (tests/test_zstd_vs_plain.py)."""
-    from replay.audit.verify import verify_bytes
+    from replay.judge.verify import verify_bytes
 
     lines = item.data.splitlines(keepends=True)
     if len(lines) < 2 or not lines[0].endswith(b"\n"):
@@ -519,7 +519,7 @@ def _errors(report: Any) -> str:
 def _check_store(item: Input) -> Outcome:
     """A Host store at `item.now`: the Reading refuses an instant it cannot use (ValueError,
     said where it is made), else the store is judged without an exception escaping."""
-    from replay.audit.verify import store_report
+    from replay.judge.verify import store_report
     from replay.reading import Reading
 
     try:

@@ -189,7 +189,7 @@ def check(path: Path) -> tuple[str, str]:
     """Read every session of the store at `path` twice; the class and what failed (for an `ok`
     input: the verdicts and finding codes its sessions got, which the summary counts)."""
     from replay.audit.auditrun import verify_paths
-    from replay.logs.discover import discover
+    from replay.sources.discover import discover
 
     before = _state(path.parent)
     try:

@@ -120,7 +120,7 @@ class Folder:
         decode: Callable[[object, Profile], Change] = decode_change,
     ) -> None:
         """`decode` reads an owned change's payload: `decode_change`, or a faster reader that
-        gives what it gives (replay's msgspec structs, `replay.audit.fastchanges`)."""
+        gives what it gives (replay's msgspec structs, `replay.judge.fastchanges`)."""
         self.seed_length = check_seed_length(seed_length)
         self.profile = get_profile(profile)
         self.decode = decode

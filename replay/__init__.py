@@ -12,17 +12,17 @@ from invariant.exports import lazy_exports
 
 if TYPE_CHECKING:
     from replay.audit.auditrun import Audit, verify_paths
-    from replay.audit.report import SessionReport
-    from replay.audit.verdicts import Verdict
-    from replay.audit.verify import verify_bytes, verify_bytes_with_changes, verify_path
+    from replay.judge.report import SessionReport
+    from replay.judge.verdicts import Verdict
+    from replay.judge.verify import verify_bytes, verify_bytes_with_changes, verify_path
     from replay.reading import Mode, Reading
     from replay.sim.simulator import Scenario, ScenarioError, SimulationResult, TooManyEvents, simulate
 
 _HOMES = {
     "audit.auditrun": ("Audit", "verify_paths"),
-    "audit.report": ("SessionReport",),
-    "audit.verdicts": ("Verdict",),
-    "audit.verify": (
+    "judge.report": ("SessionReport",),
+    "judge.verdicts": ("Verdict",),
+    "judge.verify": (
         "verify_bytes",
         "verify_bytes_with_changes",
         "verify_path",

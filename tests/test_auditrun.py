@@ -11,7 +11,7 @@ from click.testing import CliRunner
 import replay
 from replay.cli import main
 from replay.exitstatus import EXIT_HELP, EXIT_ORDER, exit_status
-from replay.logs.discover import discover
+from replay.sources.discover import discover
 
 from .conftest import ROOT
 

@@ -11,8 +11,8 @@ import re
 import sys
 from collections import Counter
 
-from replay.audit.report import SessionReport
-from replay.audit.verify import verify_bytes
+from replay.judge.report import SessionReport
+from replay.judge.verify import verify_bytes
 
 from .conftest import REAL_LOGS, ROOT, requires_real_logs
 

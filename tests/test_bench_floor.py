@@ -32,7 +32,7 @@ def test_the_reader_floor_reads_a_large_log_in_all_its_pieces_and_blocks(tmp_pat
     """A log past READ_CHUNK is read in pieces (a FileSource), its lines in several blocks."""
     sys.path.insert(0, str(ROOT))
     from bench.verify import floor
-    from replay.logs.bytesource import READ_CHUNK
+    from replay.sources.bytesource import READ_CHUNK
 
     line = b'{"type":"step/start","seq":%d,"time":0,"data":{"turn":1,"step":1}}\n'
     count = 2 * READ_CHUNK // len(line % 0) + 7

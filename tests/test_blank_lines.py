@@ -17,11 +17,11 @@ import zstandard
 from hypothesis import given
 from hypothesis import strategies as st
 
-from replay.audit.verify import verify_log
+from replay.judge.verify import verify_log
 from replay.logs import frames
-from replay.logs.bytesource import Data
 from replay.logs.logfile import SessionLog
 from replay.reading import Mode, Reading
+from replay.sources.bytesource import Data
 
 from .sessionfiles import ev, header, line
 

@@ -20,11 +20,11 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from replay.audit import cached as cached_module
-from replay.audit import follow as follow_module
-from replay.audit.follow import Kind, look, told_of
-from replay.audit.verify import verify_path
+from replay.cache import cached as cached_module
 from replay.cli import main
+from replay.judge.verify import verify_path
+from replay.live import follow as follow_module
+from replay.live.follow import Kind, look, told_of
 from replay.reading import Reading
 
 from .conftest import ROOT
@@ -71,7 +71,7 @@ def folder(tmp_path: Path) -> Path:
 
 
 def _rewritten_while_judged(log: Path, new: bytes, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
-    """Rewrite `log` in place (size and mtime kept) once `name` of replay.audit.cached has judged it."""
+    """Rewrite `log` in place (size and mtime kept) once `name` of replay.cache.cached has judged it."""
     real: Callable[..., Any] = getattr(cached_module, name)
     st = log.stat()
 

@@ -43,8 +43,8 @@ def test_a_bounded_run_finds_no_difference(pool: list[Source], tmp_path: Path) -
 def test_it_finds_a_cache_that_trusts_a_stat(
     pool: list[Source], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from replay.audit import cached
-    from replay.logs.hashed import fed
+    from replay.cache import cached
+    from replay.sources.hashed import fed
 
     def by_stat(saved: Any, found: Any, path: str) -> tuple[str, Any]:  # (size and inode, no hash compared)
         if (saved.device, saved.inode) != (found.device, found.inode) or found.size < saved.size:
@@ -58,8 +58,8 @@ def test_it_finds_a_cache_that_trusts_a_stat(
 def test_it_finds_watch_trusting_edited_committed_bytes(
     pool: list[Source], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from replay.audit import follow
-    from replay.logs.hashed import fed
+    from replay.live import follow
+    from replay.sources.hashed import fed
 
     def trusting(path: str, status: Any, before: Any) -> tuple[str, Any]:  # (the prefix never compared)
         return "", fed(path, before.offset)
@@ -71,8 +71,8 @@ def test_it_finds_watch_trusting_edited_committed_bytes(
 def test_it_finds_a_report_stored_under_bytes_it_did_not_judge(
     pool: list[Source], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from replay.audit import cached
-    from replay.logs import hashed
+    from replay.cache import cached
+    from replay.sources import hashed
 
     real = cached.remember
 

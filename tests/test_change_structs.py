@@ -1,4 +1,4 @@
-"""Property: the change structs (msgspec, checked in C: replay.audit.fastchanges) decode
+"""Property: the change structs (msgspec, checked in C: replay.judge.fastchanges) decode
 exactly what the strict decoder (invariant.changes) decodes; what they leave, it decodes."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from invariant.changes import decode_change
 from invariant.errors import ScheduleLogError
 from invariant.profiles import PROFILES
-from replay.audit.fastchanges import Structs, decode_change_fast, structured_change
+from replay.judge.fastchanges import Structs, decode_change_fast, structured_change
 
 from .test_schema_equivalence import SETTINGS, payloads
 
@@ -152,7 +152,7 @@ def test_a_value_nested_past_msgspec_is_left_to_the_strict_decoder() -> None:
 def test_the_judge_decodes_through_the_structs(monkeypatch: pytest.MonkeyPatch) -> None:
     """verify's fold reads each owned change through the structs first (`Folder`'s decode),
     once for the folds of every profile the evidence may choose."""
-    from replay.audit.verify import verify_path
+    from replay.judge.verify import verify_path
 
     from .conftest import ROOT
 

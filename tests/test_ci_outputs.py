@@ -12,8 +12,8 @@ from click.testing import CliRunner
 from jsonschema import Draft7Validator
 from junitparser import Attr, Error, Failure, IntAttr, JUnitXml, TestCase
 
-from replay.audit.rules import FORMAT, LIVE, PROTOCOL, TRANSCRIPT, describe
 from replay.cli import main
+from replay.judge.rules import FORMAT, LIVE, PROTOCOL, TRANSCRIPT, describe
 
 from .conftest import ROOT
 from .sarifschema import sarif_schema

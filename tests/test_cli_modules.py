@@ -60,11 +60,11 @@ def test_a_commands_help_loads_its_own_module_alone() -> None:
     commands = {m for m in loaded if m.startswith("replay.cli.") and m.count(".") == 2}
     assert "replay.cli.verify" in commands
     assert not commands & {f"replay.cli.{m.split('.')[-1]}" for m in COMMANDS.values()} - {"replay.cli.verify"}
-    for heavy in ("duckdb", "msgspec", "replay.audit.verify", "replay.reading", "invariant.profiles"):
+    for heavy in ("duckdb", "msgspec", "replay.judge.verify", "replay.reading", "invariant.profiles"):
         assert heavy not in loaded, heavy
 
 
 def test_the_command_list_loads_every_command_module_and_no_judge() -> None:
     loaded = _loaded_by("--help")
     assert {m for m in COMMANDS.values()} <= loaded
-    assert "duckdb" not in loaded and "replay.audit.verify" not in loaded
+    assert "duckdb" not in loaded and "replay.judge.verify" not in loaded

@@ -190,7 +190,7 @@ def test_console_script_runs_as_a_subprocess(example_dir: Path) -> None:
 def test_standard_input_beyond_max_stream_is_a_usage_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: list[str]
 ) -> None:
-    from replay.logs import bytesource
+    from replay.sources import bytesource
 
     monkeypatch.setattr(bytesource, "MAX_STREAM", 1000)
     args = [a.replace("{tmp}", str(tmp_path)) for a in command]

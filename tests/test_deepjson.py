@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from replay.logs import deepjson
-from replay.logs.jsonline import JsonLineError, parse_header_line, parse_json_line
+from replay.lines import deepjson
+from replay.lines.jsonline import JsonLineError, parse_header_line, parse_json_line
 
 _SCALARS = (
     st.none()
@@ -203,7 +203,7 @@ def _typed(value: object) -> object:
 def test_a_short_header_read_by_msgspec_is_read_as_the_standard_library_reads_it(raw: bytes) -> None:
     """parse_header_line hands a short header with no `-0` to msgspec first: what it answers is
     what the standard library's reading (the one that keeps -0) answers, refusals included."""
-    import replay.logs.jsonline as jsonline
+    import replay.lines.jsonline as jsonline
 
     def read(fast: bool) -> object:
         saved = jsonline._SHORT_HEADER

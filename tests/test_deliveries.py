@@ -17,7 +17,7 @@ from invariant import BatchItem, record_from_json, render_batch_framing, render_
 from invariant.findings import Finding, Severity, Violation
 from invariant.instant import format_instant
 from invariant.logshapes import appended
-from replay.audit.verify import verify_path
+from replay.judge.verify import verify_path
 from replay.reading import Reading
 
 from .conftest import REAL_LOGS, ROOT, requires_real_logs

@@ -12,10 +12,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from invariant.detect import ALL, Clue, choose
-from replay.audit.verdicts import Verdict
-from replay.audit.verify import verify_path
-from replay.logs.discover import discover
+from replay.judge.verdicts import Verdict
+from replay.judge.verify import verify_path
 from replay.reading import Reading
+from replay.sources.discover import discover
 
 from .conftest import ROOT
 

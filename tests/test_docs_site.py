@@ -34,8 +34,15 @@ def _nav_pages(nav: object) -> list[str]:
     return []
 
 
+class _Config(yaml.SafeLoader):
+    """The safe loader, reading mkdocs' `!!python/name:` tags (a fence formatter) as their names."""
+
+
+_Config.add_multi_constructor("tag:yaml.org,2002:python/name:", lambda loader, suffix, node: suffix)
+
+
 def test_every_page_is_in_the_navigation() -> None:
-    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), _Config)  # (safe: _Config)
     listed = _nav_pages(config["nav"])
     pages = sorted(p.name for p in PAGES if p.parent.name == "docs")
     assert sorted(listed) == pages
@@ -59,3 +66,5 @@ def test_mkdocs_builds_the_site_strictly(tmp_path: Path) -> None:
 
     for name in every_command():
         assert f'id="{name}"' in cli, name
+    architecture = (tmp_path / "site" / "architecture" / "index.html").read_text(encoding="utf-8")
+    assert '<pre class="mermaid"><code>flowchart TD' in architecture  # (drawn by the theme's Mermaid)

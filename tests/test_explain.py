@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from replay.audit.explain import explain_path
 from replay.cli import main
+from replay.tools.explain import explain_path
 
 from .conftest import ROOT
 from .sessionfiles import header, write_session
@@ -137,7 +137,7 @@ def test_the_offending_value_is_shown_escaped() -> None:
     ("ms", "text"), [(120_000, "2 min"), (5_400_000, "1 h 30 min"), (1_500, "1.5 s"), (86_400_000, "1 d")]
 )
 def test_durations_in_human_units(ms: int, text: str) -> None:
-    from replay.audit.explain import human_duration, with_human_durations
+    from replay.tools.explain import human_duration, with_human_durations
 
     assert human_duration(ms) == text
     assert with_human_durations(f"is {ms} ms after") == f"is {ms} ms ({text}) after"
@@ -160,7 +160,7 @@ def test_the_story_is_told_from_the_judgement_without_folding_again(
     """explain feeds the fold exactly as verify does (judge_log's steps and state are the story's),
     and the state before the violating event names the ids active there."""
     from invariant.folding import Folder
-    from replay.audit.verify import verify_path
+    from replay.judge.verify import verify_path
 
     from .test_related import change, create
 

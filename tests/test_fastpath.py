@@ -19,8 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from invariant.logshapes import appended
-from replay.audit.telling import TellingEvents
-from replay.audit.verify import verify_log
+from replay.judge.telling import TellingEvents
+from replay.judge.verify import verify_log
 from replay.logs import envelope
 from replay.logs.logfile import SessionLog
 from replay.logs.records import Records
@@ -547,7 +547,7 @@ def test_a_content_is_found_once_exactly_when_two_whole_searches_find_it_once(
 
 def _text(value: Any) -> str:
     """A value as JSON text, however deep (deepjson: no recursion)."""
-    from replay.logs import deepjson
+    from replay.lines import deepjson
 
     return deepjson.dumps(value)
 

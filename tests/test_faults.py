@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from replay.audit.verdicts import Verdict
-from replay.audit.verify import verify_path
+from replay.judge.verdicts import Verdict
+from replay.judge.verify import verify_path
 
 from .conftest import ROOT
 
@@ -290,7 +290,7 @@ def test_a_stream_is_spooled_past_a_bound_and_refused_past_the_limit(monkeypatch
     import io
     import mmap
 
-    from replay.logs import bytesource
+    from replay.sources import bytesource
 
     monkeypatch.setattr(bytesource, "READ_CHUNK", 1000)
     monkeypatch.setattr(bytesource, "SPOOL_BYTES", 5000)
@@ -307,7 +307,7 @@ def test_a_spooled_standard_input_is_judged_as_the_file_is(monkeypatch: pytest.M
     from click.testing import CliRunner
 
     from replay.cli import main
-    from replay.logs import bytesource
+    from replay.sources import bytesource
 
     monkeypatch.setattr(bytesource, "SPOOL_BYTES", 100)
     data = (SESSIONS / "valid" / "reminders.session.jsonl").read_bytes()

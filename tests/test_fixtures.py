@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from replay.audit.verify import verify_path
+from replay.judge.verify import verify_path
 
 from .conftest import CONFORMANCE, ROOT, SHARED_SPEC
 

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 import zstandard
 
-from replay.audit.report import SessionReport
-from replay.audit.verdicts import Verdict
-from replay.audit.verify import verify_path
+from replay.judge.report import SessionReport
+from replay.judge.verdicts import Verdict
+from replay.judge.verify import verify_path
 from replay.logs.logfile import SessionLog
 
 from .conftest import REAL_LOGS, ROOT, requires_real_logs
@@ -197,7 +197,7 @@ def test_every_surface_says_what_judged_the_session(tmp_path: Path) -> None:
 
 
 def test_check_takes_candidates_against_a_v4_log(tmp_path: Path) -> None:
-    from replay.audit.candidate import check_log_candidate
+    from replay.tools.candidate import check_log_candidate
 
     log = str(FORMATS / "fixed-rate" / "v4" / "session.v4.jsonl.zstd")
     delete = json.dumps({"version": 1, "operation": "delete", "id": "schedule-1"}).encode()
@@ -210,7 +210,7 @@ def test_check_takes_candidates_against_a_v4_log(tmp_path: Path) -> None:
 
 
 def test_check_folds_a_forked_v4_log_from_its_inherited_marker(tmp_path: Path) -> None:
-    from replay.audit.candidate import check_log_candidate
+    from replay.tools.candidate import check_log_candidate
 
     log = str(FORMATS / "fork" / "inherited-marker" / "session.v4.jsonl")
     delete = json.dumps({"version": 1, "operation": "delete", "id": "schedule-1"}).encode()

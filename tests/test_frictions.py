@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from replay.atomic import replace_folder
 from replay.cli import main
 from replay.cli.group import every_command
-from replay.logs.discover import LOG_SUFFIXES
+from replay.sources.discover import LOG_SUFFIXES
 from tests.conftest import REAL_LOGS, requires_real_logs
 
 ROOT = Path(__file__).resolve().parent.parent

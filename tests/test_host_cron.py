@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from fixtures.host.stores import store, task
 from invariant.hostcron import FIELDS, HostCronError, canonical, parse_host_cron
 from invariant.hoststore import store_findings
-from replay.logs.discover import STORE_NAME
+from replay.sources.discover import STORE_NAME
 
 from .conftest import CONFORMANCE, load_jsonl
 

@@ -12,8 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from invariant.cron import CronSyntaxError, parse_cron
-from replay.audit.verify import verify_bytes, verify_log, verify_path
 from replay.cli import main
+from replay.judge.verify import verify_bytes, verify_log, verify_path
 from replay.logs import envelope
 from replay.logs.logfile import SessionLog
 from replay.reading import Reading
@@ -121,7 +121,7 @@ def test_a_report_parses_with_json_loads_whatever_the_seed_length_holds(tmp_path
 
 
 def test_the_report_draws_a_schedule_change_nested_past_any_recursion_limit(tmp_path: Path) -> None:
-    from replay.audit.sessionview import session_view
+    from replay.tools.sessionview import session_view
 
     data = '{"version":1,"operation":"create","schedule":' + "[" * DEEP + "]" * DEEP + "}"
     path = tmp_path / "deep.session.jsonl"
@@ -234,7 +234,7 @@ def test_a_large_file_read_in_pieces_reads_as_the_whole_bytes(
 ) -> None:
     """A file past READ_CHUNK is read in pieces (lines cut anywhere between them) and gives the
     report the same bytes give read at once."""
-    from replay.logs import bytesource
+    from replay.sources import bytesource
 
     data = _many_events(40) + tail
     path = tmp_path / "big.session.jsonl"
@@ -249,7 +249,7 @@ def test_a_file_truncated_while_it_is_read_is_unreadable_not_a_crash(
 ) -> None:
     """The reader never maps a log: a file cut short under it (SIGBUS for a mapped one, exit 135
     with no word) gives a verdict that says so."""
-    from replay.logs import bytesource
+    from replay.sources import bytesource
 
     data = _many_events(2000)
     path = tmp_path / "shrinking.session.jsonl"
@@ -265,7 +265,7 @@ def test_a_file_truncated_while_it_is_read_is_unreadable_not_a_crash(
 def test_a_zstd_file_truncated_while_it_is_read_is_unreadable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import zstandard
 
-    from replay.logs import bytesource
+    from replay.sources import bytesource
 
     text = _many_events(200)
     head = text.index(b"\n") + 1
@@ -295,7 +295,7 @@ def _cut_while_reading(reading: Iterator[object], path: Path, size: int) -> None
 
 def _shrinking(path: str, size: int) -> object:
     """A FileSource that was opened when the file had `size` bytes (it has fewer now)."""
-    from replay.logs import bytesource
+    from replay.sources import bytesource
 
     return bytesource.FileSource(open(path, "rb", buffering=0), size)
 

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from replay.cli import main
-from replay.logs import deepjson
+from replay.lines import deepjson
 
 from .conftest import REAL_LOGS, ROOT
 from .sessionfiles import ev, header, text_row

@@ -18,7 +18,7 @@ from invariant.hostcron import HostCronError, canonical, parse_host_cron
 from invariant.hoststore import ignored_parts, store_findings
 from invariant.instant import MAX_MS, MIN_MS, format_instant, parse_instant
 from invariant.logshapes import appended
-from replay.logs.discover import STORE_NAME
+from replay.sources.discover import STORE_NAME
 
 from .conftest import ROOT
 from .mutation import mutate
@@ -543,7 +543,7 @@ def test_the_committed_store_fixtures_are_what_the_generator_writes_and_verify_a
 def test_the_large_generated_store_is_ok_with_no_finding(tmp_path: Path) -> None:
     """The 10,000-task store bench/hoststore.py times: every kind, targets on their rules."""
     from fixtures.host.stores import large_store
-    from replay.audit.verify import verify_path
+    from replay.judge.verify import verify_path
 
     path = tmp_path / STORE_NAME
     path.write_text(json.dumps(large_store(10_000)))
@@ -628,7 +628,7 @@ def test_a_store_is_read_once_per_run(tmp_path: Path, monkeypatch: pytest.Monkey
     the report carries the tasks it read."""
     from click.testing import CliRunner
 
-    import replay.audit.verify as verifying
+    import replay.judge.verify as verifying
     from replay.cli import main
 
     reads: list[str] = []

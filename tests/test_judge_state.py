@@ -9,8 +9,8 @@ import pickle
 
 import pytest
 
-from replay.audit.judge import Judge
-from replay.audit.verify import judge_log, verify_log
+from replay.judge.judge import Judge
+from replay.judge.verify import judge_log, verify_log
 from replay.logs.logfile import SessionLog
 from replay.logs.records import Entry
 

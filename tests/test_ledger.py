@@ -14,12 +14,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from invariant.ledger import Status, batches
-from replay.audit import explain
-from replay.audit.sessionview import session_view
-from replay.audit.verify import judge_log, verify_bytes_with_changes
 from replay.duck.build import replay
+from replay.judge.verify import judge_log, verify_bytes_with_changes
 from replay.logs.logfile import SessionLog
 from replay.reading import Reading
+from replay.tools import explain
+from replay.tools.sessionview import session_view
 
 from .sessionfiles import header, write_session
 

@@ -17,11 +17,11 @@ from invariant.jsvalue import MAX_SAFE_INTEGER
 from invariant.logshapes import EVENT_SHAPES
 from invariant.shapes import object_problems
 from invariant.tools.judge import result_call_id, schedule_call
-from replay.audit.telling import TellingEvents
-from replay.logs import bytesource, zstdframes
-from replay.logs.discover import discover
+from replay.judge.telling import TellingEvents
 from replay.logs.logfile import SessionLog, plain_envelope
 from replay.reading import Reading
+from replay.sources import bytesource, zstdframes
+from replay.sources.discover import discover
 
 from .conftest import ROOT
 from .sessionfiles import ev, header, line, session_bytes, text_row, zstd_session

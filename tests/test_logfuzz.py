@@ -54,8 +54,8 @@ def test_an_input_is_made_again_from_its_seed_and_index(pool: list[fuzz.Source],
 
 def _break(monkeypatch: pytest.MonkeyPatch, how: str) -> None:
     """Make the judge fail in one way the fuzzer must report."""
-    from replay.audit import verify
     from replay.cli.output import reports
+    from replay.judge import verify
     from replay.logs.logfile import SessionLog
 
     judged = verify.verify_log

@@ -19,11 +19,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from replay.audit.verify import verify_log
-from replay.logs import bytesource, frames
-from replay.logs.bytesource import read_stream
+from replay.judge.verify import verify_log
+from replay.logs import frames
 from replay.logs.logfile import SessionLog
 from replay.reading import Mode, Reading
+from replay.sources import bytesource
+from replay.sources.bytesource import read_stream
 
 from .sessionfiles import ev, header, line
 

@@ -81,7 +81,7 @@ def test_every_code_the_sources_write_is_known() -> None:
     """The known codes (what a selector is checked against) hold every code literal of the sources."""
     import re
 
-    from replay.audit.rules import CODES
+    from replay.judge.rules import CODES
 
     shape = re.compile(r"\"((?:format|host|delivery|tool|decode|fold|live)\.[a-z0-9.-]+)\"")
     written = {
@@ -236,7 +236,7 @@ def test_the_reader_pipeline_page_says_what_the_cache_checks() -> None:
     page = " ".join((ROOT / "docs" / "reader-pipeline.md").read_text().split())
     assert "64 KiB" not in page and "0.35x" not in page
     assert "an xxh3-128 hash of exactly the bytes the reader read" in page
-    rules = (ROOT / "replay" / "audit" / "rules.py").read_text()
+    rules = (ROOT / "replay" / "judge" / "rules.py").read_text()
     assert "README" not in rules
 
 

@@ -20,11 +20,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from invariant.readers import KNOWN_TYPES_611615650F, READERS, UPGRADED_TYPES, guarded
-from replay.audit.shrink import shrink_log
-from replay.audit.verify import verify_path
 from replay.cli import main
+from replay.judge.verify import verify_path
 from replay.modes import Mode
 from replay.reading import Reading as ReadingOptions
+from replay.tools.shrink import shrink_log
 
 from .conftest import REAL_LOGS, ROOT, requires_real_logs
 from .reference import engine, reference_dir
@@ -211,7 +211,7 @@ def test_what_a_reading_saw_of_types_and_markers_survives_its_resumption(
 ) -> None:
     """A reading resumed from its saved state (the cache's, watch's) knows the unknown types and
     markers it saw before: its report is the cold read's wherever the log was cut."""
-    from replay.audit.verify import verify_log
+    from replay.judge.verify import verify_log
     from replay.logs.logfile import SessionLog
 
     data = V0[where].read_bytes()

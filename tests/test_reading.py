@@ -55,7 +55,7 @@ def test_a_reading_refuses_an_instant_it_cannot_use_when_made(kwargs: dict[str, 
 
 
 def test_the_last_and_first_canonical_instants_are_a_readings_now() -> None:
-    from replay.audit.verify import verify_path
+    from replay.judge.verify import verify_path
 
     stores = sorted((ROOT / "fixtures" / "host" / "stores").glob("*.json"))
     assert stores
@@ -201,7 +201,7 @@ def test_one_column_vocabulary_for_csv_parquet_and_the_sessions_table(tmp_path: 
     `events`; the table holds every one of them."""
     import duckdb
 
-    from replay.audit.verdicts import VERDICT_COLUMNS
+    from replay.judge.verdicts import VERDICT_COLUMNS
 
     runner = CliRunner()
     csv_header = runner.invoke(main, ["verify", "--format", "csv", str(SESSIONS)]).output.splitlines()[0].split(",")

@@ -61,6 +61,8 @@ def holder(lang: str, body: str, line: str) -> str | None:
         return "test_the_pytest_configuration_collects_the_logs_it_names"
     if lang == "ts":
         return "test_the_typescript_snippet_validates_a_candidate"
+    if lang == "mermaid":
+        return "test_docs_site.py, test_mkdocs_builds_the_site_strictly (the diagram is drawn)"
     if lang != "sh":
         return None
     if _is_synopsis(body):

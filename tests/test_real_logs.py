@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from replay.audit.verify import verify_path
+from replay.judge.verify import verify_path
 from replay.logs.logfile import SessionLog
 from replay.reading import Reading
 

@@ -23,7 +23,7 @@ from replay.cli import main
 from replay.conform.cases import all_cases
 from replay.conform.runner import _expected
 from replay.conform.transport import Implementation
-from replay.logs.chunks import ROW_TAGS, RowError, decode_row
+from replay.lines.chunks import ROW_TAGS, RowError, decode_row
 
 from .conftest import REAL_LOGS, ROOT, requires_real_logs
 from .reference import ENGINE_VERSION, declared, engine, node, reference_dir

@@ -48,8 +48,8 @@ def test_the_reference_load_is_refused_as_a_yardstick_when_the_counts_differ(
     """A load that read other events than verify (here: verify made to count one more) fails."""
     reference_dir()
     import bench.verify
-    from replay.audit.report import SessionReport
-    from replay.audit.verify import verify_path
+    from replay.judge.report import SessionReport
+    from replay.judge.verify import verify_path
 
     def one_more(path: str) -> SessionReport:
         report = verify_path(path)

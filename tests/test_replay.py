@@ -28,10 +28,10 @@ from replay.duck import build as duck
 from replay.duck import query, staging
 from replay.duck.build import TABLES, TargetError, replay
 from replay.duck.staging import StagedSession
-from replay.logs import deepjson
-from replay.logs.discover import discover
+from replay.lines import deepjson
 from replay.logs.logfile import SessionLog
 from replay.reading import Reading
+from replay.sources.discover import discover
 
 from .conftest import REAL_LOGS, ROOT, requires_real_logs
 

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from fuzz.logs import make, sources
 from replay.duck import staging
 from replay.duck.build import TABLES, replay
-from replay.logs.discover import discover
 from replay.reading import Mode, Reading
+from replay.sources.discover import discover
 
 from .conftest import ROOT
 

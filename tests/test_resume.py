@@ -17,12 +17,12 @@ from hypothesis import strategies as st
 from fuzz.logs import make, sources
 from invariant.profiles import PROFILES, get_profile
 from invariant.tools.names import SURFACE_NAMES
-from replay.audit.verify import verify_log
-from replay.logs.jsonline import DeepBudget
+from replay.judge.verify import verify_log
+from replay.lines.jsonline import DeepBudget
 from replay.logs.logfile import SessionLog
 from replay.logs.readstate import ReadState
-from replay.logs.zstdframes import Frame
 from replay.reading import Mode, Reading
+from replay.sources.zstdframes import Frame
 
 from .conftest import ROOT
 

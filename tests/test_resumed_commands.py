@@ -14,9 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fuzz.logs import make, sources
-from replay.audit.follow import look, told_of
-from replay.audit.verify import verify_path
 from replay.cli import main
+from replay.judge.verify import verify_path
+from replay.live.follow import look, told_of
 from replay.reading import Mode, Reading
 
 from .conftest import ROOT

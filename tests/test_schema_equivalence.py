@@ -17,7 +17,7 @@ from invariant import MAX_MS, MIN_MS, ScheduleLogError, decode_change, format_in
 from invariant.cron import CronSyntaxError
 from invariant.logshapes import header_problems
 from invariant.schemas import PROFILE_CHANGE_FILES
-from replay.logs.chunks import ROW_TAGS, RowError, decode_row
+from replay.lines.chunks import ROW_TAGS, RowError, decode_row
 
 from .schemahelp import valid
 from .test_calendar_properties import cron_texts

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from invariant.logshapes import appended
 from invariant.sessionload import LoadChecks
-from replay.audit.verify import verify_log
+from replay.judge.verify import verify_log
 from replay.logs.logfile import SessionLog
 from replay.reading import Reading
 

@@ -11,9 +11,9 @@ import pytest
 import zstandard
 from click.testing import CliRunner
 
-from replay.audit.shrink import CannotShrink, key_of, placeholder, shrink_log
-from replay.audit.verify import verify_bytes
 from replay.cli import main
+from replay.judge.verify import verify_bytes
+from replay.tools.shrink import CannotShrink, key_of, placeholder, shrink_log
 
 from .conftest import REAL_LOGS, ROOT
 
@@ -177,7 +177,7 @@ def test_a_v0_replacement_names_its_bounds_by_start_and_end_renumbered() -> None
 
 
 def test_a_tool_call_row_counts_its_argument_members() -> None:
-    from replay.audit.shrink import _events_in
+    from replay.tools.shrink import _events_in
 
     row = {"type": "tool-call-chunks", "seq0": 3, "time0": 0, "data": {"args": ["a", "b", "c"], "dt": [1, 1]}}
     assert _events_in(row) == 3
@@ -187,7 +187,7 @@ def test_a_tool_call_row_counts_its_argument_members() -> None:
 def test_the_structural_keys_are_these() -> None:
     """What `--redact` keeps: vocabulary, identities compared across events, instants and rules.
     Every other string of the header and the events is redacted (paths with their separators)."""
-    from replay.audit.shrink import JSON_TEXT_KEYS, PATH_KEYS, STRUCTURAL_KEYS
+    from replay.tools.shrink import JSON_TEXT_KEYS, PATH_KEYS, STRUCTURAL_KEYS
 
     assert sorted(STRUCTURAL_KEYS) == [
         "acceptedAt", "agentPreset", "callId", "cron", "id", "kind", "name", "nextScheduledAt", "occurrenceAt",
@@ -216,7 +216,7 @@ def test_a_redacted_shrink_keeps_no_string_but_the_structural_ones(path: Path) -
     """The header's cwd (`/home/alice/acme-merger-2027` was left verbatim) and every other free
     text or path, in the header and the events, is a placeholder unless its key is structural
     or the line had to be kept as written (counted)."""
-    from replay.audit.shrink import STRUCTURAL_KEYS, path_placeholder
+    from replay.tools.shrink import STRUCTURAL_KEYS, path_placeholder
 
     data = path.read_bytes()
     lines = data.split(b"\n")

@@ -24,9 +24,9 @@ from hypothesis import strategies as st
 import replay
 from invariant import fold
 from invariant.profiles import CALENDAR
-from replay.audit.verify import verify_bytes, verify_path
 from replay.cli import main
 from replay.cli.output import emit
+from replay.judge.verify import verify_bytes, verify_path
 from replay.reading import Mode, Reading
 from replay.sim.fuzz import MAX_RECURRING, _is_recurring, check, fuzz, generate, run_checked, scenario_json
 from replay.sim.limits import MAX_STEPS

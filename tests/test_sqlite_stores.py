@@ -20,12 +20,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fixtures.storewriter import create, varints, write_session, write_store
-from replay.audit.verify import verify_path
 from replay.cli import main
-from replay.logs.chunks import ROW_TAGS, decode_row
-from replay.logs.sqlitenames import split_name
-from replay.logs.sqlitestore import Store, StoreError
-from replay.logs.storerows import RowDefect, varint_seqs
+from replay.judge.verify import verify_path
+from replay.lines.chunks import ROW_TAGS, decode_row
+from replay.sources.sqlitenames import split_name
+from replay.sources.sqlitestore import Store, StoreError
+from replay.sources.storerows import RowDefect, varint_seqs
 from tests.conftest import ROOT, SHARED
 
 STORES = SHARED / "sqlite-stores" / "17"
@@ -469,9 +469,9 @@ def _grow(store: Path, session: str, events: list[dict[str, Any]]) -> None:
 def test_watch_reads_a_stores_session_again_only_when_its_revision_moves(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from replay.audit import follow
-    from replay.audit.follow import Kind
-    from replay.audit.watching import Watch
+    from replay.live import follow
+    from replay.live.follow import Kind
+    from replay.live.watching import Watch
     from replay.reading import Reading
 
     store = tmp_path / "store.db"
@@ -581,8 +581,8 @@ def test_a_store_written_meanwhile_is_never_read_torn(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    from replay.audit.follow import Kind
-    from replay.audit.watching import Watch
+    from replay.live.follow import Kind
+    from replay.live.watching import Watch
     from replay.reading import Reading
 
     log = tmp_path / "reminders.session.jsonl"
@@ -657,9 +657,9 @@ def test_a_packed_row_reads_as_the_chunk_row_decoder_reads_it(row: tuple[int, st
     """Each packed row's lines are its members' events as `chunks.decode_row` expands them, and
     a row is refused exactly where that decoder refuses its data (the quick reading of the common
     shape and the exact one agree)."""
-    from replay.logs.chunks import RowError
-    from replay.logs.jsonline import JsonLineError, parse_json_line
-    from replay.logs.storerows import decode_row as decode_store_row
+    from replay.lines.chunks import RowError
+    from replay.lines.jsonline import JsonLineError, parse_json_line
+    from replay.sources.storerows import decode_row as decode_store_row
 
     seq, tag, time, text = row
     try:
@@ -728,8 +728,8 @@ def test_a_run_of_rows_read_at_once_reads_as_each_row_decoded(run: tuple[int, li
     """`quick_lines` (a run of rows checked a column at a time) gives the lines `decode_row`
     gives each row, where every row decodes and continues the seqs from the run's first, and
     gives nothing where one does not; a run of plain rows is read at once."""
-    from replay.logs.storerows import decode_row as decode_store_row
-    from replay.logs.storerows import quick_lines
+    from replay.sources.storerows import decode_row as decode_store_row
+    from replay.sources.storerows import quick_lines
 
     start, rows = run
     quick = quick_lines(17, rows, start)
@@ -756,7 +756,7 @@ def test_a_run_of_rows_read_at_once_reads_as_each_row_decoded(run: tuple[int, li
 
 def _firsts(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The seq each read of a store's session started at (0: whole), as the store read it."""
-    from replay.logs import sqlitestore
+    from replay.sources import sqlitestore
 
     firsts: list[int] = []
     real = sqlitestore.stored_session

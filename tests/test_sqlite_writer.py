@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from replay.logs.sqlitestore import Store
+from replay.sources.sqlitestore import Store
 from tests.conftest import REAL_LOGS
 from tests.reference import engine, reference_dir
 from tests.test_sqlite_stores import LOGS, _holdable, expanded, report_json

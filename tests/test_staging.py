@@ -18,9 +18,9 @@ from replay.duck import build as duck
 from replay.duck import staging
 from replay.duck.build import TABLES, replay
 from replay.duck.staging import stage_session
-from replay.logs import deepjson
-from replay.logs.discover import discover
+from replay.lines import deepjson
 from replay.logs.logfile import SessionLog
+from replay.sources.discover import discover
 
 from .conftest import ROOT
 from .sessionfiles import ev, text_row, write_session

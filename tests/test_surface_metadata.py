@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from invariant.logshapes import REPLACE_BOUNDS, surface_problems
 from invariant.surface import Surface
-from replay.audit.verify import verify_log
+from replay.judge.verify import verify_log
 from replay.logs.logfile import SessionLog
 from replay.reading import Mode, Reading
 

@@ -1,4 +1,4 @@
-"""The judge's selector (replay/audit/telling.py): its screen of a run is a sound bound of its
+"""The judge's selector (replay/judge/telling.py): its screen of a run is a sound bound of its
 line-by-line bytes test, so the fast path, which asks `by_bytes` only about the lines the
 screen keeps, selects exactly the events the exact path does, and leaves the selector's state
 as the exact path leaves it."""
@@ -11,7 +11,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from replay.audit.telling import TellingEvents
+from replay.judge.telling import TellingEvents
 
 TEXTS = (
     "plain",
@@ -79,6 +79,6 @@ PIECES = (b"", b"plain", b"schedule", b"SCHEDULE REMINDER", b"SCHEDULE", b"xsche
 @given(st.lists(st.lists(st.sampled_from(PIECES)).map(b"".join), max_size=20))
 def test_a_run_s_mentions_are_found_line_by_line(lines: list[bytes]) -> None:
     """The joined scan finds exactly the lines holding `schedule` or `SCHEDULE REMINDER`."""
-    from replay.audit.telling import _mentions
+    from replay.judge.telling import _mentions
 
     assert _mentions(lines) == [b"schedule" in line or b"SCHEDULE REMINDER" in line for line in lines]

@@ -34,8 +34,8 @@ from invariant.shapes import object_problems
 from invariant.tools.judge import MODEL_RULES, NO_RESULT, ToolUse, Unparsed, judge_use, judge_uses
 from invariant.tools.names import HOST, LOCAL, SEED
 from invariant.tools.surfaces import SURFACES
-from replay.audit.transcript import parse_json_text
-from replay.audit.verify import verify_bytes, verify_path
+from replay.judge.transcript import parse_json_text
+from replay.judge.verify import verify_bytes, verify_path
 
 from .conftest import ROOT
 from .mutation import mutate

@@ -19,7 +19,8 @@ import zstandard
 from hypothesis import given
 from hypothesis import strategies as st
 
-from replay.audit.verify import verify_bytes
+from replay.judge.report import FINDING_LISTS
+from replay.judge.verify import verify_bytes
 from replay.reading import Mode, Reading
 
 from .conftest import REAL_LOGS, ROOT
@@ -36,7 +37,8 @@ def _without_framing(report: object, refused: bool = False) -> str:
     value = report.to_json()  # type: ignore[attr-defined]
     value["path"] = "x"
     gone = {FRAMING, *(READERS_SAY if refused else ())}
-    value["formatFindings"] = [f for f in value["formatFindings"] if f["code"] not in gone]
+    for name in ("formatFindings", *(name for name, _ in FINDING_LISTS)):
+        value[name] = [f for f in value[name] if f["code"] not in gone]
     return json.dumps(value, sort_keys=True)
 
 

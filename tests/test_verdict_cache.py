@@ -155,7 +155,7 @@ def test_a_damaged_entry_is_not_trusted(logs: Path, tmp_path: Path, how: str) ->
 def test_an_entry_of_another_version_is_not_trusted(
     logs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from replay.audit import cached as verdicts
+    from replay.cache import cached as verdicts
 
     cache = tmp_path / "cache"
     monkeypatch.setattr(verdicts, "fingerprint", lambda: "another schedlog")
@@ -191,8 +191,8 @@ def test_the_cache_is_written_beside_nothing_of_the_logs(logs: Path, tmp_path: P
 
 
 def test_the_cache_stays_within_its_bound(logs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from replay.audit.cached import fingerprint
-    from replay.audit.cachestore import VerdictStore
+    from replay.cache.cached import fingerprint
+    from replay.cache.cachestore import VerdictStore
 
     cache = tmp_path / "cache"
     _verify(logs, cache)
@@ -200,7 +200,7 @@ def test_the_cache_stays_within_its_bound(logs: Path, tmp_path: Path, monkeypatc
     assert whole.entries == len(_all_logs(logs))
     shutil.rmtree(cache)
     limit = whole.bytes // 3
-    monkeypatch.setattr("replay.audit.cached._limit", lambda: limit)
+    monkeypatch.setattr("replay.cache.cached._limit", lambda: limit)
     _verify(logs, cache)
     kept = VerdictStore(cache, fingerprint(), limit).info()
     assert 0 < kept.entries < whole.entries and kept.bytes <= limit
@@ -218,7 +218,7 @@ def test_cache_info_and_clear(logs: Path, tmp_path: Path) -> None:
 
 
 def test_the_default_folder_is_the_environments_then_the_platforms(monkeypatch: pytest.MonkeyPatch) -> None:
-    from replay.audit.cached import default_folder
+    from replay.cache.cached import default_folder
 
     monkeypatch.setenv("SCHEDLOG_CACHE_DIR", "/somewhere/else")
     assert default_folder() == Path("/somewhere/else")

@@ -1,5 +1,5 @@
 """`schedlog watch` (issue 51): a log followed as it is written tells, at every moment, what
-`verify` says of it as committed (replay/audit/follow.py), and the command follows folders."""
+`verify` says of it as committed (replay/live/follow.py), and the command follows folders."""
 
 from __future__ import annotations
 
@@ -21,12 +21,12 @@ from hypothesis import strategies as st
 
 from fuzz.cache import Told, as_committed
 from fuzz.logs import make, sources
-from replay.audit import follow as follow_module
-from replay.audit import watching as watching_module
-from replay.audit.follow import Kind, Look, WatchEvent, look, told_of
-from replay.audit.verdicts import Verdict
-from replay.audit.verify import verify_path
-from replay.audit.watching import Watch
+from replay.judge.verdicts import Verdict
+from replay.judge.verify import verify_path
+from replay.live import follow as follow_module
+from replay.live import watching as watching_module
+from replay.live.follow import Kind, Look, WatchEvent, look, told_of
+from replay.live.watching import Watch
 from replay.reading import Mode, Reading
 from replay.sim.livelog import paced, write_live
 

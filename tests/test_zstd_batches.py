@@ -16,7 +16,7 @@ import zstandard
 from hypothesis import given
 from hypothesis import strategies as st
 
-from replay.audit.verify import verify_log
+from replay.judge.verify import verify_log
 from replay.logs import frames, zstdlog
 from replay.logs.logfile import SessionLog
 from replay.reading import Mode, Reading
@@ -105,7 +105,7 @@ def test_a_frame_s_size_is_read_from_its_header_as_zstd_reads_it(
 ) -> None:
     """scan_frames reads the content size each header gives (1, 2 + 256, 4 or 8 bytes, or none)
     as zstandard.frame_content_size does: -1 where it gives none (a streamed frame)."""
-    from replay.logs.zstdframes import scan_frames
+    from replay.sources.zstdframes import scan_frames
 
     text = (seed * (size // len(seed) + 1))[:size]
     c = zstandard.ZstdCompressor(write_checksum=True, write_content_size=sized, level=level)
@@ -137,8 +137,8 @@ def test_a_large_zstd_log_is_read_from_a_mapped_copy_as_from_memory(
     import mmap
     import tempfile
 
-    from replay.audit.verify import verify_bytes, verify_path
-    from replay.logs import bytesource
+    from replay.judge.verify import verify_bytes, verify_path
+    from replay.sources import bytesource
 
     path, data = _log(tmp_path)
     monkeypatch.setattr(bytesource, "READ_CHUNK", 64)
@@ -159,8 +159,8 @@ def test_a_large_zstd_log_is_read_from_a_mapped_copy_as_from_memory(
 
 
 def test_a_zstd_log_cut_short_while_it_is_copied_is_not_judged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from replay.audit.verify import verify_path
-    from replay.logs import bytesource
+    from replay.judge.verify import verify_path
+    from replay.sources import bytesource
 
     path, data = _log(tmp_path)
     monkeypatch.setattr(bytesource, "READ_CHUNK", 64)

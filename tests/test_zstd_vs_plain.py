@@ -20,9 +20,9 @@ import zstandard
 from hypothesis import given
 from hypothesis import strategies as st
 
-from replay.audit.verify import verify_bytes
-from replay.logs.zstdframes import decompress_frame, decompress_torn, scan_frames
+from replay.judge.verify import verify_bytes
 from replay.reading import Mode, Reading
+from replay.sources.zstdframes import decompress_frame, decompress_torn, scan_frames
 
 from .conftest import ROOT
 

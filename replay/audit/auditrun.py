@@ -8,23 +8,23 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from replay.audit.cached import let_go, verified_each
-from replay.audit.held import Held
-from replay.audit.verdicts import Verdict
+from replay.cache.cached import let_go, verified_each
 from replay.exitstatus import exit_status
-from replay.logs.discover import STDIN
+from replay.judge.held import Held
+from replay.judge.verdicts import Verdict
 from replay.reading import DEFAULT_READING, Mode, Reading
+from replay.sources.discover import STDIN
 
 if TYPE_CHECKING:  # worker processes, the Host cross-check and the reports load only where a run uses them
     from replay.audit.fanout import Group
-    from replay.audit.report import SessionReport
-    from replay.logs.bytesource import Data
+    from replay.judge.report import SessionReport
+    from replay.sources.bytesource import Data
 
 
 @dataclass(frozen=True)
 class Audit:
     """The reports of a run, in input order, each Host task store's with its root's cross-check
-    (the session logs beside it), held (replay.audit.held: a cache hit's report is made only for
+    (the session logs beside it), held (replay.judge.held: a cache hit's report is made only for
     an output that reads it); iterating it gives the reports."""
 
     held: tuple[Held, ...]
@@ -87,7 +87,7 @@ def refused_by_header_rules_only(report: SessionReport) -> bool:
 
 def lenient_report(path: str, reading: Reading) -> SessionReport:
     """The log at `path` read as the lenient reader (the fixture reader's rules) reads it."""
-    from replay.audit.verify import verify_path
+    from replay.judge.verify import verify_path
 
     return verify_path(path, replace(reading, mode=Mode.LENIENT))
 
@@ -105,7 +105,7 @@ def verify_paths(
     logs beside them. `jobs` > 1 verifies in that many worker processes."""
     held = list(verify_each(paths, reading, jobs, stdin, progress, cache))
     if any(h.store for h in held):
-        from replay.audit.hoststore import cross_checked
+        from replay.judge.hoststore import cross_checked
 
         held = [Held.of(r) for r in cross_checked([h.report() for h in held], reading.selection)]
     return Audit(tuple(held))
@@ -145,9 +145,9 @@ def verify_each(
     cross-check); with `jobs` > 1, consecutive files are verified in groups by
     that many worker processes. `progress` hears of every byte read (per group with jobs).
     With `cache`, a verdict cache folder: what it holds of each file is trusted as far as the
-    file's bytes show (replay.audit.cached)."""
+    file's bytes show (replay.cache.cached)."""
     if stdin is not None:
-        from replay.audit.verify import verify_path
+        from replay.judge.verify import verify_path
 
         yield Held.of(verify_path("<stdin>", reading, data=stdin))
     if jobs > 1:  # grouped only then: grouping reads every file's size
@@ -155,7 +155,7 @@ def verify_each(
 
         tasks = [(group, reading, cache) for group in grouped(paths)]
         if len(tasks) > 1:
-            from replay.audit.verify import VERIFY_BUDGET
+            from replay.judge.verify import VERIFY_BUDGET
 
             with in_processes(_verify_group, tasks, jobs, progress, VERIFY_BUDGET, _verify_size) as results:
                 for _, reports in results:

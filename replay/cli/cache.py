@@ -30,7 +30,7 @@ def _cache_dir_option(command: F) -> F:
 
 def _opened_cache(cache_dir: str | None) -> Any:
     """The cache's store in `cache_dir` (else the default folder); one that cannot be used is an input error."""
-    from replay.audit.cached import default_folder, open_store
+    from replay.cache.cached import default_folder, open_store
 
     store, problem = open_store(Path(cache_dir) if cache_dir else default_folder())
     if store is None:

@@ -25,9 +25,9 @@ from replay.reading import Reading
 def check(log: str, candidate: str, fmt: Format, reading: Reading) -> None:
     """May CANDIDATE be appended to LOG? CANDIDATE is a file or - holding a schedule/change
     payload or a whole event. Exit 0 accepted, 1 rejected, 2 usage or unreadable input."""
-    from replay.audit.candidate import CandidateInputError, check_log_candidate
     from replay.cli.output import verdicts as verdict_output
-    from replay.logs.discover import STDIN
+    from replay.sources.discover import STDIN
+    from replay.tools.candidate import CandidateInputError, check_log_candidate
 
     if log == STDIN and candidate == STDIN:
         raise click.UsageError("LOG and CANDIDATE cannot both be standard input")

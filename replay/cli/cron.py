@@ -29,8 +29,8 @@ def cron(expression: str, time_zone: str, after: str | None, count: int, fmt: Fo
 
     Exit 0 when schedule_create would accept it at --after, 1 when refused, 2 on usage errors.
     """
-    from replay.audit.cronreport import describe_cron
     from replay.cli.output import verdicts as verdict_output
+    from replay.tools.cronreport import describe_cron
 
     if after is None:
         after_ms = int(datetime.now(UTC).timestamp() * 1000)

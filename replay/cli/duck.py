@@ -67,7 +67,7 @@ def replay(
     from replay.cli.output import reports as report_output
     from replay.duck.build import TargetError
     from replay.duck.build import replay as replay_logs
-    from replay.logs.discover import STDIN, discover
+    from replay.sources.discover import STDIN, discover
 
     terminate_cleanly()
     started, clock = datetime.now(UTC), time.perf_counter()
@@ -101,7 +101,7 @@ def replay(
     where = f"; database {db}" + (f" ({changed})" if changed else "") + (f", parquet {parquet}" if parquet else "")
     summary = report_output.summary_line(reports) + where
     if fmt is Format.TEXT:  # (the other formats name every report, these among them)
-        from replay.audit.textline import text_line
+        from replay.judge.textline import text_line
 
         say_unread(text_line(r) for r in reports if r.verdict == "unreadable")
     write_reports(reports, fmt, report_output.Run(started, time.perf_counter() - clock), summary)

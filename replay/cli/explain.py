@@ -28,8 +28,8 @@ from replay.terminal import printable
 def explain(paths: tuple[str, ...], session_id: str | None, fmt: Format, reading: Reading, cache: Path | None) -> None:
     """Tell a session's schedule story: for a corrupt one, the rule, the history up to the
     violation, the offending and related events, and what would have been valid instead."""
-    from replay.audit.explain import explain_path
-    from replay.logs.discover import STDIN, discover
+    from replay.sources.discover import STDIN, discover
+    from replay.tools.explain import explain_path
 
     files = [p for p in discover(paths, skipped=say_skipped) if p != STDIN]
     if not files:
@@ -37,7 +37,7 @@ def explain(paths: tuple[str, ...], session_id: str | None, fmt: Format, reading
     try:
         told = [explain_path(p, reading, cache) for p in files]
     finally:
-        from replay.audit.cached import let_go
+        from replay.cache.cached import let_go
 
         let_go(cache, close=True)
     if session_id is not None:

@@ -39,8 +39,8 @@ def fleet(
     """Verify a fleet of logs (paths, directories, globs or fsspec URLs such as s3://bucket/logs/)
     on a Dask cluster; each task writes a Parquet part of verdict rows into OUTPUT, read them
     with read_parquet('OUTPUT/**/*.parquet'). Needs schedlog[dask]."""
-    from replay.logs.bytesource import is_stream
-    from replay.logs.discover import STDIN, is_url
+    from replay.sources.bytesource import is_stream
+    from replay.sources.discover import STDIN, is_url
 
     try:
         from replay.fleet.engine import expand, run_fleet

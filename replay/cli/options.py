@@ -84,7 +84,7 @@ def selection_options(command: F) -> F:
 
     @functools.wraps(command)
     def with_selection(*args: Any, **kwargs: Any) -> Any:
-        from replay.logs.discover import STDIN, discover, in_shard, read_path_list
+        from replay.sources.discover import STDIN, discover, in_shard, read_path_list
 
         paths = list(kwargs.pop("paths"))
         listed = kwargs.pop("files_from")
@@ -195,7 +195,7 @@ def cache_options(command: F) -> F:
     def with_cache(*args: Any, **kwargs: Any) -> Any:
         from pathlib import Path
 
-        from replay.audit.cached import default_folder, let_go, usable
+        from replay.cache.cached import default_folder, let_go, usable
 
         named, off = kwargs.pop("cache_dir"), kwargs.pop("no_cache")
         folder = None if off else Path(named) if named else default_folder()

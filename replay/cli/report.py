@@ -34,10 +34,10 @@ def report(paths: tuple[str, ...], output: str, title: str, reading: Reading, jo
     every session's verdict, and per session a timeline with one lane per schedule id. The
     report is written in every case but a usage error."""
     from replay.atomic import write_atomic
-    from replay.audit.sessionview import fleet_views
     from replay.cli.output import html as html_output
     from replay.cli.output import reports as report_output
-    from replay.logs.discover import STDIN, discover
+    from replay.sources.discover import STDIN, discover
+    from replay.tools.sessionview import fleet_views
 
     files = [p for p in discover(paths, skipped=say_skipped) if p != STDIN]
     if not files:

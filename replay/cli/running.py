@@ -27,11 +27,11 @@ from replay.terminal import printable
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from replay.audit.held import Held
-    from replay.audit.report import SessionReport
     from replay.cli.output import reports as report_output
-    from replay.logs.bytesource import Data
+    from replay.judge.held import Held
+    from replay.judge.report import SessionReport
     from replay.reading import Reading  # the judge, the readers and the outputs load when a command runs
+    from replay.sources.bytesource import Data
 
 
 PROGRESS_BYTES = 64 << 20
@@ -48,7 +48,7 @@ class InputError(click.ClickException):
 def nothing_found(paths: Sequence[str], stores: bool) -> InputError:
     """The one message of every command whose paths hold nothing it reads: each name a walk
     reads (the log suffixes, with `stores` the Host store's), and where it looked."""
-    from replay.logs.discover import LOG_SUFFIXES, STORE_NAME
+    from replay.sources.discover import LOG_SUFFIXES, STORE_NAME
 
     names = [f"*{suffix}" for suffix in LOG_SUFFIXES] + ([STORE_NAME] if stores else [])
     where = ", ".join(paths)
@@ -154,7 +154,7 @@ def byte_progress(files: Sequence[str], label: str) -> Iterator[Callable[[int], 
         yield None
         return
     from replay.audit.fanout import file_size as _size
-    from replay.logs.discover import STDIN
+    from replay.sources.discover import STDIN
 
     total = sum(_size(p) for p in files if p != STDIN)
     if total < PROGRESS_BYTES:
@@ -185,8 +185,8 @@ def exit_for(verdicts: Sequence[str]) -> None:
 
 
 def read_input(path: str) -> Data:
-    from replay.logs.bytesource import read_stream
-    from replay.logs.discover import STDIN
+    from replay.sources.bytesource import read_stream
+    from replay.sources.discover import STDIN
 
     if path == STDIN:
         return read_stdin()
@@ -196,7 +196,7 @@ def read_input(path: str) -> Data:
 
 def read_stdin() -> Data:
     """Standard input, whole (bounded by MAX_STREAM)."""
-    from replay.logs.bytesource import read_stream
+    from replay.sources.bytesource import read_stream
 
     if sys.stdin is None:  # started with file descriptor 0 closed
         raise InputError("cannot read standard input: it is closed")

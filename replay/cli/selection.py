@@ -44,7 +44,7 @@ def checked(values: object, where: str) -> tuple[str, ...]:
     for value in values:
         if not _SELECTOR.fullmatch(value):
             raise ConfigError(f"{where}: {value!r} is no finding code (such as format.header or delivery)")
-        from replay.audit.rules import known, nearest  # (read only where a selection is given)
+        from replay.judge.rules import known, nearest  # (read only where a selection is given)
 
         if not known(value):
             near = nearest(value)

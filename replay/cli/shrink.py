@@ -22,7 +22,7 @@ def shrink(log: str, output: str, redact: bool, reading: Reading) -> None:
     renumbered), for a bug report; with --redact, without its conversation. The shrunk log is
     verified again before it is written."""
     from replay.atomic import write_atomic
-    from replay.audit.shrink import CannotShrink, shrink_path, summary
+    from replay.tools.shrink import CannotShrink, shrink_path, summary
 
     try:
         shrunk = shrink_path(log, reading, redact)

@@ -96,7 +96,7 @@ def verify(
     from invariant.retention import Retention
     from replay.audit.auditrun import verify_paths
     from replay.cli.output import reports as report_output
-    from replay.logs.discover import STDIN, discover, is_url
+    from replay.sources.discover import STDIN, discover, is_url
 
     if (fmt is Format.PARQUET) != (output is not None):
         raise click.UsageError("--format parquet and --output DIR go together")

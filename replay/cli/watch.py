@@ -64,9 +64,9 @@ def watch(
     its start (`read again`); a log removed says `gone`; new logs in a watched folder are picked
     up. What was printed of a log since it was last read again is what `verify` says of it.
     """
-    from replay.audit.watching import Watch, follow
     from replay.cli.output.watched import render_event, watch_summary
-    from replay.logs.discover import is_url
+    from replay.live.watching import Watch, follow
+    from replay.sources.discover import is_url
 
     for p in paths:
         if p == "-":

@@ -17,7 +17,7 @@ from typing import Any
 from invariant.conformance import Answer, agree
 from replay.conform.cases import Case, Request, get_at, paths, replace_at
 from replay.conform.transport import Implementation, ProtocolError, request_line, safe_answer
-from replay.logs.jsonline import parse_header_line
+from replay.lines.jsonline import parse_header_line
 
 SHRINK_BUDGET = 400
 """Requests one shrink may try: enough for logs of dozens of events, bounded for slow hosts."""

@@ -24,7 +24,7 @@ from typing import IO, Any
 
 from invariant.conformance import Answer, answer
 from invariant.jsvalue import json_type
-from replay.logs.jsonline import JsonLineError, parse_header_line, parse_json_line
+from replay.lines.jsonline import JsonLineError, parse_header_line, parse_json_line
 
 SEP = (",", ":")
 """Compact JSON, as JavaScript's JSON.stringify writes it."""

@@ -23,11 +23,8 @@ from typing import IO, NamedTuple
 import duckdb
 
 from replay.atomic import folder_of, replace_folder
-from replay.audit.cached import Use, let_go, verified
 from replay.audit.fanout import Group, group_bytes, grouped, in_processes
-from replay.audit.hoststore import cross_checked
-from replay.audit.report import SessionReport
-from replay.audit.verify import store_report
+from replay.cache.cached import Use, let_go, verified
 from replay.duck.host import COLUMNS as HOST_COLUMNS
 from replay.duck.host import INSTANTS as HOST_INSTANTS
 from replay.duck.host import VIEW as HOST_VIEW
@@ -37,10 +34,13 @@ from replay.duck.increment import META, SOURCES, Plan, after_lines, holdings, me
 from replay.duck.loading import ParallelLoader
 from replay.duck.query import is_database
 from replay.duck.staging import SMALL_TABLES, StagedSession, stage_session, staged_name
-from replay.logs import bytesource
-from replay.logs.bytesource import Data
-from replay.logs.discover import STDIN
+from replay.judge.hoststore import cross_checked
+from replay.judge.report import SessionReport
+from replay.judge.verify import store_report
 from replay.reading import DEFAULT_READING, EVERYTHING, Reading, Selection
+from replay.sources import bytesource
+from replay.sources.bytesource import Data
+from replay.sources.discover import STDIN
 
 _COLUMNS = {
     "sessions": {

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from invariant.hoststore import receipts
-from replay.audit.report import SessionReport
 from replay.duck.staging import _dumps
+from replay.judge.report import SessionReport
 
 COLUMNS = {
     "host_tasks": {

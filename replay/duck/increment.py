@@ -25,11 +25,11 @@ from pathlib import Path
 
 import duckdb
 
-from replay.audit.cached import current_size, fingerprint, reading_key
+from replay.cache.cached import current_size, fingerprint, reading_key
 from replay.duck.staging import neighbours
-from replay.logs.bytesource import framed
-from replay.logs.inputs import digest as content_digest
 from replay.reading import Reading
+from replay.sources.bytesource import framed
+from replay.sources.inputs import digest as content_digest
 
 SOURCES = "CREATE TABLE sources (session_key BIGINT, path BLOB, size BIGINT, digest VARCHAR, beside VARCHAR)"
 """A session's file as read (its path as the file system's bytes: a name need not be UTF-8)."""

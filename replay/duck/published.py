@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 
-from replay.logs.objects import failure, file_system
+from replay.sources.objects import failure, file_system
 
 MANIFEST = "manifest.json"
 RUNS = "runs"

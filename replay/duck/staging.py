@@ -40,16 +40,16 @@ from invariant import CreateChange, DeleteChange, DispatchChange, Step
 from invariant.changes import ONE_SHOT_KINDS
 from invariant.jsvalue import safe_integer
 from invariant.ledger import LedgerRow, owned_from
-from replay.audit.cached import beside
 from replay.audit.fanout import file_size
-from replay.audit.report import SessionReport
-from replay.audit.verify import Judgement, verify_log
-from replay.logs import deepjson
-from replay.logs.bytesource import Data, framed
-from replay.logs.chunks import ChunkRow
-from replay.logs.inputs import digest as content_digest
+from replay.cache.cached import beside
+from replay.judge.report import SessionReport
+from replay.judge.verify import Judgement, verify_log
+from replay.lines import deepjson
+from replay.lines.chunks import ChunkRow
 from replay.logs.logfile import Entry, SessionLog
 from replay.reading import DEFAULT_READING, Reading
+from replay.sources.bytesource import Data, framed
+from replay.sources.inputs import digest as content_digest
 
 WRITE_BUFFER = 1 << 20
 """Staging writes go to the kernel in 1 MB pieces (the default 8 KB costs a system call per few records)."""

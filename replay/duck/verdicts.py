@@ -14,10 +14,10 @@ from pathlib import Path
 import duckdb
 
 from replay.atomic import folder_of, publish
-from replay.audit.report import SessionReport
-from replay.audit.verdicts import VERDICT_COLUMNS
-from replay.logs import deepjson
-from replay.logs.discover import is_url
+from replay.judge.report import SessionReport
+from replay.judge.verdicts import VERDICT_COLUMNS
+from replay.lines import deepjson
+from replay.sources.discover import is_url
 
 
 def part_name(shard: tuple[int, int] | None) -> str:

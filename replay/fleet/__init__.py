@@ -1,1 +1,3 @@
-"""Fleets on a distributed engine (Dask): the same verification, many machines, Parquet verdicts."""
+"""Fleets on a distributed engine (Dask): the same verification, many machines, Parquet verdicts.
+
+Imports the audit, the cache, `duck` (the Parquet verdict parts) and below."""

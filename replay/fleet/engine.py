@@ -37,16 +37,16 @@ from typing import Any
 
 from invariant.findings import Finding
 from replay.atomic import folder_of, replace_folder
-from replay.audit.cached import let_go, verified
 from replay.audit.fanout import grouped
-from replay.audit.hoststore import cross_checked
-from replay.audit.report import SessionReport
-from replay.audit.textline import text_line
-from replay.audit.verify import store_report
+from replay.cache.cached import let_go, verified
 from replay.duck.published import foreign, publish, run_id, run_prefix
 from replay.duck.verdicts import write_verdicts
-from replay.logs.discover import STORE_NAME, Skipped, discover, is_url, local_path
+from replay.judge.hoststore import cross_checked
+from replay.judge.report import SessionReport
+from replay.judge.textline import text_line
+from replay.judge.verify import store_report
 from replay.reading import DEFAULT_READING, Reading
+from replay.sources.discover import STORE_NAME, Skipped, discover, is_url, local_path
 
 TASK_FILES, TASK_BYTES = 1024, 64 << 20
 """Logs per task, by count and (local ones) bytes: a task's fixed costs (scheduling, starting

@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from invariant.jsvalue import shown
 from invariant.logshapes import ROW_TAGS
-from replay.logs.chunks import ChunkRow, RowError, decode_row
+from replay.lines.chunks import ChunkRow, RowError, decode_row
 
 TURN_END = "turn/end"
 

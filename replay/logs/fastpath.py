@@ -16,10 +16,10 @@ from collections.abc import Generator, Iterator
 from itertools import compress
 
 from invariant.logshapes import ROW_TAGS
-from replay.logs.chunks import decode_row
+from replay.lines.chunks import decode_row
+from replay.lines.jsonline import BeyondBound, located
 from replay.logs.envelope import Record
 from replay.logs.fastruns import decode_run, event_of, in_line, kinds_for, learn
-from replay.logs.jsonline import BeyondBound, located
 from replay.logs.records import Entry, Records
 
 _SLICE = 8192

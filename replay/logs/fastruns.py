@@ -22,6 +22,7 @@ from invariant.readers import guarded
 from invariant.sessionload import CHECKED_TYPES
 from invariant.shapes import Reject, Spec
 from invariant.surface import TOOL_RESULT, RestOf, Surface
+from replay.lines.jsonline import BeyondBound, Deep, JsonLineError, parse_json_line
 from replay.logs.envelope import (
     APPEND,
     GAP_BOUND,
@@ -36,7 +37,6 @@ from replay.logs.envelope import (
     decode_lines,
     raw_record,
 )
-from replay.logs.jsonline import BeyondBound, Deep, JsonLineError, parse_json_line
 from replay.logs.loadfast import NULL, VERDICTS, Verdict
 
 DECODED_TOGETHER = 256

@@ -13,9 +13,9 @@ from itertools import accumulate, repeat
 
 import zstandard
 
-from replay.logs import zstdframes
-from replay.logs.bytesource import READ_CHUNK, Data, slicer
-from replay.logs.zstdframes import (
+from replay.sources import zstdframes
+from replay.sources.bytesource import READ_CHUNK, Data, slicer
+from replay.sources.zstdframes import (
     MAGIC,
     Frame,
     FrameError,

@@ -16,10 +16,10 @@ from invariant.filenames import file_version
 from invariant.findings import Severity
 from invariant.logshapes import CURRENT_FORMAT_VERSION, MARKER_CUT_FROM, format_version, header_problems
 from invariant.shapes import pointer_to
-from replay.logs.discover import generations_beside
+from replay.lines.jsonline import Deep, JsonLineError, parse_header_line, parse_json_line
 from replay.logs.frames import LONGEST_STRING, LongLine
-from replay.logs.jsonline import Deep, JsonLineError, parse_header_line, parse_json_line
 from replay.logs.notes import Notes
+from replay.sources.discover import generations_beside
 
 _PLACEHOLDER = re.compile(r"\{\{[^{}]*\}\}")
 

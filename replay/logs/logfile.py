@@ -26,9 +26,7 @@ from dataclasses import dataclass, field, replace
 
 from invariant.findings import Finding, Severity
 from invariant.readers import TypesSeen
-from replay.logs import inputs
-from replay.logs.bytesource import Data, FileSource, HeldTail, in_pieces, slicer
-from replay.logs.discover import is_url
+from replay.lines.jsonline import DEEP_BUDGET, DEPTH_BOUND_MESSAGE, BeyondBound, DeepBudget
 from replay.logs.fastpath import FastRecords
 from replay.logs.frames import (
     ZSTD_MAGIC,
@@ -42,17 +40,19 @@ from replay.logs.frames import (
     whole_text,
     zstd_head,
 )
-from replay.logs.hashed import Hashing
 from replay.logs.header import Header, first_line, only_line, too_long
-from replay.logs.jsonline import DEEP_BUDGET, DEPTH_BOUND_MESSAGE, BeyondBound, DeepBudget
 from replay.logs.notes import Notes
 from replay.logs.plainlog import PlainLines
 from replay.logs.readstate import ReadState
 from replay.logs.records import Entry, OtherRecords, Records, Selector, plain_envelope
 from replay.logs.source import StateKeeper
-from replay.logs.sqlitenames import maybe_sqlite
 from replay.logs.zstdlog import ZstdFrames
 from replay.reading import DEFAULT_READING, Mode, Reading
+from replay.sources import inputs
+from replay.sources.bytesource import Data, FileSource, HeldTail, in_pieces, slicer
+from replay.sources.discover import is_url
+from replay.sources.hashed import Hashing
+from replay.sources.sqlitenames import maybe_sqlite
 
 __all__ = [
     "DEEP_BUDGET",
@@ -377,12 +377,12 @@ def _log_bytes(
     """A log's bytes (`data` when given, or the file's: `inputs.opened`), or why they cannot be
     read; what only a store can have wrong in it; and whether the reading saved (`resume`)
     goes on. A SQLite store's session (`STORE#ID`) is read as the harness reads it from the
-    store's rows, as its JSONL log (replay.logs.sqlitestore): where a reading saved goes on,
+    store's rows, as its JSONL log (replay.sources.sqlitestore): where a reading saved goes on,
     only the rows after it (`HeldTail`; read whole, not going on, where the store's rows do not
     go on from there). Its findings (a row that does not decode or breaks the seqs, committed
     or in a removable tail) are noted before the lines are read."""
     if data is None and maybe_sqlite(path):
-        from replay.logs.sqlitestore import stored_session
+        from replay.sources.sqlitestore import stored_session
 
         stored = stored_session(path, 0 if resume is None else resume.line - 1)
         if isinstance(stored, str):

@@ -27,11 +27,8 @@ from invariant.readers import NOTHING_SEEN, TypesSeen, guarded
 from invariant.sessionload import CHECKED_TYPES, LoadChecks
 from invariant.shapes import located_problems
 from invariant.surface import Surface
-from replay.logs.chunks import ChunkRow
-from replay.logs.committed import TURN_END, CommittedScan
-from replay.logs.frames import BlankLines, FrameBatch, Lines, LongLine
-from replay.logs.header import Header, too_long
-from replay.logs.jsonline import (
+from replay.lines.chunks import ChunkRow
+from replay.lines.jsonline import (
     BeyondBound,
     DeepBudget,
     JsonLineError,
@@ -40,6 +37,9 @@ from replay.logs.jsonline import (
     located,
     parse_json_line,
 )
+from replay.logs.committed import TURN_END, CommittedScan
+from replay.logs.frames import BlankLines, FrameBatch, Lines, LongLine
+from replay.logs.header import Header, too_long
 from replay.logs.notes import Notes
 
 _T = TypeVar("_T")

@@ -1,6 +1,6 @@
 """What the judge reads of a session, wherever its records come from (issue 64): a
 `RecordSource`. A JSONL log's bytes (a file, a stream, an object) are one, read by
-`SessionLog` (logfile.py); a SQLite store's rows will be another. The judge (replay.audit.verify,
+`SessionLog` (logfile.py); a SQLite store's rows will be another. The judge (replay.judge.verify,
 `judge_log`) sees only this: it never asks where the records came from."""
 
 from __future__ import annotations

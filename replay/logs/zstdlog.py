@@ -14,10 +14,10 @@ from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 
 from invariant.findings import Severity
-from replay.logs.bytesource import Data
 from replay.logs.frames import FrameBatch, ZstdHead, frame_batches
 from replay.logs.notes import Notes
 from replay.logs.records import Entry, Records, frame_of
+from replay.sources.bytesource import Data
 
 
 @dataclass(frozen=True)

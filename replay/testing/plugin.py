@@ -98,9 +98,12 @@ def differences(expected: dict[str, Any], report: dict[str, Any]) -> list[str]:
         "active": [r["id"] for r in report.get("active", [])],
     }
     out = [f"{k}: expected {expected[k]!r}, got {got[k]!r}" for k in got if k in expected and expected[k] != got[k]]
+    from replay.judge.report import FINDING_LISTS  # (loaded with the verifier, once a log is verified)
+
     finding = expected.get("finding")
-    if finding is not None and finding not in {f["code"] for f in report.get("formatFindings", [])}:
-        out.append(f"finding: expected {finding!r} among {[f['code'] for f in report.get('formatFindings', [])]}")
+    codes = [f["code"] for name, _ in FINDING_LISTS for f in report.get(name, [])]
+    if finding is not None and finding not in codes:
+        out.append(f"finding: expected {finding!r} among {codes}")
     return out
 
 
@@ -108,8 +111,8 @@ class SessionLogItem(pytest.Item):
     """Verify one log and compare with its expected verdict."""
 
     def runtest(self) -> None:
-        from replay.audit.textline import text_line
-        from replay.audit.verify import verify_path
+        from replay.judge.textline import text_line
+        from replay.judge.verify import verify_path
         from replay.reading import Reading
 
         config = self.config

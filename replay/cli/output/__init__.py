@@ -76,7 +76,7 @@ def json_text(value: object, indent: int | None = None) -> str:
     try:
         return json.dumps(value, ensure_ascii=False) if indent is None else _indented(value, indent)
     except RecursionError:
-        from replay.logs import deepjson
+        from replay.lines import deepjson
 
         return deepjson.dumps(value)
 

@@ -16,9 +16,9 @@ from pathlib import PurePosixPath
 from urllib.parse import quote
 
 from invariant.findings import RelatedLocation, Severity
-from replay.audit.report import SessionReport
-from replay.audit.verdicts import Verdict
 from replay.cli.output import json_document
+from replay.judge.report import SessionReport
+from replay.judge.verdicts import Verdict
 from replay.terminal import printable
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -135,7 +135,7 @@ def artifact_uri(path: str) -> str:
 
 
 def _rule_descriptor(rule: str, level: str) -> dict[str, object]:
-    from replay.audit.rules import describe  # (its tables load only where a rule is described)
+    from replay.judge.rules import describe  # (its tables load only where a rule is described)
 
     text = describe(rule)
     return {

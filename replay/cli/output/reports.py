@@ -9,14 +9,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from replay.audit.held import Held
-from replay.audit.textline import text_line
-from replay.audit.verdicts import VERDICT_COLUMNS, Verdict
 from replay.cli.output import Format, json_document, json_line, json_text
+from replay.judge.held import Held
+from replay.judge.textline import text_line
+from replay.judge.verdicts import VERDICT_COLUMNS, Verdict
 from replay.terminal import printable
 
 if TYPE_CHECKING:  # a cache hit's text output makes no report: the values load with the first one made
-    from replay.audit.report import SessionReport
+    from replay.judge.report import SessionReport
 
 
 def summary_line(reports: Sequence[SessionReport | Held]) -> str:
@@ -27,7 +27,7 @@ def summary_line(reports: Sequence[SessionReport | Held]) -> str:
 def reads_told(reads: Sequence[str]) -> str:
     """`; 180 from cache, 20 resumed, 3 read whole` (how each report was had: `SessionReport.read`),
     or nothing where the verdict cache was not asked."""
-    from replay.audit.cached import Use
+    from replay.cache.cached import Use
 
     counts = [sum(1 for r in reads if r == use) for use in Use]
     if not any(counts):

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from replay.audit.candidate import CandidateVerdict
-from replay.audit.cronreport import CronReport
 from replay.cli.output import Format, json_document, json_line
 from replay.terminal import printable
+from replay.tools.candidate import CandidateVerdict
+from replay.tools.cronreport import CronReport
 
 
 def candidate_chunks(verdict: CandidateVerdict, fmt: Format) -> Iterator[str]:

@@ -1,4 +1,4 @@
-"""What `schedlog watch` prints of each event (replay/audit/follow.py): a line for people
+"""What `schedlog watch` prints of each event (replay/live/follow.py): a line for people
 (coloured on a terminal), a JSON object per line, or a GitHub workflow command."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from collections.abc import Sequence
 import click
 
 from invariant.findings import Severity
-from replay.audit.follow import Kind, WatchEvent
-from replay.audit.verdicts import Verdict
 from replay.cli.output import Format, json_line
+from replay.judge.verdicts import Verdict
+from replay.live.follow import Kind, WatchEvent
 from replay.terminal import printable
 
 _COLOURS = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "blue"}

@@ -1,0 +1,51 @@
+"""How SQLite session stores and their sessions are named and recognised, apart from their reader
+(replay.sources.sqlitestore): a walk, the verdict cache and the commands ask of every input whether
+it is a store, and a log must not pay for the store reader's imports to be told it is none."""
+
+from __future__ import annotations
+
+import os
+
+from replay.sources.names import LOG_SUFFIXES
+
+MAGIC = b"SQLite format 3\x00"
+"""The first bytes of every SQLite database."""
+SESSION_SEPARATOR = "#"
+"""What joins a store's path and a session id: `STORE#SESSION_ID` names one session of a store."""
+
+
+def is_sqlite(head: bytes) -> bool:
+    """Whether a file's first bytes are a SQLite database's."""
+    return head.startswith(MAGIC)
+
+
+def sniffed(path: str) -> bool:
+    """Whether the file at `path` is a SQLite database (whatever its name); False when it
+    cannot be read (its reader says why)."""
+    try:
+        with open(path, "rb") as f:
+            return is_sqlite(f.read(len(MAGIC)))
+    except OSError:
+        return False
+
+
+def session_name(store: str, session_id: str) -> str:
+    """How a store's session is named: `STORE#SESSION_ID`."""
+    return f"{store}{SESSION_SEPARATOR}{session_id}"
+
+
+def split_name(name: str) -> tuple[str, str] | None:
+    """(store path, session id) when `name` names a store's session: `STORE#ID` where no file
+    of that whole name exists and STORE is a SQLite database; None otherwise."""
+    store, separator, session_id = name.rpartition(SESSION_SEPARATOR)
+    if not separator or not store or not session_id or os.path.lexists(name):
+        return None
+    return (store, session_id) if sniffed(store) else None
+
+
+def maybe_sqlite(path: str) -> bool:
+    """Whether `path` may name a store or one of its sessions (cheap: no file is opened for a
+    name a log has, nor for one without the separator that is no regular file)."""
+    if path.endswith(LOG_SUFFIXES):
+        return False
+    return SESSION_SEPARATOR in path or (os.path.isfile(path) and sniffed(path))
