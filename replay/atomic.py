@@ -72,6 +72,22 @@ def write_atomic(path: Path, data: bytes) -> None:
     write_atomic_chunks(path, (data,))
 
 
+def write_atomic_new(path: Path, data: bytes) -> None:
+    """`write_atomic` where nothing is at `path`: the finished file is linked there, which fails
+    (FileExistsError) when something is, however late it came, so that no file is replaced."""
+    folder_of(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.link(tmp, path)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+
+
 def write_atomic_chunks(path: Path, chunks: Iterable[bytes]) -> None:
     """`write_atomic` of the concatenated `chunks`, written as they come (never all in memory)."""
     folder_of(path)

@@ -49,6 +49,8 @@ def holder(lang: str, body: str, line: str) -> str | None:
         return "test_conform.py::test_every_documented_example_is_what_the_server_answers"
     if lang == "json" and body.startswith('{"schema": 1, "run"'):
         return "test_object_stores.py::test_the_manifest_example_names_the_manifest_keys"
+    if lang == "json" and body.startswith('{"type":"schedlog/set-aside"'):
+        return "test_repair.py::test_the_documented_set_aside_event_is_what_repair_writes"
     if lang == "json":
         return "test_the_json_example_is_what_verify_prints"
     if lang == "" and body.startswith("DISAGREE create "):

@@ -41,6 +41,7 @@ COMMANDS = {
     "fuzz": "replay.cli.simulate",
     "inspect": "replay.cli.duck",
     "replay": "replay.cli.duck",
+    "repair": "replay.cli.repair",
     "report": "replay.cli.report",
     "schemas": "replay.cli.schemas",
     "shrink": "replay.cli.shrink",

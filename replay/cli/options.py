@@ -117,9 +117,11 @@ def selection_options(command: F) -> F:
     return cast(F, with_selection)
 
 
-def reading_options(*, logs: bool = True, ideal: bool = False) -> Callable[[F], F]:
-    """The reading options a command takes (--profile; with `logs`, --mode and --seed-length;
-    with `ideal`, --ideal), handed to it as one `reading` (a Reading, checked once here)."""
+def reading_options(*, logs: bool = True, ideal: bool = False, selection: bool = True) -> Callable[[F], F]:
+    """The reading options a command takes (--profile; with `logs`, --mode and --seed-length,
+    and with `selection` the findings it reports; with `ideal`, --ideal), handed to it as one
+    `reading` (a Reading, checked once here). Without `selection` every finding counts, whatever
+    a configuration file says (repair: a finding ignored is still a refusal of the harness)."""
 
     def decorate(command: F) -> F:
         @functools.wraps(command)
@@ -134,7 +136,7 @@ def reading_options(*, logs: bool = True, ideal: bool = False) -> Callable[[F], 
                 kwargs.pop("seed_length", None),
                 kwargs.pop("ideal", False),
             )
-            if logs:
+            if logs and selection:
                 chosen = _selection(*(kwargs.pop(k) for k in ("select", "ignore", "config", "isolated")))
                 reading = dataclasses.replace(reading, selection=chosen)
             return command(*args, reading=reading, **kwargs)
@@ -143,7 +145,7 @@ def reading_options(*, logs: bool = True, ideal: bool = False) -> Callable[[F], 
             PROFILE,
             *((MODE, SEED_LENGTH) if logs else ()),
             *((IDEAL,) if ideal else ()),
-            *(SELECTION if logs else ()),
+            *(SELECTION if logs and selection else ()),
         ]
         for option in reversed(options):
             with_reading = option(with_reading)

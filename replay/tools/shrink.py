@@ -20,12 +20,9 @@ verdict is kept as written, and counted.
 
 from __future__ import annotations
 
-import os
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-
-import zstandard
 
 from invariant.findings import Severity
 from invariant.jsvalue import JS_WHITESPACE, js_compact_json, safe_integer
@@ -35,12 +32,12 @@ from replay.judge.verdicts import Verdict
 from replay.judge.verify import verify_bytes, verify_log
 from replay.lines import deepjson
 from replay.lines.jsonline import JsonLineError, parse_header_line, parse_json_line
-from replay.logs.frames import ZSTD_MAGIC
 from replay.logs.logfile import SessionLog
 from replay.reading import DEFAULT_READING, Reading
 from replay.sources.bytesource import Data
 from replay.sources.inputs import once
 from replay.sources.sqlitenames import maybe_sqlite
+from replay.tools.plaintext import NotHeld, plaintext, stored_log
 
 STRUCTURAL_KEYS = frozenset(
     {
@@ -103,18 +100,11 @@ def shrink_path(path: str, reading: Reading = DEFAULT_READING, redact: bool = Fa
 def _shrink_stored(path: str, reading: Reading, redact: bool) -> Shrunk:
     """A SQLite store's session shrunk as its JSONL log (the shrunk log is a JSONL log): a
     defect of the store's rows themselves has no JSONL form, and is refused, said so."""
-    from replay.sources.sqlitestore import SessionRows, stored_session
-
     _refuse_unless_shrinkable(verify_log(SessionLog(path, reading)))
-    stored = stored_session(path)
-    if not isinstance(stored, SessionRows):  # pragma: no cover (judged unreadable just above)
-        raise CannotShrink(f"the session cannot be read ({stored})")
-    if stored.refused:
-        raise CannotShrink(
-            "its defect is in the store's rows (sqlite.row), which a JSONL log cannot hold: the session's log "
-            "is the rows before it"
-        )
-    return shrink_log(path, stored.log, reading, redact)
+    try:
+        return shrink_log(path, stored_log(path), reading, redact)
+    except NotHeld as err:
+        raise CannotShrink(str(err)) from None
 
 
 def _refuse_unless_shrinkable(report: SessionReport) -> None:
@@ -128,32 +118,9 @@ def _refuse_unless_shrinkable(report: SessionReport) -> None:
 def _plaintext(path: str, held: Data | OSError | None) -> bytes:
     """A log's plaintext (a Zstandard one decompressed), at most SHRINK_BYTES; CannotShrink else."""
     try:
-        if held is None:
-            with open(path, "rb") as f:
-                if os.fstat(f.fileno()).st_size > SHRINK_BYTES:
-                    raise CannotShrink(_TOO_LARGE)
-                data = f.read(SHRINK_BYTES + 1)
-        elif isinstance(held, OSError):
-            raise held
-        else:
-            data = bytes(held[: SHRINK_BYTES + 1])
-    except OSError as err:
-        raise CannotShrink(f"cannot read: {err.strerror or err}") from None
-    if data[:4] == ZSTD_MAGIC:
-        with zstandard.ZstdDecompressor().stream_reader(data, read_across_frames=True) as reader:
-            try:
-                data = reader.read(SHRINK_BYTES + 1)
-            except zstandard.ZstdError as err:
-                raise CannotShrink(f"the Zstandard container is corrupt ({err})") from None
-    if len(data) > SHRINK_BYTES:
-        raise CannotShrink(_TOO_LARGE)
-    return data
-
-
-_TOO_LARGE = (
-    f"shrink holds a log in memory and reads at most {SHRINK_BYTES:,} bytes of plaintext; this one holds more "
-    "(keep its first lines, `head -n`, and shrink those)"
-)
+        return plaintext(path, held, SHRINK_BYTES, "shrink")[0]
+    except NotHeld as err:
+        raise CannotShrink(str(err)) from None
 
 
 Writer = Callable[[bytes, Sequence[bytes]], bytes]
