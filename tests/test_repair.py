@@ -305,6 +305,9 @@ def test_a_zstandard_log_is_written_back_in_the_harness_framing(tmp_path: Path) 
     first = zstandard.ZstdDecompressor().decompress(out.read_bytes()[frames[0].start : frames[0].end])
     assert first.count(b"\n") == 1 and first.endswith(b"\n")  # the header line alone
     assert verify_path(str(out)).verdict == "ok"
+    again = tmp_path / "again.session.jsonl.zstd"
+    assert CliRunner().invoke(main, ["repair", str(out), "-o", str(again)]).exit_code == 0
+    assert again.read_bytes() == out.read_bytes()  # (a repaired log is given back byte for byte)
 
 
 def test_a_stores_session_is_repaired_into_a_jsonl_log(tmp_path: Path) -> None:
@@ -403,14 +406,18 @@ def test_the_documented_set_aside_event_is_what_repair_writes() -> None:
     assert [shown.strip().encode()] == written
 
 
+def _change(seq: int, **data: object) -> dict[str, object]:
+    return {"type": "schedule/change", "seq": seq, "time": 1, "data": {"version": 1, **data}}
+
+
 BREAKS: dict[str, Any] = {
-    "payload version": lambda seq: {"type": "schedule/change", "seq": seq, "time": 1, "data": {"version": 2}},
-    "unknown operation": lambda seq: {"type": "schedule/change", "seq": seq, "time": 1, "data": {"version": 1, "operation": "pause", "id": "a"}},
-    "delete of nothing": lambda seq: {"type": "schedule/change", "seq": seq, "time": 1, "data": {"version": 1, "operation": "delete", "id": "nope"}},
-    "dispatch of nothing": lambda seq: {"type": "schedule/change", "seq": seq, "time": 1, "data": {"version": 1, "operation": "dispatch", "id": "nope"}},
-    "message without id": lambda seq: {"type": "user/message", "seq": seq, "time": 1, "surfaceOp": "append", "data": {"role": "user", "content": []}},
-    "bad time": lambda seq: {"type": "goal/change", "seq": seq, "time": 1.5, "data": {}},
-}  # fmt: skip
+    "payload version": lambda seq: _change(seq, version=2),
+    "unknown operation": lambda seq: _change(seq, operation="pause", id="a"),
+    "delete of nothing": lambda seq: _change(seq, operation="delete", id="nope"),
+    "dispatch of nothing": lambda seq: _change(seq, operation="dispatch", id="nope"),
+    "message without id": lambda seq: {**_ev(seq, "user/message", role="user", content=[]), "surfaceOp": "append"},
+    "bad time": lambda seq: {**_ev(seq), "time": 1.5},
+}
 """Ways to break one event of a log: each makes it corrupt wherever it lands before a turn/end."""
 
 

@@ -135,9 +135,7 @@ def repair_log(name: str, data: bytes, reading: Reading = DEFAULT_READING, zstd:
             "the log is unsupported (a newer format, or a type its reader refuses): not judged, not repaired"
         )
     if before.verdict is Verdict.OK:
-        return Repaired(
-            name, _framed(data, zstd) if zstd else data, (), before, before, _reminders(before, before, data)
-        )
+        return Repaired(name, _framed(data, zstd), (), before, before, _reminders(before, before, data))
     failed: list[CannotRepair] = []
     for marked in _markings(before):
         try:
@@ -160,9 +158,7 @@ def _repaired(name: str, data: bytes, reading: Reading, zstd: bool, before: Sess
     report = _judged_until_ok(name, head, lines, marked, reading, before, changes)
     out = _joined(head, lines)
     _check_untouched(data, lines)
-    return Repaired(
-        name, _framed(out, zstd) if zstd else out, tuple(changes), before, report, _reminders(before, report, data)
-    )
+    return Repaired(name, _framed(out, zstd), tuple(changes), before, report, _reminders(before, report, data))
 
 
 def _split(data: bytes) -> tuple[bytes, list[_Line], bytes]:
@@ -515,7 +511,11 @@ def repair_path(path: str, reading: Reading = DEFAULT_READING) -> Repaired:
         data, zstd = plaintext(path, None, REPAIR_BYTES, "repair")
     except NotHeld as err:
         raise CannotRepair(str(err)) from None
-    return repair_log(path, data, reading, zstd)
+    repaired = repair_log(path, data, reading, zstd)
+    if zstd and not repaired.changes:  # (given back as it is: its own framing, byte for byte)
+        with open(path, "rb") as f:
+            return replace(repaired, data=f.read())
+    return repaired
 
 
 def text_report(repaired: Repaired, output: str | None) -> str:
