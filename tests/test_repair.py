@@ -285,6 +285,11 @@ def test_a_failed_run_writes_nothing(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.jsonl"]  # (no temporary file left)
     missing = CliRunner().invoke(main, ["repair", str(CORRUPT[0]), "--output", str(tmp_path / "no" / "out.jsonl")])
     assert missing.exit_code == 2 and not (tmp_path / "no").exists()
+    for name, data in (("empty.jsonl", b""), ("text.jsonl", b"hello\n"), ("absent.jsonl", None)):
+        if data is not None:
+            (tmp_path / name).write_bytes(data)
+        unread = CliRunner().invoke(main, ["repair", str(tmp_path / name), "--output", str(out)])
+        assert unread.exit_code == 2 and name in unread.output and not out.exists(), unread.output
 
 
 def test_a_dry_run_prints_the_plan_and_writes_nothing(tmp_path: Path) -> None:

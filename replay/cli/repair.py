@@ -26,7 +26,8 @@ def repair(log: str, output: str | None, force: bool, dry_run: bool, fmt: Format
     its seq and time, as an event of a type no reader knows, marked ignorable where its reader
     takes the key), a torn final record dropped, then the result verified before it is written
     to OUTPUT, never over LOG. Exit 0 when the log was repaired (or needed nothing), 1 when it
-    cannot be, 2 on a usage error or an unreadable LOG."""
+    cannot be, 2 on a usage error, an unreadable LOG or an OUTPUT that exists or cannot be
+    written."""
     from replay.atomic import write_atomic, write_atomic_new
     from replay.tools.repair import CannotRepair, repair_path, text_report
 
@@ -39,6 +40,8 @@ def repair(log: str, output: str | None, force: bool, dry_run: bool, fmt: Format
     try:
         repaired = repair_path(log, reading)
     except CannotRepair as err:
+        if err.unreadable:
+            raise InputError(printable(f"{log}: {err}")) from None
         emit([printable(f"cannot repair {log}: {err}") + "\n"])
         raise SystemExit(1) from None
     if not dry_run and output is not None:

@@ -46,6 +46,15 @@ from replay.tools.plaintext import NotHeld, plaintext, stored_log
 class CannotRepair(ValueError):
     """The log cannot be repaired by setting events aside (the reason says why)."""
 
+    unreadable = False
+    """There is no session log to repair (it cannot be read, or holds none): a usage error."""
+
+
+class Unreadable(CannotRepair):
+    """No session log could be read (I/O, nothing that is a log)."""
+
+    unreadable = True
+
 
 @dataclass(frozen=True)
 class Change:
@@ -129,7 +138,7 @@ def repair_log(name: str, data: bytes, reading: Reading = DEFAULT_READING, zstd:
     reading = replace(reading, selection=EVERYTHING)
     before = verify_bytes(name, data, reading)
     if before.verdict is Verdict.UNREADABLE:
-        raise CannotRepair("the log is unreadable: there is no session to give back")
+        raise Unreadable("the log is unreadable: there is no session to give back")
     if before.verdict is Verdict.UNSUPPORTED:
         raise CannotRepair(
             "the log is unsupported (a newer format, or a type its reader refuses): not judged, not repaired"
@@ -510,7 +519,7 @@ def repair_path(path: str, reading: Reading = DEFAULT_READING) -> Repaired:
             return repair_log(path, stored_log(path), reading)
         data, zstd = plaintext(path, None, REPAIR_BYTES, "repair")
     except NotHeld as err:
-        raise CannotRepair(str(err)) from None
+        raise Unreadable(str(err)) from None
     repaired = repair_log(path, data, reading, zstd)
     if zstd and not repaired.changes:  # (given back as it is: its own framing, byte for byte)
         with open(path, "rb") as f:
