@@ -146,6 +146,7 @@ def test_every_format_option_is_the_shared_one() -> None:
         "conform",
         "explain",
         "watch",
+        "repair",
     }
     vocabulary = {f.value for f in Format}
     assert all(set(offered) <= vocabulary and offered[0] == "text" for offered in choices.values())

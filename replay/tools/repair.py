@@ -161,7 +161,7 @@ def _repaired(name: str, data: bytes, reading: Reading, zstd: bool, before: Sess
     if torn:
         line = len(lines) + 2
         changes.append(
-            Change("torn", line, None, "format.torn", "a final record without its LF: the load drops it", torn)
+            Change("torn", line, None, "format.torn-tail", "a final record without its LF: the load drops it", torn)
         )
     changes += _committed(lines, marked)
     report = _judged_until_ok(name, head, lines, marked, reading, before, changes)
@@ -359,7 +359,9 @@ def _unparsable_run(scan: _Scan, lines: list[_Line], decoded: list[list[dict[str
             scan.missing()
     elif held == 0 and all(not line.data.strip() for line in run):
         for line in run:
-            scan.note("blank", line, None, "format.blank", "a blank line in the committed region: it held no event")
+            scan.note(
+                "blank", line, None, "format.blank-line", "a blank line in the committed region, holding no event"
+            )
     else:
         named = f"line {run[0].origin}" if len(run) == 1 else f"lines {run[0].origin}-{run[-1].origin}"
         raise CannotRepair(
