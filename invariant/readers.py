@@ -94,11 +94,9 @@ sees the type they become. (The obsolete ones it refuses before, as corrupt: ses
 
 def guarded(tag: object, marked: bool) -> bool:
     """Whether an event of type `tag` (`marked`: `ignorable: true`) is one the 611615650f
-    reader's guard refuses: a type outside its list, after the upgrades, unmarked. (An obsolete
-    type is refused before the guard, as corrupt: sessionload.OBSOLETE_TYPES.)"""
-    if marked or (type(tag) is str and tag in OBSOLETE_TYPES):
-        return False
-    return type(tag) is not str or UPGRADED_TYPES.get(tag, tag) not in KNOWN_TYPES_611615650F
+    reader's guard refuses: unmarked, of a type outside its list after the upgrades (a type that
+    is no string counts: the guard runs before the envelope is validated)."""
+    return not marked and (type(tag) is not str or _RELEASED.refuses_type(tag))
 
 
 @dataclass(frozen=True)
@@ -113,8 +111,11 @@ class Reader:
     ignorable: bool
 
     def refuses_type(self, tag: str) -> bool:
-        """Whether an unmarked event of type `tag` makes this reader refuse the log."""
-        return self.known_types is not None and tag not in self.known_types
+        """Whether an unmarked event of type `tag` makes this reader's guard refuse the log: a
+        type outside its list once upgraded (UPGRADED_TYPES). An obsolete type is refused
+        before the guard, as corrupt (sessionload.OBSOLETE_TYPES), whatever the reader."""
+        known = self.known_types
+        return known is not None and tag not in OBSOLETE_TYPES and UPGRADED_TYPES.get(tag, tag) not in known
 
 
 _RELEASED = Reader("611615650f (0.1.0-rc.8)", "fixed-rate", KNOWN_TYPES_611615650F, True)
@@ -155,56 +156,71 @@ class Refusals:
     findings: tuple[Finding, ...] = ()
 
 
+def read_by_profile(version: int | None) -> bool:
+    """Whether the log's reader follows from its profile (READERS): a v0 or v1 log. A v2+ log's
+    readers take the marker and no guard is modelled for them; a headerless one has none."""
+    return version is not None and version < MARKER_CUT_FROM
+
+
 def refusals(seen: TypesSeen, profiles: tuple[str, ...], version: int | None, strict: bool) -> Refusals:
     """The refusals of the reader of a v0 or v1 log judged with `profiles` (one: the profile is
     known, given or decided by the evidence; several: the candidates the evidence left, then
     no verdict changes and a warning names the readers that would refuse it). In lenient mode
     (the fixture reader, which has no guard) the guard's refusal is a warning, a marker's an
     envelope warning, as every envelope problem is there."""
-    if version is None or version >= MARKER_CUT_FROM or seen == NOTHING_SEEN:
+    if not read_by_profile(version) or seen == NOTHING_SEEN:
         return Refusals()
     readers = list(dict.fromkeys(READERS[name] for name in profiles))
     said = [(reader, why) for reader in readers if (why := _refused(reader, seen)) is not None]
     if not said:
         return Refusals()
     if len(readers) > 1:
-        whom = "; ".join(f"the {r.revision} reader ({r.profile}) {why}" for r, why in said)
+        whom = "; ".join(f"the {r.revision} reader ({r.profile}) {why.text}" for r, why in said)
         message = f"the profile is undecided ({', '.join(profiles)}), and so is the reader: {whom}"
-        seq, line, pointer = _where(said[0][0], seen)
-        return Refusals(findings=(Finding("format.readers", Severity.WARNING, message, line, pointer, seq),))
+        first = said[0][1]
+        return Refusals(
+            findings=(Finding("format.readers", Severity.WARNING, message, first.line, first.key, first.seq),)
+        )
     reader, why = said[0]
     if reader.ignorable:  # the guard
-        assert seen.unknown is not None
-        seq, line, _ = seen.unknown
-        message = f"the {reader.revision} reader {why}" + ("" if strict else "; the fixture reader loads it")
-        found = Finding("format.event.unknown", Severity.WARNING, message, line, "/type", seq)
+        message = f"the {reader.revision} reader {why.text}" + ("" if strict else "; the fixture reader loads it")
+        found = Finding("format.event.unknown", Severity.WARNING, message, why.line, why.key, why.seq)
         return Refusals(unsupported=strict, findings=(found,))
-    assert seen.marked is not None
-    seq, line = seen.marked
-    message = f"event envelope at line {line}: has unexpected key ignorable (the {reader.revision} reader's has none)"
+    message = (
+        f"event envelope at line {why.line}: has unexpected key ignorable (the {reader.revision} reader's has none)"
+    )
     severity = Severity.ERROR if strict else Severity.WARNING
-    return Refusals(corrupt=strict, findings=(Finding("format.envelope", severity, message, line, "/ignorable", seq),))
+    return Refusals(
+        corrupt=strict, findings=(Finding("format.envelope", severity, message, why.line, why.key, why.seq),)
+    )
 
 
-def _where(reader: Reader, seen: TypesSeen) -> tuple[int, int, str]:
-    """The event `reader` refuses the log for: its seq, line and the key it is refused for."""
-    if reader.known_types is not None:
-        assert seen.unknown is not None
-        return seen.unknown[0], seen.unknown[1], "/type"
-    assert seen.marked is not None
-    return seen.marked[0], seen.marked[1], "/ignorable"
+@dataclass(frozen=True)
+class _Why:
+    """Why a reader refuses a log, and the event it refuses it for (its seq, line, and the key)."""
+
+    text: str
+    seq: int
+    line: int
+    key: str
+
+    def finding(self, code: str, severity: Severity, message: str) -> Finding:
+        """A finding of `code` at the refused event."""
+        return Finding(code, severity, message, self.line, self.key, self.seq)
 
 
-def _refused(reader: Reader, seen: TypesSeen) -> str | None:
+def _refused(reader: Reader, seen: TypesSeen) -> _Why | None:
     """Why `reader` refuses a log that shows `seen` (None: it does not)."""
     if reader.known_types is not None:
         if seen.unknown is None:
             return None
         seq, line, tag = seen.unknown
-        return (
+        text = (
             f"refuses the log as unsupported: event type {shown(tag)} (seq {seq}, line {line}) is unknown to it and "
             "not marked ignorable"
         )
+        return _Why(text, seq, line, "/type")
     if seen.marked is None:
         return None
-    return f"refuses the log as corrupt: its envelope has no key ignorable (line {seen.marked[1]})"
+    seq, line = seen.marked
+    return _Why(f"refuses the log as corrupt: its envelope has no key ignorable (line {line})", seq, line, "/ignorable")

@@ -27,7 +27,7 @@ OBSOLETE_TYPES = frozenset({"request/header-delta", "mode/set"})
 corrupt, whatever reader loads it (from 611615650f on, before its unknown-type guard looks)."""
 MESSAGE_TYPES = frozenset({"user/message", "assistant/message", "tool/result"})
 CHECKED_TYPES = frozenset(
-    {*MESSAGE_TYPES, "request/header", "request/header-delta", "mode/set", "turn/start", "turn/end", "steering/message"}
+    {*MESSAGE_TYPES, *OBSOLETE_TYPES, "request/header", "turn/start", "turn/end", "steering/message"}
 )
 """The event types whose data the load checks read (every other type loads as its envelope does)."""
 _TURN_END_PLAIN = frozenset({"completed", "blocked", "max-tokens", "interrupted"})

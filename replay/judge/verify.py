@@ -20,8 +20,7 @@ from invariant.detect import MARKED_CLUE, Detection
 from invariant.filenames import file_version
 from invariant.findings import Finding, Severity, Violation
 from invariant.ledger import LedgerRow
-from invariant.logshapes import MARKER_CUT_FROM
-from invariant.readers import Refusals, refusals
+from invariant.readers import Refusals, read_by_profile, refusals
 from replay.judge.judge import Judge
 from replay.judge.report import ProfileChoice, SessionReport
 from replay.judge.telling import TellingEvents
@@ -122,7 +121,7 @@ def judge_log(
         raise ValueError("a judgement is kept only by a read from the log's start")
     judge.begin(log.head.header, log.head.marks_cut, log.head.version)
     seen, version = log.types_seen, log.head.version
-    marked = (MARKED_CLUE,) if seen.marked is not None and version is not None and version < MARKER_CUT_FROM else ()
+    marked = (MARKED_CLUE,) if seen.marked is not None and read_by_profile(version) else ()
     judged = judge.judged(log.event_count, version, log.unreadable, marked)
     track, seed = judged.track, judged.seed
     refused = (

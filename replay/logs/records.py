@@ -292,11 +292,12 @@ class Records:
         seen, marked = self.seen, event.get("ignorable") is True
         if marked and seen.marked is None:
             self.seen = replace(seen, marked=(index, line_no))
-        elif seen.unknown is None and guarded(tag := event.get("type"), marked):
-            self.seen = replace(seen, unknown=(index, line_no, tag))
+        elif guarded(tag := event.get("type"), marked):
+            self.unknown_at(index, line_no, tag)
 
-    def unknown_at(self, index: int, line_no: int, tag: str) -> None:
-        """The fast path met an unmarked event of a type the guard refuses (its first in the run)."""
+    def unknown_at(self, index: int, line_no: int, tag: object) -> None:
+        """An unmarked event of a type the guard refuses, kept where it is the first (the fast
+        path tells the first of a run)."""
         if self.seen.unknown is None:
             self.seen = replace(self.seen, unknown=(index, line_no, tag))
 
