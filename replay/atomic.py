@@ -75,13 +75,8 @@ def write_atomic(path: Path, data: bytes) -> None:
 def write_atomic_new(path: Path, data: bytes) -> None:
     """`write_atomic` where nothing is at `path`: the finished file is linked there, which fails
     (FileExistsError) when something is, however late it came, so that no file is replaced."""
-    folder_of(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    tmp = _written_beside(path, (data,))
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
         os.chmod(tmp, 0o666 & ~_umask())
         os.link(tmp, path)
     finally:
@@ -90,6 +85,17 @@ def write_atomic_new(path: Path, data: bytes) -> None:
 
 def write_atomic_chunks(path: Path, chunks: Iterable[bytes]) -> None:
     """`write_atomic` of the concatenated `chunks`, written as they come (never all in memory)."""
+    tmp = _written_beside(path, chunks)
+    try:
+        publish(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _written_beside(path: Path, chunks: Iterable[bytes]) -> str:
+    """A temporary file beside `path` holding the concatenated `chunks`, flushed to the disk
+    (removed again where writing it fails): what an atomic write then puts in place."""
     folder_of(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -98,7 +104,7 @@ def write_atomic_chunks(path: Path, chunks: Iterable[bytes]) -> None:
                 f.write(chunk)
             f.flush()
             os.fsync(f.fileno())
-        publish(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    return tmp

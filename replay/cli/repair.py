@@ -29,7 +29,7 @@ def repair(log: str, output: str | None, force: bool, dry_run: bool, fmt: Format
     cannot be, 2 on a usage error, an unreadable LOG or an OUTPUT that exists or cannot be
     written."""
     from replay.atomic import write_atomic, write_atomic_new
-    from replay.tools.repair import CannotRepair, repair_path, text_report
+    from replay.tools.repair import CannotRepair, Unreadable, repair_path, text_report
 
     if output is None and not dry_run:
         raise click.UsageError("give --output OUT (repair never writes over LOG), or --dry-run")
@@ -39,9 +39,9 @@ def repair(log: str, output: str | None, force: bool, dry_run: bool, fmt: Format
         raise InputError(printable(f"{output}: exists (give --force to replace it)"))
     try:
         repaired = repair_path(log, reading)
+    except Unreadable as err:
+        raise InputError(printable(f"{log}: {err}")) from None
     except CannotRepair as err:
-        if err.unreadable:
-            raise InputError(printable(f"{log}: {err}")) from None
         emit([printable(f"cannot repair {log}: {err}") + "\n"])
         raise SystemExit(1) from None
     if not dry_run and output is not None:

@@ -46,14 +46,9 @@ from replay.tools.plaintext import NotHeld, plaintext, stored_log
 class CannotRepair(ValueError):
     """The log cannot be repaired by setting events aside (the reason says why)."""
 
-    unreadable = False
-    """There is no session log to repair (it cannot be read, or holds none): a usage error."""
-
 
 class Unreadable(CannotRepair):
-    """No session log could be read (I/O, nothing that is a log)."""
-
-    unreadable = True
+    """There is no session log to repair (it cannot be read, or holds none): a usage error."""
 
 
 @dataclass(frozen=True)
@@ -131,10 +126,10 @@ class _Line:
     written: bool = False
 
 
-def repair_log(name: str, data: bytes, reading: Reading = DEFAULT_READING, zstd: bool = False) -> Repaired:
-    """`data` (a plain log's bytes) repaired (module docstring), written back as Zstandard with
-    the harness's framing when `zstd`. Every finding counts, whatever `reading` selects (a
-    finding ignored is still a refusal of the harness). Raises CannotRepair."""
+def repair_log(name: str, data: bytes, reading: Reading = DEFAULT_READING) -> Repaired:
+    """`data` (a plain log's bytes) repaired (module docstring), as a plain log. Every finding
+    counts, whatever `reading` selects (a finding ignored is still a refusal of the harness).
+    Raises CannotRepair."""
     reading = replace(reading, selection=EVERYTHING)
     before = verify_bytes(name, data, reading)
     if before.verdict is Verdict.UNREADABLE:
@@ -144,17 +139,17 @@ def repair_log(name: str, data: bytes, reading: Reading = DEFAULT_READING, zstd:
             "the log is unsupported (a newer format, or a type its reader refuses): not judged, not repaired"
         )
     if before.verdict is Verdict.OK:
-        return Repaired(name, _framed(data, zstd), (), before, before, _reminders(before, before, data))
+        return Repaired(name, data, (), before, before, _reminders(before, data))
     failed: list[CannotRepair] = []
     for marked in _markings(before):
         try:
-            return _repaired(name, data, reading, zstd, before, marked)
+            return _repaired(name, data, reading, before, marked)
         except CannotRepair as err:
             failed.append(err)
     raise failed[0]
 
 
-def _repaired(name: str, data: bytes, reading: Reading, zstd: bool, before: SessionReport, marked: bool) -> Repaired:
+def _repaired(name: str, data: bytes, reading: Reading, before: SessionReport, marked: bool) -> Repaired:
     """The repair of a corrupt log, its set-aside events `marked` or not."""
     head, lines, torn = _split(data)
     changes: list[Change] = []
@@ -167,7 +162,7 @@ def _repaired(name: str, data: bytes, reading: Reading, zstd: bool, before: Sess
     report = _judged_until_ok(name, head, lines, marked, reading, before, changes)
     out = _joined(head, lines)
     _check_untouched(data, lines)
-    return Repaired(name, _framed(out, zstd), tuple(changes), before, report, _reminders(before, report, data))
+    return Repaired(name, out, tuple(changes), before, report, _reminders(report, data))
 
 
 def _split(data: bytes) -> tuple[bytes, list[_Line], bytes]:
@@ -303,8 +298,8 @@ def _placed(scan: _Scan, line: _Line, events: list[dict[str, object]], after: in
     """A line that decodes, at the seq its neighbours prove (`after`: the next good line's first
     seq, None when none follows): kept where its seq is right; set aside there where its own seq
     is the defect (the next line follows it as though it were right); kept after the seqs the
-    log lacks, filled, where its seq lies between them and the next line's; dropped where it repeats the line
-    holding its seq byte for byte; refused otherwise."""
+    log lacks, filled, where its seq lies between them and the next line's; dropped where it
+    repeats the line holding its seq byte for byte; refused otherwise."""
     seq, held = _first_seq(events), len(events)
     if seq == scan.expected:
         scan.keep(line, events)
@@ -399,11 +394,11 @@ def _judged_until_ok(
         report = verify_bytes(name, _joined(head, lines), reading)
         if report.verdict is Verdict.OK:
             return report
+        line, seq, rule, why = _refusal(report)
         if report.verdict is not Verdict.CORRUPT:
-            raise CannotRepair(f"the repaired log would be {report.verdict.value}: {_why(report)}")
-        line, seq, rule = _refused_at(report)
+            raise CannotRepair(f"the repaired log would be {report.verdict.value}: {why}")
         if line is None or seq is None:
-            raise CannotRepair(f"refused for no one event ({rule}: {_why(report)}): no event set aside clears it")
+            raise CannotRepair(f"refused for no one event ({rule}: {why}): no event set aside clears it")
         if seq < cut:
             raise CannotRepair(
                 f"line {line}: {rule} at an inherited event (seq {seq}, before the fork cut {cut}): a fork "
@@ -411,15 +406,14 @@ def _judged_until_ok(
             )
         entry = lines[line - 2]
         if entry.written:
-            raise CannotRepair(f"line {line}: {rule} at an event the repair wrote: {_why(report)}")
+            raise CannotRepair(f"line {line}: {rule} at an event the repair wrote: {why}")
         events = _events(entry.data)
         if events is None or len(events) != 1:
-            raise CannotRepair(f"line {line}: {rule} at a line that is not one event: {_why(report)}")
+            raise CannotRepair(f"line {line}: {rule} at a line that is not one event: {why}")
         (event,) = events
-        reason = _why(report)
-        changes.append(Change("set-aside", entry.origin, seq, rule, reason, entry.data))
+        changes.append(Change("set-aside", entry.origin, seq, rule, why, entry.data))
         aside = set_aside(
-            seq, _safe_time(event.get("time"), _time_before(lines, line - 2)), reason, rule, marked, event=event
+            seq, _safe_time(event.get("time"), _time_before(lines, line - 2)), why, rule, marked, event=event
         )
         lines[line - 2] = _Line(_json(aside), entry.origin, True)
     raise CannotRepair("the repair did not converge")  # pragma: no cover (each round sets an input line aside)
@@ -440,19 +434,16 @@ def _time_before(lines: Sequence[_Line], k: int) -> object:
     return 0
 
 
-def _refused_at(report: SessionReport) -> tuple[int | None, int | None, str]:
-    """Where the judge refuses the log: the violation's line and seq, else the first error's."""
+def _refusal(report: SessionReport) -> tuple[int | None, int | None, str, str]:
+    """Where and why the judge refuses the log: the violation's line, seq, rule and message, else
+    the first error finding's (else none: the verdict alone)."""
     if report.violation is not None:
         v = report.violation
-        return v.line, v.seq, v.rule
-    error = next(f for f in report.findings if f.severity is Severity.ERROR)
-    return error.line, error.index, error.code
-
-
-def _why(report: SessionReport) -> str:
-    if report.violation is not None:
-        return report.violation.message
-    return next((f.message for f in report.findings if f.severity is Severity.ERROR), report.verdict.value)
+        return v.line, v.seq, v.rule, v.message
+    error = next((f for f in report.findings if f.severity is Severity.ERROR), None)
+    if error is None:
+        return None, None, report.verdict.value, report.verdict.value
+    return error.line, error.index, error.code, error.message
 
 
 def _check_untouched(data: bytes, lines: Sequence[_Line]) -> None:
@@ -463,21 +454,20 @@ def _check_untouched(data: bytes, lines: Sequence[_Line]) -> None:
             assert entry.origin is not None and original[entry.origin - 1] == entry.data, entry.origin
 
 
-def _framed(data: bytes, zstd: bool) -> bytes:
+def _framed(data: bytes) -> bytes:
     """`data` as the harness frames a Zstandard log: the header line alone in the first frame,
     the events in the next (one append batch), each frame with its checksum."""
-    if not zstd:
-        return data
     head, _, events = data.partition(b"\n")
     compressor = zstandard.ZstdCompressor(write_checksum=True)
     return compressor.compress(head + b"\n") + (compressor.compress(events) if events else b"")
 
 
-def _reminders(before: SessionReport, after: SessionReport, data: bytes) -> tuple[Reminder, ...]:
-    """Each reminder the log's owned schedule changes name: what they claimed, what it is now."""
+def _reminders(after: SessionReport, data: bytes) -> tuple[Reminder, ...]:
+    """Each reminder the log's schedule changes (`data`: the input) create or delete: what they
+    claimed of it, and what it is in the repaired log (`after`)."""
     claimed: dict[str, str] = {}
     for line in data.split(b"\n")[1:]:
-        events = _events(line) if SCHEDULE_NEEDLE in line else None
+        events = _events(line) if b"schedule/change" in line else None  # (no other line is parsed)
         for event in events or ():
             if event.get("type") != "schedule/change" or not isinstance(data_ := event.get("data"), dict):
                 continue
@@ -504,9 +494,6 @@ def _reminders(before: SessionReport, after: SessionReport, data: bytes) -> tupl
     return tuple(out)
 
 
-SCHEDULE_NEEDLE = b"schedule/change"
-
-
 REPAIR_BYTES = 64 << 20
 """The most plaintext repair holds (it judges the log again for each event it sets aside)."""
 
@@ -522,11 +509,13 @@ def repair_path(path: str, reading: Reading = DEFAULT_READING) -> Repaired:
         data, zstd = plaintext(path, None, REPAIR_BYTES, "repair")
     except NotHeld as err:
         raise Unreadable(str(err)) from None
-    repaired = repair_log(path, data, reading, zstd)
-    if zstd and not repaired.changes:  # (given back as it is: its own framing, byte for byte)
-        with open(path, "rb") as f:
-            return replace(repaired, data=f.read())
-    return repaired
+    repaired = repair_log(path, data, reading)
+    if not zstd:
+        return repaired
+    if repaired.changes:
+        return replace(repaired, data=_framed(repaired.data))
+    with open(path, "rb") as f:  # (given back as it is: its own framing, byte for byte)
+        return replace(repaired, data=f.read())
 
 
 def text_report(repaired: Repaired, output: str | None) -> str:
@@ -546,14 +535,15 @@ def text_report(repaired: Repaired, output: str | None) -> str:
         at = f"line {c.line}" if c.line is not None else "no line"
         seq = f", seq {c.seq}" if c.seq is not None else ""
         out.append(f"  {at}{seq}: {c.kind} ({c.rule}): {c.reason}")
-    if repaired.changes and repaired.reminders:
-        out.append("reminders:")
+    if repaired.changes:
+        if repaired.reminders:
+            out.append("reminders:")
         for r in repaired.reminders:
             fires = "will fire again" if r.fires_again else "will not fire"
             out.append(f"  {r.id}: the log {r.claimed} it; now {r.now}, {fires}")
-    if repaired.changes and repaired.after.findings:
-        out.append("the repaired log's findings:")
-    for f in repaired.after.findings if repaired.changes else ():
-        line = f" line {f.line}" if f.line is not None else ""
-        out.append(f"  {f.severity.value}{line}: {f.code}: {f.message}")
+        if repaired.after.findings:
+            out.append("the repaired log's findings:")
+        for f in repaired.after.findings:
+            line = f" line {f.line}" if f.line is not None else ""
+            out.append(f"  {f.severity.value}{line}: {f.code}: {f.message}")
     return "".join(printable(line) + "\n" for line in out)
