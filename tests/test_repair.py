@@ -376,6 +376,61 @@ def test_the_published_reader_loads_and_folds_what_repair_gives_back(tmp_path: P
         assert folded is not None and answer["active"] == [r.id for r in folded.active]
 
 
+def _marked(data: bytes) -> bytes:
+    """A repaired log in the published reader's dialect: each set-aside event marked
+    `ignorable: true` (its envelope's last key, as repair writes it for that reader)."""
+    head = b'{"type":"' + SET_ASIDE_TYPE.encode() + b'"'
+    lines = _lines(data)
+    return b"\n".join(line[:-1] + b',"ignorable":true}' if line.startswith(head) else line for line in lines)
+
+
+def test_every_corrupt_fixtures_repair_loads_in_the_published_reader_as_far_as_it_reads_calendar_logs(
+    tmp_path: Path,
+) -> None:
+    """The corrupt fixtures are calendar logs, whose reader (0d8e8baabe) was never published: it
+    has no unknown-type guard and no `ignorable` key, so repair leaves their set-aside events
+    unmarked (a marker is an envelope that reader refuses: test_each_profile_reader_gets_...).
+    The published reader (611615650f, the fixed-rate profile's) is the one the reference tier
+    runs: unmarked, it refuses them for the set-aside type alone, where schedlog's model of its
+    guard says it will (and loads the others); in its own dialect
+    (the set-aside events marked) its session layer loads every one, and its fold folds each to
+    schedlog's active reminders, or refuses the calendar vocabulary exactly as it refuses the
+    valid calendar fixture the log was cut from (a log schedlog and 0d8e8baabe call ok)."""
+    folder = reference_dir()
+    valid = ROOT / "fixtures" / "sessions" / "valid" / "reminders.session.jsonl"
+    paths, repairs = [valid], []
+    for path in CORRUPT:
+        repaired = repair_path(str(path))
+        assert repaired.after.verdict == "ok"
+        for dialect, data in (("unmarked", repaired.data), ("marked", _marked(repaired.data))):
+            (out := tmp_path / f"{dialect}-{path.name}").write_bytes(data)
+            paths.append(out)
+        repairs.append(repaired)
+    done = subprocess.run(
+        [engine(), "load-session.mjs", *map(str, paths)], cwd=folder, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    control, *answers = map(json.loads, done.stdout.splitlines())
+    assert "loaded" in control and "v1 schedule kind" in control["foldError"]  # (the calendar vocabulary)
+    folded_alike = refused = 0
+    for repaired, unmarked, marked in zip(repairs, answers[::2], answers[1::2], strict=True):
+        guarded = verify_bytes(repaired.path, repaired.data, Reading(profile=_fixed_rate())).verdict == "unsupported"
+        if guarded:  # (its guard refuses the set-aside type where schedlog's model of it says so, and only there)
+            assert unmarked["refused"] == "SessionFormatUnsupportedError", unmarked
+            assert SET_ASIDE_TYPE in unmarked["message"]
+            refused += 1
+        else:
+            assert "loaded" in unmarked, unmarked
+        assert "loaded" in marked, (repaired.path, marked)
+        assert repaired.after.folded is not None
+        if "foldError" in marked:
+            assert marked["foldError"] == control["foldError"], (repaired.path, marked)
+        else:
+            assert marked["active"] == [r.id for r in repaired.after.folded.active], repaired.path
+            folded_alike += 1
+    assert folded_alike >= len(CORRUPT) - 1 and refused >= 1
+
+
 def _fixed_rate() -> Any:
     from invariant.profiles import get_profile
 

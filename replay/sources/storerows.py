@@ -15,7 +15,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Iterator
 from functools import lru_cache
-from itertools import accumulate, compress, repeat
+from itertools import accumulate, chain, compress, repeat
 
 import msgspec
 import zstandard
@@ -114,54 +114,68 @@ _HEAD = b'%s%d,"time":%d,"data":%s'
 """A scalar event's line from its type (`_prefix`) to its data."""
 _ENDS = {None: b"}", 1: b',"ignorable":true}'}
 """A scalar event's line's end, by its row's `ignorable` (NULL or 1)."""
-_LINE = _HEAD + b"%s"
+_LINE = _HEAD + b"%s%s"
 
 
 def quick_lines(layout: int, rows: list[Row], expected: int) -> list[bytes] | None:
     """The lines of `rows`, a run of a session's rows whose first must hold seq `expected`,
     where each row decodes and continues the seqs, else None (then they are walked one by one:
     `decode_row`). The lines are `decode_row`'s; its checks are made a column at a time (in C:
-    a scalar row costs no Python of its own), and the other rows are decoded one by one."""
+    a scalar row costs no Python of its own but its seq list, where it has one), and packed
+    rows and compressed data are decoded one by one."""
     if not rows or set(map(len, rows)) != {8}:
         return [] if not rows else None
-    seqs, kinds, times, datas, _, _, marks, plain = zip(*rows, strict=True)
-    plain = tuple(map(operator.and_, plain, map(isinstance, datas, repeat(TEXT))))  # (compressed data: one by one)
+    seqs, kinds, times, datas, lists, ops, marks, _ = zip(*rows, strict=True)
     if set(map(type, seqs)) != {int} or set(map(type, times)) != {int} or set(map(type, kinds)) != {TEXT}:
         return None
     if min(times) < -MAX_SAFE_INTEGER or max(times) > MAX_SAFE_INTEGER or max(seqs) > MAX_SAFE_INTEGER:
         return None
-    texts = list(compress(datas, plain))
-    joined = b"".join(texts)
-    if b"\n" in joined or b"\r" in joined or (len(texts) and max(map(len, texts)) > VALUE_MAX):
+    scalar = tuple(map(operator.and_, map(isinstance, datas, repeat(TEXT)), map(operator.ne, marks, repeat(0))))
+    texts = list(compress(datas, scalar))
+    held = [op for op in ops if op is not None]
+    if not all(map(isinstance, held, repeat(TEXT))):
+        return None
+    joined = b"".join(chain(texts, held))
+    if b"\n" in joined or b"\r" in joined or (texts and max(map(len, texts)) > VALUE_MAX):
         return None
     try:
-        for _ in map(_RAW, texts):
+        for _ in map(_RAW, chain(texts, held)):
             pass
-        ends = list(map(_ENDS.__getitem__, compress(marks, plain)))
-    except (msgspec.DecodeError, KeyError, TypeError):
+        ends = list(map(_ENDS.__getitem__, compress(marks, scalar)))
+        extras = list(map(_extra, repeat(layout), compress(lists, scalar), compress(ops, scalar)))
+    except (msgspec.DecodeError, KeyError, TypeError, RowDefect):
         return None
-    prefixes = map(_prefix, map(bytes, compress(kinds, plain)))
-    columns = zip(prefixes, compress(seqs, plain), compress(times, plain), texts, ends, strict=True)
-    scalar = list(map(_LINE.__mod__, columns))
-    if len(scalar) == len(rows):
-        return scalar if list(seqs) == list(range(expected, expected + len(rows))) else None
+    prefixes = map(_prefix, map(bytes, compress(kinds, scalar)))
+    columns = zip(prefixes, compress(seqs, scalar), compress(times, scalar), texts, extras, ends, strict=True)
+    made = list(map(_LINE.__mod__, columns))
+    if len(made) == len(rows):
+        return made if list(seqs) == list(range(expected, expected + len(rows))) else None
     counts = [1] * len(rows)
     lines: list[bytes] = []
     taken = 0  # (the scalar rows' lines taken: before row k, k less the other rows before it)
-    for others, k in enumerate(compress(range(len(rows)), map(operator.not_, plain))):
+    for others, k in enumerate(compress(range(len(rows)), map(operator.not_, scalar))):
         try:
             got = decode_row(layout, rows[k])
         except RowDefect:
             return None
-        lines += scalar[taken : k - others]
+        lines += made[taken : k - others]
         taken = k - others
         if isinstance(got, bytes):
             lines.append(got)
         else:
             lines += got
             counts[k] = len(got)
-    lines += scalar[taken:]
+    lines += made[taken:]
     return lines if list(seqs) == list(accumulate(counts[:-1], initial=expected)) else None
+
+
+def _extra(layout: int, seqs: object, op: object) -> bytes:
+    """A scalar row's line between its data and its end: its seq list and surface op, as
+    `decode_row` writes them (the op checked already: JSON text on one line)."""
+    if seqs is None and op is None:
+        return b""
+    extra = b"" if seqs is None else b',"sourceEventSeqs":' + _ENCODE(_seqs(layout, seqs))
+    return extra if op is None else extra + b',"surfaceOp":' + op  # type: ignore[operator]
 
 
 @lru_cache(maxsize=1024)
@@ -239,13 +253,11 @@ def _quick_members(tag: str, seq: int, time: int, text: bytes | bytearray) -> li
         chunk = b'"%s","index":%d,"text":' % (_DELTAS[tag], run.index)
     middle = b',"data":{"turn":%d,"step":%d,"chunk":{"type":%s' % (run.turn, run.step, chunk)
     try:
-        encoded = [_ENCODE(m) for m in members]
+        encoded = list(map(_ENCODE, members))
     except UnicodeEncodeError:
         return None
-    return [
-        b'{"type":"assistant/chunk","seq":%d,"time":%d%s%s}}}' % (seq + k, at, middle, member)
-        for k, (at, member) in enumerate(zip(times, encoded, strict=False))
-    ]
+    head = b'{"type":"assistant/chunk","seq":%d,"time":%d' + middle.replace(b"%", b"%%") + b"%s}}}"
+    return list(map(head.__mod__, zip(range(seq, seq + len(members)), times, encoded, strict=True)))
 
 
 def _member_lines(row: ChunkRow) -> Iterator[bytes]:
@@ -365,9 +377,12 @@ def varint_seqs(raw: bytes) -> list[int]:
     if not raw:
         return []
     first, at = _varint(raw, 0)
-    rest = memoryview(raw)[at:]
-    deltas = map(_ZIGZAG.__getitem__, rest) if max(rest, default=0) < 0x80 else map(_unzigzag, _varints(raw, at))
-    seqs = list(accumulate(deltas, initial=first))
+    if raw.count(2, at) == len(raw) - at:  # (a run of seqs one apart, the common case)
+        seqs = list(range(first, first + len(raw) - at + 1))
+    else:
+        rest = memoryview(raw)[at:]
+        deltas = map(_ZIGZAG.__getitem__, rest) if max(rest, default=0) < 0x80 else map(_unzigzag, _varints(raw, at))
+        seqs = list(accumulate(deltas, initial=first))
     low, high = min(seqs), max(seqs)
     if low < 0 or high > MAX_SAFE_INTEGER:
         raise RowDefect(f"its source_event_seqs decodes to seq {low if low < 0 else high}, outside 0..2^53 - 1")
