@@ -23,6 +23,7 @@ from invariant.readers import READERS
 from invariant.setaside import SET_ASIDE_TYPE, is_set_aside
 from replay.cli import main
 from replay.judge.verify import verify_bytes, verify_path
+from replay.lines.jsonline import JsonLineError, parse_json_line
 from replay.reading import Mode, Reading
 from replay.sources.zstdframes import scan_frames
 from replay.testing.strategies import CorruptLog, corrupt_logs
@@ -429,6 +430,82 @@ def test_every_corrupt_fixtures_repair_loads_in_the_published_reader_as_far_as_i
             assert marked["active"] == [r.id for r in repaired.after.folded.active], repaired.path
             folded_alike += 1
     assert folded_alike >= len(CORRUPT) - 1 and refused >= 1
+
+
+def _kept(data: bytes, events: int) -> bytes:
+    """What the harness's file reader hands its session layer of a log schedlog judged: the
+    header and the records of its first `events` seqs (no blank line, no tail past them), as
+    the reference adapter takes a log (the committed prefix, as given)."""
+    kept = [data.split(b"\n", 1)[0]]
+    for line in data.split(b"\n")[1:]:
+        try:
+            value = parse_json_line(line) if line.strip() else None
+        except JsonLineError:  # (a line past the kept prefix: its tail)
+            continue
+        seq = value.get("seq", value.get("seq0")) if isinstance(value, dict) else None
+        if type(seq) is int and seq < events:
+            kept.append(line)
+    return b"\n".join(kept) + b"\n"
+
+
+def test_the_fuzzers_repaired_v0_logs_load_in_the_published_reader(tmp_path: Path) -> None:
+    """The fuzzer's corrupt v0 logs (the format the published reader reads), repaired: what
+    the harness's reader keeps of each is loaded by the published session layer in its dialect
+    (set-aside events marked) and folded to schedlog's active reminders, or, for a calendar log,
+    refused by its fold for the calendar vocabulary only; unmarked, it is refused exactly where
+    schedlog's model of its guard says `unsupported`."""
+    from fuzz.logs import make, sources
+
+    pool = sources(ROOT / "no-real-logs")
+    cases: list[tuple[Repaired, str]] = []
+    paths: list[Path] = []
+    for index in range(200):
+        item = make(20261207, index, pool)
+        if item.source.startswith("store:"):
+            continue
+        try:
+            data, _ = plaintext(item.name, item.data, 1 << 24, "repair")
+        except NotHeld:
+            continue
+        if b'"version":0' not in data.split(b"\n", 1)[0] or verify_bytes(item.name, data).verdict != "corrupt":
+            continue
+        try:
+            repaired = repair_log(item.name, data)
+        except CannotRepair:
+            continue
+        kept = _kept(repaired.data, repaired.after.events)
+        guards = []
+        for dialect, log in (("unmarked", kept), ("marked", _marked(kept))):
+            (path := tmp_path / f"{index}-{dialect}.jsonl").write_bytes(log)
+            paths.append(path)
+            guards.append(verify_bytes(item.name, log, Reading(profile=_fixed_rate())).verdict == "unsupported")
+        cases.append((repaired, guards))
+    assert len(cases) >= 8
+    done = subprocess.run(
+        [engine(), "load-session.mjs", *map(str, paths)],
+        cwd=reference_dir(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    folded = 0
+    for (repaired, guards), unmarked, marked in zip(cases, answers[::2], answers[1::2], strict=True):
+        where = (repaired.path, unmarked, marked)
+        for guarded, answer in zip(guards, (unmarked, marked), strict=True):  # (refused where the model says)
+            assert ("refused" in answer) == guarded, where
+            assert answer.get("refused", "SessionFormatUnsupportedError") == "SessionFormatUnsupportedError", where
+        if guards[1]:  # (a type of the input's own that its reader refuses, not one repair wrote)
+            assert SET_ASIDE_TYPE not in marked["message"], where
+            continue
+        assert repaired.after.folded is not None
+        if "foldError" in marked:
+            assert repaired.after.profile.name == "calendar" and "v1 schedule kind" in marked["foldError"], where
+        else:
+            assert marked["active"] == [r.id for r in repaired.after.folded.active], where
+            folded += 1
+    assert folded >= len(cases) // 2
 
 
 def _fixed_rate() -> Any:
