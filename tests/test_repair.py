@@ -9,6 +9,7 @@ import json
 import os
 import random
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -208,15 +209,13 @@ def _upgraded(fixture: Path, events: list[dict[str, Any]], bad: dict[str, Any]) 
 # --- the fuzzer's corrupt logs --------------------------------------------------------------------
 
 
-def test_the_fuzzers_corrupt_logs_are_repaired_or_refused_never_broken() -> None:
-    """A seeded sample of the session-log fuzzer's inputs (line and byte edits of every fixture,
-    plain and Zstandard, v0-v4): each corrupt one is repaired (held_to) or refused with a
-    reason; none raises anything else."""
+def fuzzed_corrupt_logs(count: int) -> Iterator[tuple[int, str, bytes]]:
+    """The corrupt logs among the first `count` inputs of the session-log fuzzer (seeded: line
+    and byte edits of every fixture, plain and Zstandard, v0-v4; no store): index, name, bytes."""
     from fuzz.logs import make, sources
 
     pool = sources(ROOT / "no-real-logs")
-    outcomes = {"repaired": 0, "refused": 0}
-    for index in range(160):
+    for index in range(count):
         item = make(20261207, index, pool)
         if item.source.startswith("store:"):
             continue
@@ -224,12 +223,20 @@ def test_the_fuzzers_corrupt_logs_are_repaired_or_refused_never_broken() -> None
             data, _ = plaintext(item.name, item.data, 1 << 24, "repair")
         except NotHeld:
             continue
-        if verify_bytes(item.name, data).verdict != "corrupt":
-            continue
+        if verify_bytes(item.name, data).verdict == "corrupt":
+            yield index, item.name, data
+
+
+def test_the_fuzzers_corrupt_logs_are_repaired_or_refused_never_broken() -> None:
+    """A seeded sample of the session-log fuzzer's inputs (line and byte edits of every fixture,
+    plain and Zstandard, v0-v4): each corrupt one is repaired (held_to) or refused with a
+    reason; none raises anything else."""
+    outcomes = {"repaired": 0, "refused": 0}
+    for _, name, data in fuzzed_corrupt_logs(160):
         try:
-            repaired = repair_log(item.name, data)
+            repaired = repair_log(name, data)
         except CannotRepair as err:
-            assert str(err), item.name
+            assert str(err), name
             outcomes["refused"] += 1
             continue
         held_to(data, repaired)
@@ -454,23 +461,13 @@ def test_the_fuzzers_repaired_v0_logs_load_in_the_published_reader(tmp_path: Pat
     (set-aside events marked) and folded to schedlog's active reminders, or, for a calendar log,
     refused by its fold for the calendar vocabulary only; unmarked, it is refused exactly where
     schedlog's model of its guard says `unsupported`."""
-    from fuzz.logs import make, sources
-
-    pool = sources(ROOT / "no-real-logs")
-    cases: list[tuple[Repaired, str]] = []
+    cases: list[tuple[Repaired, list[bool]]] = []
     paths: list[Path] = []
-    for index in range(200):
-        item = make(20261207, index, pool)
-        if item.source.startswith("store:"):
+    for index, name, data in fuzzed_corrupt_logs(200):
+        if b'"version":0' not in data.split(b"\n", 1)[0]:
             continue
         try:
-            data, _ = plaintext(item.name, item.data, 1 << 24, "repair")
-        except NotHeld:
-            continue
-        if b'"version":0' not in data.split(b"\n", 1)[0] or verify_bytes(item.name, data).verdict != "corrupt":
-            continue
-        try:
-            repaired = repair_log(item.name, data)
+            repaired = repair_log(name, data)
         except CannotRepair:
             continue
         kept = _kept(repaired.data, repaired.after.events)
@@ -478,7 +475,7 @@ def test_the_fuzzers_repaired_v0_logs_load_in_the_published_reader(tmp_path: Pat
         for dialect, log in (("unmarked", kept), ("marked", _marked(kept))):
             (path := tmp_path / f"{index}-{dialect}.jsonl").write_bytes(log)
             paths.append(path)
-            guards.append(verify_bytes(item.name, log, Reading(profile=_fixed_rate())).verdict == "unsupported")
+            guards.append(verify_bytes(name, log, Reading(profile=_fixed_rate())).verdict == "unsupported")
         cases.append((repaired, guards))
     assert len(cases) >= 8
     done = subprocess.run(
@@ -501,7 +498,10 @@ def test_the_fuzzers_repaired_v0_logs_load_in_the_published_reader(tmp_path: Pat
             continue
         assert repaired.after.folded is not None
         if "foldError" in marked:
-            assert repaired.after.profile.name == "calendar" and "v1 schedule kind" in marked["foldError"], where
+            profile = repaired.after.profile
+            assert profile is not None and profile.name == "calendar" and "v1 schedule kind" in marked["foldError"], (
+                where
+            )
         else:
             assert marked["active"] == [r.id for r in repaired.after.folded.active], where
             folded += 1
