@@ -16,6 +16,7 @@ import operator
 from collections.abc import Iterator
 from functools import lru_cache
 from itertools import accumulate, chain, compress, repeat
+from typing import Annotated
 
 import msgspec
 import zstandard
@@ -142,7 +143,7 @@ def quick_lines(layout: int, rows: list[Row], expected: int) -> list[bytes] | No
         for _ in map(_RAW, chain(texts, held)):
             pass
         ends = list(map(_ENDS.__getitem__, compress(marks, scalar)))
-        extras = list(map(_extra, repeat(layout), compress(lists, scalar), compress(ops, scalar)))
+        extras = _extras(layout, scalar, lists, ops)
     except (msgspec.DecodeError, KeyError, TypeError, RowDefect):
         return None
     prefixes = map(_prefix, map(bytes, compress(kinds, scalar)))
@@ -169,11 +170,21 @@ def quick_lines(layout: int, rows: list[Row], expected: int) -> list[bytes] | No
     return lines if list(seqs) == list(accumulate(counts[:-1], initial=expected)) else None
 
 
+def _extras(layout: int, scalar: tuple[bool, ...], lists: tuple[object, ...], ops: tuple[object, ...]) -> list[bytes]:
+    """The scalar rows' `_extra`s, in order: made only for a row with a seq list or an op."""
+    lists, ops = tuple(compress(lists, scalar)), tuple(compress(ops, scalar))
+    extras = [b""] * len(lists)
+    for k in compress(
+        range(len(lists)),
+        map(operator.or_, map(operator.is_not, lists, repeat(None)), map(operator.is_not, ops, repeat(None))),
+    ):
+        extras[k] = _extra(layout, lists[k], ops[k])
+    return extras
+
+
 def _extra(layout: int, seqs: object, op: object) -> bytes:
     """A scalar row's line between its data and its end: its seq list and surface op, as
     `decode_row` writes them (the op checked already: JSON text on one line)."""
-    if seqs is None and op is None:
-        return b""
     extra = b"" if seqs is None else b',"sourceEventSeqs":' + _ENCODE(_seqs(layout, seqs))
     return extra if op is None else extra + b',"surfaceOp":' + op  # type: ignore[operator]
 
@@ -185,21 +196,25 @@ def _prefix(kind: bytes) -> bytes:
     return b'{"type":%s,"seq":' % _text(kind.decode("utf-8", "replace"))
 
 
-class _TextRun(msgspec.Struct, forbid_unknown_fields=True):
-    turn: int
-    step: int
-    index: int
-    dt: list[int]
-    texts: list[str]
+_Safe = Annotated[int, msgspec.Meta(ge=-MAX_SAFE_INTEGER, le=MAX_SAFE_INTEGER)]
+_Members = Annotated[list[str], msgspec.Meta(min_length=1)]
 
 
-class _ToolRun(msgspec.Struct, forbid_unknown_fields=True):
-    turn: int
-    step: int
-    index: int
-    dt: list[int]
+class _TextRun(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    turn: _Safe
+    step: _Safe
+    index: _Safe
+    dt: list[_Safe]
+    texts: _Members
+
+
+class _ToolRun(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    turn: _Safe
+    step: _Safe
+    index: _Safe
+    dt: list[_Safe]
     id: str
-    args: list[str]
+    args: _Members
     name: str | msgspec.UnsetType = msgspec.UNSET
 
 
@@ -234,14 +249,8 @@ def _quick_members(tag: str, seq: int, time: int, text: bytes | bytearray) -> li
     except (msgspec.DecodeError, UnicodeError):
         return None
     members = run.texts if isinstance(run, _TextRun) else run.args
-    dt = run.dt
-    if not members or len(dt) != len(members) - 1:
-        return None
-    if not all(-MAX_SAFE_INTEGER <= n <= MAX_SAFE_INTEGER for n in (run.turn, run.step, run.index)):
-        return None
-    if dt and (min(dt) < -MAX_SAFE_INTEGER or max(dt) > MAX_SAFE_INTEGER):
-        return None
-    if seq + len(members) - 1 > MAX_SAFE_INTEGER:
+    dt = run.dt  # (its gaps, like turn, step and index, safe integers: the decoder checks them)
+    if len(dt) != len(members) - 1 or seq + len(members) - 1 > MAX_SAFE_INTEGER:
         return None
     times = list(accumulate(dt, initial=time))
     if max(times) > MAX_SAFE_INTEGER or min(times) < -MAX_SAFE_INTEGER:
