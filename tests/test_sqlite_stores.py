@@ -668,7 +668,7 @@ def test_a_packed_row_reads_as_the_chunk_row_decoder_reads_it(row: tuple[int, st
     except (RowError, JsonLineError):
         expected = None
     try:
-        lines = decode_store_row(17, (seq, bytearray(tag.encode()), time, bytearray(text), None, None, 0, False))
+        lines = decode_store_row(17, (seq, bytearray(tag.encode()), time, bytearray(text), None, None, 0))
     except RowDefect:
         assert expected is None
         return
@@ -731,8 +731,7 @@ def row_runs(draw: st.DrawFn) -> tuple[int, list[tuple[object, ...]]]:
             value = draw(st.sampled_from([None, 1, 2.5]))
         elif kind == 10:
             mark = draw(st.sampled_from([2, 1.0, bytearray(b"1")]))
-        plain = lists is None and op is None and mark in (None, 1)
-        rows.append((seq, bytearray(tag.encode()), 1783352138307 + seq, value, lists, op, mark, plain))
+        rows.append((seq, bytearray(tag.encode()), 1783352138307 + seq, value, lists, op, mark))
         seq += width
     return start, rows
 

@@ -49,9 +49,11 @@ TEXT = bytearray
 BLOB is read as bytes, so the two are told apart by type."""
 
 Row = tuple[object, ...]
-"""A row as `rows_query` selects it: seq, type, time, data, source_event_seqs, surface_op,
-ignorable (NULL in layout 14), and whether it is plainly scalar (SQLite's answer: no seq list,
-no surface op, ignorable NULL or 1; a hint `quick_lines` takes, never a check)."""
+"""A row as `rows_query` selects it: seq, type, time, data, source_event_seqs, surface_op and
+ignorable (NULL in layout 14)."""
+
+ROW_COLUMNS = 7
+"""A row's values (a row that cannot be read is a seq and its RowDefect: two)."""
 
 TURN_END = b"turn/end"
 
@@ -73,11 +75,7 @@ def row_up_to_query(layout: int) -> str:
 
 def _select(layout: int) -> str:
     ignorable = "ignorable" if layout == LAYOUT_PACKED else "NULL"
-    return (
-        f"SELECT seq, type, time, data, source_event_seqs, surface_op, {ignorable}, "
-        f"source_event_seqs IS NULL AND surface_op IS NULL AND ({ignorable} IS NULL OR {ignorable} = 1) "
-        "FROM events"
-    )
+    return f"SELECT seq, type, time, data, source_event_seqs, surface_op, {ignorable} FROM events"
 
 
 def decode_row(layout: int, row: Row) -> bytes | list[bytes]:
@@ -85,7 +83,7 @@ def decode_row(layout: int, row: Row) -> bytes | list[bytes]:
     members, in a store of `layout` (14 or 17); RowDefect saying why the harness's reader
     refuses the row. (Every row is decoded here, the checks in the order of the harness's
     reader; a well-formed scalar row costs its checks and one formatting.)"""
-    seq, kind, time, data, seqs, op, ignorable, _ = row
+    seq, kind, time, data, seqs, op, ignorable = row
     if type(seq) is not int or not 0 <= seq <= MAX_SAFE_INTEGER:
         raise RowDefect(f"its seq is not a safe integer from 0 ({_what(seq)})")
     if type(time) is not int or not -MAX_SAFE_INTEGER <= time <= MAX_SAFE_INTEGER:
@@ -124,9 +122,9 @@ def quick_lines(layout: int, rows: list[Row], expected: int) -> list[bytes] | No
     `decode_row`). The lines are `decode_row`'s; its checks are made a column at a time (in C:
     a scalar row costs no Python of its own but its seq list, where it has one), and packed
     rows and compressed data are decoded one by one."""
-    if not rows or set(map(len, rows)) != {8}:
+    if not rows or set(map(len, rows)) != {ROW_COLUMNS}:
         return [] if not rows else None
-    seqs, kinds, times, datas, lists, ops, marks, _ = zip(*rows, strict=True)
+    seqs, kinds, times, datas, lists, ops, marks = zip(*rows, strict=True)
     if set(map(type, seqs)) != {int} or set(map(type, times)) != {int} or set(map(type, kinds)) != {TEXT}:
         return None
     if min(times) < -MAX_SAFE_INTEGER or max(times) > MAX_SAFE_INTEGER or max(seqs) > MAX_SAFE_INTEGER:
