@@ -218,6 +218,7 @@ PLACELESS = frozenset({
     "format.generations",  # the files beside a log
     "format.torn-tail", "format.unreadable", "format.unparsable", "format.blank-line",  # a line, no value
     "host.reminders", "host.message.unreceipted", "host.message.task-deleted",  # counts; a message by id
+    "sqlite.row", "sqlite.tail",  # a store's row (located by its seq), no JSON value
 })  # fmt: skip
 """Findings about no JSON value: a file, a line that holds none, a count."""
 

@@ -387,6 +387,41 @@ def test_any_bytes_are_a_seq_list_or_a_defect(raw: bytes) -> None:
 CORRUPT_LOG = ROOT / "fixtures" / "sessions" / "corrupt" / "reused-id.session.jsonl"
 
 
+def test_a_folder_walk_reads_the_session_stores_it_meets_whatever_their_names(tmp_path: Path) -> None:
+    """A walk reads a session store as a store named on the command line (its sessions), by its
+    header whatever its name, beside the logs; another application's SQLite database, a store's
+    WAL and an empty file are passed over, as any file that is no log; every command that walks
+    (verify, fleet, replay) reads the same sessions."""
+    folder = tmp_path / "deployment"
+    (folder / "old").mkdir(parents=True)
+    logs = [ROOT / "fixtures" / "sessions" / "valid" / "reminders.session.jsonl", *LOGS[-2:]]
+    ids = write_store(folder / "old" / "sessions", 17, [p.read_bytes() for p in logs[1:]])  # (no suffix)
+    (folder / "old" / "sessions-wal").write_bytes(b"")
+    shutil.copyfile(logs[0], folder / "a.session.jsonl")
+    with sqlite3.connect(folder / "other.db") as other:  # (another application's database)
+        other.execute("CREATE TABLE t (x)")
+    (folder / "empty.db").write_bytes(b"")
+    named = {f"{folder / 'a.session.jsonl'}": logs[0]}
+    named.update({f"{folder / 'old' / 'sessions'}#{i}": p for i, p in zip(ids, logs[1:], strict=True)})
+    done = CliRunner().invoke(main, ["verify", "--format", "json", "--no-cache", str(folder)])
+    reports = {r["path"]: r for r in json.loads(done.output)}
+    assert set(reports) == set(named), done.output
+    for name, log in named.items():
+        plain = tmp_path / f"{Path(name).name.replace('#', '-')}.jsonl"
+        plain.write_bytes(expanded(log.read_bytes()))
+        assert {k: v for k, v in reports[name].items() if k not in ("path", "generation")} == report_json(str(plain))
+    from replay.fleet.engine import expand
+
+    assert set(expand([str(folder)])) == set(named)  # (the fleet's inputs)
+    database = tmp_path / "walk.duckdb"
+    replayed = CliRunner().invoke(main, ["replay", str(folder), "--db", str(database)])
+    assert replayed.exit_code in (0, 1), replayed.output
+    paths = CliRunner().invoke(
+        main, ["sql", str(database), "SELECT path FROM sessions ORDER BY path", "--format", "csv"]
+    )
+    assert set(paths.output.split()[1:]) == set(named), paths.output
+
+
 def test_explain_and_report_read_a_stores_sessions(tmp_path: Path) -> None:
     store, session = _store_of(tmp_path, 17, "reminders")
     committed, _ = _scalar_rows(store, session)

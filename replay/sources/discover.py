@@ -50,8 +50,9 @@ def discover(paths: Iterable[str], stores: bool = False, skipped: Skipped | None
     the runtime loads, the highest (formats.md §2); its report names the others. A directory
     the walk cannot list is yielded too, and read as unreadable: an audit never reads less than
     it was asked to without saying so. With `stores`, a walk also yields the Host task stores
-    (`schedule.json`) it meets. A SQLite session store named (recognised by its first bytes,
-    whatever its name) stands for its sessions, each named `STORE#SESSION_ID`.
+    (`schedule.json`) it meets. A SQLite session store, named or met by a walk (recognised by its
+    header, whatever its name: a walk takes only a database holding the stores' application
+    id), stands for its sessions, each named `STORE#SESSION_ID`.
     """
     seen: set[object] = set()
     for given in paths:
@@ -123,15 +124,34 @@ def read_path_list(text: str) -> list[str]:
 
 
 def _walk(top: str, stores: bool = False, skipped: Skipped | None = None) -> tuple[list[str], list[str]]:
-    """The logs under `top` (the current generation of each session directory), with `stores`
-    the Host task stores too, and the directories that could not be listed; `skipped` hears
-    of the logs compressed in a way schedlog does not read."""
+    """The logs under `top` (the current generation of each session directory) and the SQLite
+    session stores, with `stores` the Host task stores too, and the directories that could not
+    be listed; `skipped` hears of the logs compressed in a way schedlog does not read."""
     found: list[str] = []
     unlisted: list[str] = []
     for root, dirs, files in os.walk(top, onerror=lambda err: unlisted.append(err.filename)):
         dirs.sort()
-        found.extend(os.path.join(root, name) for name in chosen(root, files, stores, skipped, os.path.join))
+        logs = chosen(root, files, stores, skipped, os.path.join)
+        found.extend(os.path.join(root, name) for name in logs)
+        found.extend(_stores_among(root, sorted(set(files) - set(logs))))
     return found, unlisted
+
+
+def _stores_among(folder: str, names: list[str]) -> Iterator[str]:
+    """The SQLite session stores among the files of `folder` a walk does not read as logs,
+    whatever their names (each is read as its sessions: `discover`). A log's name is never
+    opened here, nor a SQLite database's journal or WAL files (no store's header)."""
+    from replay.sources.sqlitenames import is_session_store
+
+    for name in names:
+        if name.endswith(LOG_SUFFIXES) or name.endswith(_SQLITE_SIDE_FILES):
+            continue
+        path = os.path.join(folder, name)
+        if is_session_store(path):
+            yield path
+
+
+_SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
 
 
 def generations_beside(path: str) -> list[str]:

@@ -10,6 +10,11 @@ from replay.sources.names import LOG_SUFFIXES
 
 MAGIC = b"SQLite format 3\x00"
 """The first bytes of every SQLite database."""
+APPLICATION_ID = 0x44534850
+"""`PRAGMA application_id` of a session store: ASCII "DSHP" (its header's bytes 68-71, big-endian)."""
+HEAD_BYTES = 100
+"""A SQLite database's header: its magic, its journal mode (bytes 18-19: 2 in WAL mode) and its
+application id (bytes 68-71, big-endian)."""
 SESSION_SEPARATOR = "#"
 """What joins a store's path and a session id: `STORE#SESSION_ID` names one session of a store."""
 
@@ -27,6 +32,24 @@ def sniffed(path: str) -> bool:
             return is_sqlite(f.read(len(MAGIC)))
     except OSError:
         return False
+
+
+def application_id(head: bytes) -> int:
+    """The application id a SQLite database's header holds."""
+    return int.from_bytes(head[68:72], "big")
+
+
+def is_session_store(path: str) -> bool:
+    """Whether the file at `path` says it is a session store: a SQLite database whose header
+    holds the stores' application id (what a folder walk asks of each file it does not read as
+    a log: another application's database is no input of schedlog's, and is passed over as a
+    README is); False when it cannot be read."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(HEAD_BYTES)
+    except OSError:
+        return False
+    return is_sqlite(head) and len(head) == HEAD_BYTES and application_id(head) == APPLICATION_ID
 
 
 def session_name(store: str, session_id: str) -> str:

@@ -39,7 +39,16 @@ import xxhash
 
 from invariant.findings import Finding, Severity
 from replay.lines.deepjson import dumps
-from replay.sources.sqlitenames import SESSION_SEPARATOR, is_sqlite, session_name, sniffed, split_name
+from replay.sources.sqlitenames import (
+    APPLICATION_ID,
+    HEAD_BYTES,
+    SESSION_SEPARATOR,
+    application_id,
+    is_sqlite,
+    session_name,
+    sniffed,
+    split_name,
+)
 from replay.sources.storerows import (
     LAYOUT_PACKED,
     LAYOUTS,
@@ -53,12 +62,6 @@ from replay.sources.storerows import (
     row_up_to_query,
     rows_query,
 )
-
-APPLICATION_ID = 0x44534850
-"""`PRAGMA application_id` of a session store: ASCII "DSHP"."""
-HEAD_BYTES = 100
-"""A SQLite database's header: its magic, its journal mode (bytes 18-19: 2 in WAL mode) and its
-application id (bytes 68-71, big-endian)."""
 
 TABLES = {
     "persistence_state": ("singleton", "store_id"),
@@ -307,10 +310,10 @@ class Store:
             raise StoreError(f"cannot read {self.path}: {err.strerror or err}") from None
         if not is_sqlite(head):
             raise StoreError(f"{self.path} is not a SQLite database")
-        if int.from_bytes(head[68:72], "big") != APPLICATION_ID:
+        if application_id(head) != APPLICATION_ID:
             raise StoreError(
                 f"{self.path} is a SQLite database but not a session store "
-                f"(application id {int.from_bytes(head[68:72], 'big')}, not {APPLICATION_ID} DSHP)"
+                f"(application id {application_id(head)}, not {APPLICATION_ID} DSHP)"
             )
         self._wal_mode = head[18:20] == b"\x02\x02"
         return self._connection()
