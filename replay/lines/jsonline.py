@@ -14,11 +14,17 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Annotated
 
 import msgspec
 
-from invariant.jsvalue import NegativeZero
+from invariant.jsvalue import MAX_SAFE_INTEGER, NegativeZero
 from replay.lines import deepjson
+
+SafeInt = Annotated[int, msgspec.Meta(ge=-MAX_SAFE_INTEGER, le=MAX_SAFE_INTEGER)]
+"""An integer JavaScript holds exactly, as a msgspec type (its decoder refuses any other)."""
+Members = Annotated[list[str], msgspec.Meta(min_length=1)]
+"""A packed chunk row's members (`texts`, `args`), as a msgspec type: at least one string."""
 
 decode_json = msgspec.json.Decoder().decode
 """msgspec's reading of one JSON value (MsgspecError where it is stricter than JSON.parse)."""

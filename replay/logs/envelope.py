@@ -32,6 +32,7 @@ from msgspec import UNSET, Meta, Raw, UnsetType, field
 
 from invariant.jsvalue import MAX_SAFE_INTEGER
 from invariant.logshapes import ROW_TAGS, SURFACE_TYPES
+from replay.lines.jsonline import Members, SafeInt
 from replay.logs.loadfast import DATA_SHAPES
 
 MAX_EVENT_TYPES = 512
@@ -39,9 +40,7 @@ GAP_BOUND = 2**31
 """The largest row gap the fast path takes: with it, a row's running times stay safe whenever
 |time0| + members * GAP_BOUND does (anything else is summed exactly)."""
 
-SafeInt = Annotated[int, Meta(ge=-MAX_SAFE_INTEGER, le=MAX_SAFE_INTEGER)]
 Gap = Annotated[int, Meta(ge=-GAP_BOUND, le=GAP_BOUND)]
-Members = Annotated[list[str], Meta(min_length=1)]
 
 
 class TextRowData(msgspec.Struct, forbid_unknown_fields=True, gc=False):

@@ -27,11 +27,17 @@ def is_sqlite(head: bytes) -> bool:
 def sniffed(path: str) -> bool:
     """Whether the file at `path` is a SQLite database (whatever its name); False when it
     cannot be read (its reader says why)."""
+    return is_sqlite(_head(path, len(MAGIC)))
+
+
+def _head(path: str, size: int) -> bytes:
+    """The first `size` bytes of the file at `path` (fewer for a shorter file; none when it
+    cannot be read)."""
     try:
         with open(path, "rb") as f:
-            return is_sqlite(f.read(len(MAGIC)))
+            return f.read(size)
     except OSError:
-        return False
+        return b""
 
 
 def application_id(head: bytes) -> int:
@@ -44,11 +50,7 @@ def is_session_store(path: str) -> bool:
     holds the stores' application id (what a folder walk asks of each file it does not read as
     a log: another application's database is no input of schedlog's, and is passed over as a
     README is); False when it cannot be read."""
-    try:
-        with open(path, "rb") as f:
-            head = f.read(HEAD_BYTES)
-    except OSError:
-        return False
+    head = _head(path, HEAD_BYTES)
     return is_sqlite(head) and len(head) == HEAD_BYTES and application_id(head) == APPLICATION_ID
 
 

@@ -16,7 +16,6 @@ import operator
 from collections.abc import Iterator
 from functools import lru_cache
 from itertools import accumulate, chain, compress, repeat
-from typing import Annotated
 
 import msgspec
 import zstandard
@@ -25,7 +24,7 @@ from invariant.jsvalue import MAX_SAFE_INTEGER
 from replay.lines.chunks import ROW_TAGS, ChunkRow, RowError
 from replay.lines.chunks import decode_row as decode_chunk_row
 from replay.lines.deepjson import dumps
-from replay.lines.jsonline import JsonLineError, parse_json_line
+from replay.lines.jsonline import JsonLineError, Members, SafeInt, parse_json_line
 
 LAYOUT_ROWS = 14
 """One row per logical event, data as JSON text (the published package 0.0.1-rc.1)."""
@@ -141,7 +140,7 @@ def quick_lines(layout: int, rows: list[Row], expected: int) -> list[bytes] | No
         for _ in map(_RAW, chain(texts, held)):
             pass
         ends = list(map(_ENDS.__getitem__, compress(marks, scalar)))
-        extras = _extras(layout, scalar, lists, ops)
+        extras = list(map(_extra, repeat(layout), compress(lists, scalar), compress(ops, scalar)))
     except (msgspec.DecodeError, KeyError, TypeError, RowDefect):
         return None
     prefixes = map(_prefix, map(bytes, compress(kinds, scalar)))
@@ -168,21 +167,11 @@ def quick_lines(layout: int, rows: list[Row], expected: int) -> list[bytes] | No
     return lines if list(seqs) == list(accumulate(counts[:-1], initial=expected)) else None
 
 
-def _extras(layout: int, scalar: tuple[bool, ...], lists: tuple[object, ...], ops: tuple[object, ...]) -> list[bytes]:
-    """The scalar rows' `_extra`s, in order: made only for a row with a seq list or an op."""
-    lists, ops = tuple(compress(lists, scalar)), tuple(compress(ops, scalar))
-    extras = [b""] * len(lists)
-    for k in compress(
-        range(len(lists)),
-        map(operator.or_, map(operator.is_not, lists, repeat(None)), map(operator.is_not, ops, repeat(None))),
-    ):
-        extras[k] = _extra(layout, lists[k], ops[k])
-    return extras
-
-
 def _extra(layout: int, seqs: object, op: object) -> bytes:
     """A scalar row's line between its data and its end: its seq list and surface op, as
     `decode_row` writes them (the op checked already: JSON text on one line)."""
+    if seqs is None and op is None:
+        return b""
     extra = b"" if seqs is None else b',"sourceEventSeqs":' + _ENCODE(_seqs(layout, seqs))
     return extra if op is None else extra + b',"surfaceOp":' + op  # type: ignore[operator]
 
@@ -194,25 +183,21 @@ def _prefix(kind: bytes) -> bytes:
     return b'{"type":%s,"seq":' % _text(kind.decode("utf-8", "replace"))
 
 
-_Safe = Annotated[int, msgspec.Meta(ge=-MAX_SAFE_INTEGER, le=MAX_SAFE_INTEGER)]
-_Members = Annotated[list[str], msgspec.Meta(min_length=1)]
-
-
 class _TextRun(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    turn: _Safe
-    step: _Safe
-    index: _Safe
-    dt: list[_Safe]
-    texts: _Members
+    turn: SafeInt
+    step: SafeInt
+    index: SafeInt
+    dt: list[SafeInt]
+    texts: Members
 
 
 class _ToolRun(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    turn: _Safe
-    step: _Safe
-    index: _Safe
-    dt: list[_Safe]
+    turn: SafeInt
+    step: SafeInt
+    index: SafeInt
+    dt: list[SafeInt]
     id: str
-    args: _Members
+    args: Members
     name: str | msgspec.UnsetType = msgspec.UNSET
 
 
