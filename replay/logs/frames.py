@@ -8,7 +8,7 @@ import codecs
 import io
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import accumulate, repeat
 
 import zstandard
@@ -99,6 +99,13 @@ class Block:
 
     lines: Lines
     size: int
+    count: int | None = None
+    """The lines of the log they stand for, where not one a line: a store's session whose last
+    line is a packed row given as one (`packed_blocks`), its members each a line of the log."""
+
+    @property
+    def stands_for(self) -> int:
+        return len(self.lines) if self.count is None else self.count
 
 
 @dataclass(frozen=True)
@@ -172,6 +179,27 @@ def plain_lines(
         yield OnlyLine(_line(held, reread, start, offset))
     elif offset > start:
         yield Tail(offset - start)
+
+
+def packed_blocks(raw: bytes, spans: tuple[tuple[int, int], ...]) -> Iterator[Head | OnlyLine | Block | Tail]:
+    """The lines of a store's session read `packed` (replay.sources.sqlitestore: every line
+    complete, none blank), as `plain_lines` gives a log's: its first line, then blocks, each
+    packed row the last line of its block, which stands for the lines of the row's members
+    (`spans`: the byte past each packed row's LF, and its members), so that a line's number is
+    the one it has in the session's logical log, where each member is a line."""
+    first = raw.find(b"\n")
+    if first < 0:
+        yield OnlyLine(raw)
+        return
+    yield Head(raw[:first])
+    pos = first + 1
+    for end, members in spans:
+        blocks = list(_blocks(raw, pos, end, False))
+        last = blocks.pop()
+        yield from blocks
+        yield replace(last, count=len(last.lines) + members - 1)
+        pos = end
+    yield from _blocks(raw, pos, len(raw), False)
 
 
 def _listed(line: bytes | LongLine) -> Lines:

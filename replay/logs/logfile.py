@@ -30,12 +30,15 @@ from replay.lines.jsonline import DEEP_BUDGET, DEPTH_BOUND_MESSAGE, BeyondBound,
 from replay.logs.fastpath import FastRecords
 from replay.logs.frames import (
     ZSTD_MAGIC,
+    Block,
     Head,
     LongLine,
     OnlyLine,
     Reread,
+    Tail,
     ZstdHead,
     frames_after,
+    packed_blocks,
     plain_lines,
     whole_text,
     zstd_head,
@@ -176,7 +179,8 @@ class SessionLog:
         stage = FastRecords if self.fast and schedule_only else Records
         if schedule_only:
             self.records = stage(self.notes, self.records.budget, True, others, select)
-        raw, self._stored, going_on = _log_bytes(self.path, self.data, self.resume)
+        packed = schedule_only and others is None  # (no one hears a packed row's members: a store's stays one line)
+        raw, self._stored, going_on, spans = _log_bytes(self.path, self.data, self.resume, packed)
         if not going_on:
             self.resume = None  # (a store's rows that do not go on from the reading saved: read whole)
         if self.resume is None:
@@ -196,7 +200,8 @@ class SessionLog:
                 if raw[:4] == ZSTD_MAGIC:
                     yield from _zstd(self, raw)
                 else:
-                    yield from self._plain(in_pieces(raw, self._start), slicer(raw))
+                    parts = packed_blocks(raw, spans) if spans and isinstance(raw, bytes) else None
+                    yield from self._plain(in_pieces(raw, self._start), slicer(raw), parts=parts)
         except BeyondBound as bound:  # from the reader, or from the caller's own reading (`charge_deep`)
             self.saved = None
             line = bound.line if bound.line is not None else self.lines or None
@@ -251,12 +256,20 @@ class SessionLog:
         """The byte a read starts at: a resumed state's offset, else the file's start."""
         return 0 if self.resume is None else self.resume.offset
 
-    def _plain(self, pieces: Iterable[Data], reread: Reread, saving: bool = True) -> Iterator[Entry]:
+    def _plain(
+        self,
+        pieces: Iterable[Data],
+        reread: Reread,
+        saving: bool = True,
+        parts: Iterator[Head | OnlyLine | Block | Tail] | None = None,
+    ) -> Iterator[Entry]:
         """The entries of a plain file's lines (`pieces`, from the resumed state's offset on when
-        resuming): its first line here, the others in the plain-lines stage (plainlog.py)."""
+        resuming; or its `parts`, a store's session read packed, from its start): its first line
+        here, the others in the plain-lines stage (plainlog.py)."""
         resume = self.resume if saving else None
         after = None if resume is None else resume.offset
-        parts = plain_lines(pieces, reread, not self.notes.strict, after)
+        if parts is None:
+            parts = plain_lines(pieces, reread, not self.notes.strict, after)
         stage = self._lines = PlainLines(self.records, self.notes, self._advance, self._save if saving else None)
         if resume is not None:
             self._resumed(resume)
@@ -372,23 +385,25 @@ def _unframed(log: SessionLog, raw: Data) -> Iterator[Entry]:
 
 
 def _log_bytes(
-    path: str, data: Data | OSError | None, resume: ReadState | None
-) -> tuple[Data | FileSource | HeldTail | str, tuple[Finding, ...], bool]:
+    path: str, data: Data | OSError | None, resume: ReadState | None, packed: bool = False
+) -> tuple[Data | FileSource | HeldTail | str, tuple[Finding, ...], bool, tuple[tuple[int, int], ...]]:
     """A log's bytes (`data` when given, or the file's: `inputs.opened`), or why they cannot be
     read; what only a store can have wrong in it; and whether the reading saved (`resume`)
     goes on. A SQLite store's session (`STORE#ID`) is read as the harness reads it from the
     store's rows, as its JSONL log (replay.sources.sqlitestore): where a reading saved goes on,
     only the rows after it (`HeldTail`; read whole, not going on, where the store's rows do not
     go on from there). Its findings (a row that does not decode or breaks the seqs, committed
-    or in a removable tail) are noted before the lines are read."""
+    or in a removable tail) are noted before the lines are read. With `packed` (nobody hears
+    the records but the judge), a store's session read whole keeps its packed rows one line
+    each, as a log file holds them: the packed rows' spans (`SessionRows.spans`) say where."""
     if data is None and maybe_sqlite(path):
         from replay.sources.sqlitestore import stored_session
 
-        stored = stored_session(path, 0 if resume is None else resume.line - 1)
+        stored = stored_session(path, 0 if resume is None else resume.line - 1, packed and resume is None)
         if isinstance(stored, str):
-            return stored, (), True
+            return stored, (), True, ()
         if stored is not None:
             if stored.first and resume is not None:
-                return HeldTail(resume.offset, stored.log), stored.findings, True
-            return stored.log, stored.findings, False
-    return inputs.opened(path, data), (), True
+                return HeldTail(resume.offset, stored.log), stored.findings, True, ()
+            return stored.log, stored.findings, False, stored.spans
+    return inputs.opened(path, data), (), True, ()

@@ -37,7 +37,7 @@ class PlainLines:
                 return
             assert isinstance(part, Block)  # (the first line, Head or OnlyLine, comes first)
             yield from self.records.run(part.lines, self.lines)
-            self.lines += len(part.lines)
+            self.lines += part.stands_for
             self.advance(part.size)
             at += part.size
         self._save(at)

@@ -32,7 +32,7 @@ import tempfile
 import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from itertools import chain
+from itertools import accumulate, chain
 from pathlib import Path
 
 import xxhash
@@ -55,9 +55,13 @@ from replay.sources.storerows import (
     TEXT,
     TURN_END,
     VALUE_MAX,
+    Decoded,
+    PackedLine,
     Row,
     RowDefect,
+    Spans,
     decode_row,
+    events_in,
     quick_lines,
     row_up_to_query,
     rows_query,
@@ -112,10 +116,11 @@ HELD_VERSIONS = (0, 1)
 """The header versions a store's `sessions` columns can hold (v2 on need `isSeeded`)."""
 
 
-def stored_session(path: str, first: int = 0) -> SessionRows | str | None:
+def stored_session(path: str, first: int = 0, packed: bool = False) -> SessionRows | str | None:
     """What `path` holds when it names a store's session (`STORE#ID`) or a SQLite file: the
     session as the harness reads it (from seq `first` on, where a reading saved at the committed
-    `turn/end` before it goes on: `Store.read`); a string saying why it cannot be read as one (a
+    `turn/end` before it goes on: `Store.read`; with `packed`, its packed rows as the chunk rows
+    a log file holds, `SessionRows.spans`); a string saying why it cannot be read as one (a
     store refused whole, no such session, a header no column holds, a SQLite file named whole);
     None for any other input (a log)."""
     named = split_name(path)
@@ -130,7 +135,7 @@ def stored_session(path: str, first: int = 0) -> SessionRows | str | None:
         return f"a session store of {count} sessions: name one as {path}{SESSION_SEPARATOR}SESSION_ID"
     store_path, session_id = named
     try:
-        rows = open_store(store_path).read(session_id, first)
+        rows = open_store(store_path).read(session_id, first, packed)
     except StoreError as err:
         _let_go(store_path)
         return str(err)
@@ -264,6 +269,9 @@ class SessionRows:
     first: int = 0
     """The seq the log starts at: 0, the whole log from its header line; else the lines of the
     events from that seq on (a reading saved before it goes on)."""
+    spans: tuple[tuple[int, int], ...] = ()
+    """The packed rows given as one line each (read `packed`): the byte of `log` just past each
+    one's LF, and the events it stands for, in order."""
 
 
 class Store:
@@ -403,22 +411,23 @@ class Store:
         header = _header_line(dict(zip((f for f, _ in HEADER_COLUMNS), found[3:], strict=True)))
         return replace(_stored(*found[:3]), header=xxhash.xxh3_64_hexdigest(header))
 
-    def read(self, session_id: str, first: int = 0) -> SessionRows | None:
+    def read(self, session_id: str, first: int = 0, packed: bool = False) -> SessionRows | None:
         """The session `session_id` as the harness reads it, or None when the store holds no
         such session: from seq `first` on where the rows before it end with a row that decodes
         and holds seq `first - 1` last (where a reading was saved: `grown`), else whole
-        (`SessionRows.first` says which). Its
+        (`SessionRows.first` says which); with `packed`, a packed row of the common shape as one
+        line (`SessionRows.spans`). Its
         header row and its event rows are read in one read transaction (read again, joining the
         writer's `-shm`, when a writer began while the main file was read alone: its checkpoint
         could have torn that reading)."""
-        read = self._read(session_id, first)
+        read = self._read(session_id, first, packed)
         if self.how == "immutable" and os.path.exists(self.path + "-wal"):
             self._db.close()
             self._db = self._connection()
-            read = self._read(session_id, first)
+            read = self._read(session_id, first, packed)
         return read
 
-    def _read(self, session_id: str, first: int) -> SessionRows | None:
+    def _read(self, session_id: str, first: int, packed: bool) -> SessionRows | None:
         db = self._db
         try:
             db.execute("BEGIN")
@@ -431,7 +440,8 @@ class Store:
                 fields = dict(zip((f for f, _ in HEADER_COLUMNS), header, strict=True))
                 if first and not self._ends_at(session_id, first - 1):
                     first = 0
-                return _walked(fields, self.layout, self._rows(session_id, first - 1 if first else None), first)
+                batches = self._rows(session_id, first - 1 if first else None)
+                return _walked(fields, self.layout, batches, first, packed)
             finally:
                 db.execute("COMMIT")
         except SQLITE_FAILURES as err:
@@ -453,7 +463,7 @@ class Store:
             got = _decoded(self.layout, row)
         except RowDefect:
             return False
-        return bool(row[0] + (1 if isinstance(got, bytes) else len(got)) == seq + 1)
+        return bool(row[0] + events_in(got) == seq + 1)
 
     def _rows(self, session_id: str, after: int | None = None) -> Iterator[list[Row | tuple[object, RowDefect]]]:
         """The session's event rows after seq `after` (None: all) in seq order (`rows_query`,
@@ -520,58 +530,81 @@ def _text(value: object) -> str:
 
 
 def _walked(
-    header: dict[str, object], layout: int, batches: Iterator[list[Row | tuple[object, RowDefect]]], first: int = 0
+    header: dict[str, object],
+    layout: int,
+    batches: Iterator[list[Row | tuple[object, RowDefect]]],
+    first: int = 0,
+    packed: bool = False,
 ) -> SessionRows:
     """The session's log as the harness loads it from its rows (sqlite-store.md): the committed
     prefix, and the row that ends it, if any, as committed corruption (a row from it on that
     decodes holds a `turn/end`) or a removable tail. A batch of rows that all decode and continue
     the seqs is read at once (`quick_lines`); any other is walked a row at a time. From seq
-    `first` on (the rows before it are committed, the header line with them), where not 0."""
+    `first` on (the rows before it are committed, the header line with them), where not 0; with
+    `packed`, a packed row of the common shape as one line (`SessionRows.spans`)."""
     lines = [] if first else [_header_line(header)]
+    spans: Spans = []
     expected = first
     for batch in batches:
-        quick = quick_lines(layout, batch, expected)
+        quick = quick_lines(layout, batch, expected, packed)
         if quick is not None:
-            lines += quick
-            expected += len(quick)
+            made, held = quick
+            if held:
+                spans += ((len(lines) + k, members) for k, members in held)
+                expected += sum(members for _, members in held) - len(held)
+            lines += made
+            expected += len(made)
             continue
         rows = iter(batch)
         for row in rows:
             seq = row[0]
             rest = chain(rows, chain.from_iterable(batches))
             try:
-                got = _decoded(layout, row)
+                got = _decoded(layout, row, packed)
             except RowDefect as defect:
-                return _ended(header, lines, (expected, first), seq, str(defect), False, layout, rest)
+                ended = expected, first, spans
+                return _ended(header, lines, ended, seq, str(defect), False, layout, rest)
             if seq != expected:
                 why = f"its seq breaks contiguity (expected {expected})"
-                return _ended(header, lines, (expected, first), seq, why, row[1] == TURN_END, layout, rest)
+                return _ended(header, lines, (expected, first, spans), seq, why, row[1] == TURN_END, layout, rest)
             if isinstance(got, bytes):
                 lines.append(got)
                 expected += 1
+            elif isinstance(got, PackedLine):
+                spans.append((len(lines), got.members))
+                lines.append(got.line)
+                expected += got.members
             else:
                 lines.extend(got)
                 expected += len(got)
-    return SessionRows(_joined(lines), header.get("version"), (), False, expected, first)
+    log, ends = _joined(lines, spans)
+    return SessionRows(log, header.get("version"), (), False, expected, first, ends)
 
 
-def _joined(lines: list[bytes]) -> bytes:
-    """Lines as JSONL (none: no bytes)."""
-    return b"\n".join(lines) + b"\n" if lines else b""
+def _joined(lines: list[bytes], spans: Spans) -> tuple[bytes, tuple[tuple[int, int], ...]]:
+    """Lines as JSONL (none: no bytes), and the packed rows' `spans` (line index, events) as
+    `SessionRows.spans` holds them (the byte past each one's LF)."""
+    if not lines:
+        return b"", ()
+    ends: tuple[tuple[int, int], ...] = ()
+    if spans:
+        past = list(accumulate(map(len, lines)))
+        ends = tuple((past[k] + k + 1, members) for k, members in spans)
+    return b"\n".join(lines) + b"\n", ends
 
 
-def _decoded(layout: int, row: Row | tuple[object, RowDefect]) -> bytes | list[bytes]:
+def _decoded(layout: int, row: Row | tuple[object, RowDefect], packed: bool = False) -> Decoded:
     """A row's lines (`decode_row`), or the defect `_rows` put in its place."""
     if len(row) == 2:
         assert isinstance(row[1], RowDefect)
         raise row[1]
-    return decode_row(layout, row)
+    return decode_row(layout, row, packed)
 
 
 def _ended(
     header: dict[str, object],
     lines: list[bytes],
-    read: tuple[int, int],
+    read: tuple[int, int, Spans],
     seq: object,
     why: str,
     turn_end: bool,
@@ -602,8 +635,9 @@ def _ended(
             "them when it loads the session (and deletes them when it may write)"
         )
         finding = Finding("sqlite.tail", Severity.WARNING, message, index=index)
-    expected, first = read  # (the seq expected next; the first the lines hold)
-    return SessionRows(_joined(lines), header.get("version"), (finding,), turn_end, expected, first)
+    expected, first, spans = read  # (the seq expected next; the first the lines hold; the packed rows)
+    log, ends = _joined(lines, spans)
+    return SessionRows(log, header.get("version"), (finding,), turn_end, expected, first, ends)
 
 
 def _header_line(header: dict[str, object]) -> bytes:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Iterator
+from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate, chain, compress, repeat
 
@@ -77,9 +78,31 @@ def _select(layout: int) -> str:
     return f"SELECT seq, type, time, data, source_event_seqs, surface_op, {ignorable} FROM events"
 
 
-def decode_row(layout: int, row: Row) -> bytes | list[bytes]:
+@dataclass(frozen=True, slots=True)
+class PackedLine:
+    """A packed row given to the reader as the JSONL chunk row the file backend writes for it
+    (session-log.md §6): one line standing for `members` events, read as a log file's row is,
+    its members numbered by the lines they take in the session's logical log (each its own)."""
+
+    line: bytes
+    members: int
+
+
+Decoded = bytes | list[bytes] | PackedLine
+"""A row's lines: a scalar row's, a packed row's members' (or the packed row as one line)."""
+
+
+def events_in(decoded: Decoded) -> int:
+    """The events a row's lines stand for."""
+    if isinstance(decoded, bytes):
+        return 1
+    return decoded.members if isinstance(decoded, PackedLine) else len(decoded)
+
+
+def decode_row(layout: int, row: Row, packed: bool = False) -> Decoded:
     """The JSONL line of the event a scalar row stands for, or the lines of a packed row's
-    members, in a store of `layout` (14 or 17); RowDefect saying why the harness's reader
+    members (with `packed`, where its data has the common shape, the row as one line: a
+    `PackedLine`), in a store of `layout` (14 or 17); RowDefect saying why the harness's reader
     refuses the row. (Every row is decoded here, the checks in the order of the harness's
     reader; a well-formed scalar row costs its checks and one formatting.)"""
     seq, kind, time, data, seqs, op, ignorable = row
@@ -92,7 +115,7 @@ def decode_row(layout: int, row: Row) -> bytes | list[bytes]:
     if layout == LAYOUT_PACKED and ignorable == 0:
         if seqs is not None or op is not None:
             raise RowDefect("a packed row carries source_event_seqs or surface_op")
-        return _packed(kind, seq, time, data)
+        return _packed(kind, seq, time, data, packed)
     if ignorable is not None and ignorable != 1:
         raise RowDefect(f"its ignorable column is neither NULL, 0 nor 1 ({_what(ignorable)})")
     text = data if type(data) is TEXT and len(data) <= VALUE_MAX else _data_text(layout, data, VALUE_MAX)
@@ -115,14 +138,20 @@ _ENDS = {None: b"}", 1: b',"ignorable":true}'}
 _LINE = _HEAD + b"%s%s"
 
 
-def quick_lines(layout: int, rows: list[Row], expected: int) -> list[bytes] | None:
+Spans = list[tuple[int, int]]
+"""Where lines stand for more than one event: (the line's index, the events it stands for),
+a packed row given as one line (`PackedLine`)."""
+
+
+def quick_lines(layout: int, rows: list[Row], expected: int, packed: bool = False) -> tuple[list[bytes], Spans] | None:
     """The lines of `rows`, a run of a session's rows whose first must hold seq `expected`,
     where each row decodes and continues the seqs, else None (then they are walked one by one:
-    `decode_row`). The lines are `decode_row`'s; its checks are made a column at a time (in C:
-    a scalar row costs no Python of its own but its seq list, where it has one), and packed
-    rows and compressed data are decoded one by one."""
+    `decode_row`); and where a packed row is one line (with `packed`: `decode_row`'s). The
+    lines are `decode_row`'s; its checks are made a column at a time (in C: a scalar row costs
+    no Python of its own but its seq list or op, where it has one), and packed rows and
+    compressed data are decoded one by one."""
     if not rows or set(map(len, rows)) != {ROW_COLUMNS}:
-        return [] if not rows else None
+        return ([], []) if not rows else None
     seqs, kinds, times, datas, lists, ops, marks = zip(*rows, strict=True)
     if set(map(type, seqs)) != {int} or set(map(type, times)) != {int} or set(map(type, kinds)) != {TEXT}:
         return None
@@ -140,31 +169,48 @@ def quick_lines(layout: int, rows: list[Row], expected: int) -> list[bytes] | No
         for _ in map(_RAW, chain(texts, held)):
             pass
         ends = list(map(_ENDS.__getitem__, compress(marks, scalar)))
-        extras = list(map(_extra, repeat(layout), compress(lists, scalar), compress(ops, scalar)))
+        extras = _extras(layout, list(compress(lists, scalar)), list(compress(ops, scalar)))
     except (msgspec.DecodeError, KeyError, TypeError, RowDefect):
         return None
     prefixes = map(_prefix, map(bytes, compress(kinds, scalar)))
     columns = zip(prefixes, compress(seqs, scalar), compress(times, scalar), texts, extras, ends, strict=True)
     made = list(map(_LINE.__mod__, columns))
     if len(made) == len(rows):
-        return made if list(seqs) == list(range(expected, expected + len(rows))) else None
+        return (made, []) if list(seqs) == list(range(expected, expected + len(rows))) else None
     counts = [1] * len(rows)
     lines: list[bytes] = []
+    spans: Spans = []
     taken = 0  # (the scalar rows' lines taken: before row k, k less the other rows before it)
     for others, k in enumerate(compress(range(len(rows)), map(operator.not_, scalar))):
         try:
-            got = decode_row(layout, rows[k])
+            got = decode_row(layout, rows[k], packed)
         except RowDefect:
             return None
         lines += made[taken : k - others]
         taken = k - others
         if isinstance(got, bytes):
             lines.append(got)
+        elif isinstance(got, PackedLine):
+            spans.append((len(lines), got.members))
+            lines.append(got.line)
+            counts[k] = got.members
         else:
             lines += got
             counts[k] = len(got)
     lines += made[taken:]
-    return lines if list(seqs) == list(accumulate(counts[:-1], initial=expected)) else None
+    return (lines, spans) if list(seqs) == list(accumulate(counts[:-1], initial=expected)) else None
+
+
+def _extras(layout: int, lists: list[object], ops: list[object]) -> list[bytes]:
+    """The scalar rows' lines between their data and their ends (`_extra`), asked only of the
+    rows that hold a seq list or an op (most hold neither)."""
+    extras = [b""] * len(lists)
+    for k in compress(
+        range(len(lists)),
+        map(operator.or_, map(operator.is_not, lists, repeat(None)), map(operator.is_not, ops, repeat(None))),
+    ):
+        extras[k] = _extra(layout, lists[k], ops[k])
+    return extras
 
 
 def _extra(layout: int, seqs: object, op: object) -> bytes:
@@ -207,13 +253,14 @@ _TOOL_RUN = msgspec.json.Decoder(_ToolRun)
 so is read again by the exact reader (a number written 1.0, a lone surrogate, a wrong shape)."""
 
 
-def _packed(kind: bytearray, seq: int, time: int, data: object) -> list[bytes]:
-    """A packed run of chunk events (its data the JSONL row's, sqlite-store.md), expanded."""
+def _packed(kind: bytearray, seq: int, time: int, data: object, packed: bool) -> list[bytes] | PackedLine:
+    """A packed run of chunk events (its data the JSONL row's, sqlite-store.md), expanded, or
+    (`packed`, its data of the common shape) as the chunk row a log file holds."""
     tag = kind.decode("utf-8", "replace")
     if tag not in ROW_TAGS:
         raise RowDefect(f"a packed row's type {tag!r} is none of {', '.join(sorted(ROW_TAGS))}")
     text = _data_text(LAYOUT_PACKED, data, PACKED_DATA_MAX)
-    quick = _quick_members(tag, seq, time, text)
+    quick = _quick_members(tag, seq, time, text, packed)
     if quick is not None:
         return quick
     value = _json(text, "data")
@@ -224,9 +271,13 @@ def _packed(kind: bytearray, seq: int, time: int, data: object) -> list[bytes]:
     return list(_member_lines(row))
 
 
-def _quick_members(tag: str, seq: int, time: int, text: bytes | bytearray) -> list[bytes] | None:
+def _quick_members(
+    tag: str, seq: int, time: int, text: bytes | bytearray, packed: bool
+) -> list[bytes] | PackedLine | None:
     """The member lines of a packed row whose data has the common shape (integers, strings) and
-    is within the bounds `chunks.decode_row` checks; None for any other (read exactly)."""
+    is within the bounds `chunks.decode_row` checks, or (`packed`) the row as one line, its
+    data as stored: the chunk row a log file holds, which the reader decodes by the same rules
+    (`chunks.decode_row`) into the same members; None for any other row (read exactly)."""
     try:
         run = _TOOL_RUN.decode(text) if tag == "tool-call-chunks" else _TEXT_RUN.decode(text)
     except (msgspec.DecodeError, UnicodeError):
@@ -238,6 +289,9 @@ def _quick_members(tag: str, seq: int, time: int, text: bytes | bytearray) -> li
     times = list(accumulate(dt, initial=time))
     if max(times) > MAX_SAFE_INTEGER or min(times) < -MAX_SAFE_INTEGER:
         return None
+    if packed:
+        row = b'{"type":"%s","seq0":%d,"time0":%d,"data":%s}' % (tag.encode(), seq, time, _one_line(text))
+        return PackedLine(row, len(members))
     if isinstance(run, _ToolRun):
         named = b"" if run.name is msgspec.UNSET else b',"name":' + _ENCODE(run.name)
         chunk = b'"tool-call-delta","index":%d,"id":%s%s,"argumentsDelta":' % (run.index, _ENCODE(run.id), named)
