@@ -115,6 +115,10 @@ class Tail:
     size: int
 
 
+Parts = Iterator[Head | OnlyLine | Block | Tail]
+"""A plain log's lines as the plain-lines stage takes them (`plain_lines`, `packed_blocks`)."""
+
+
 def utf16_beyond(reread: Reread, start: int, end: int, bound: int) -> bool:
     """Whether the bytes `start` to `end`, decoded as the harness decodes them (UTF-8, each
     invalid sequence one U+FFFD), make more than `bound` UTF-16 code units: read READ_CHUNK at a
@@ -140,9 +144,7 @@ def _line(held: list[Data | memoryview], reread: Reread, start: int, end: int) -
     return LongLine(end - start) if utf16_beyond(reread, start, end, LONGEST_STRING) else reread(start, end)
 
 
-def plain_lines(
-    pieces: Iterable[Data], reread: Reread, blanks_apart: bool = False, after: int | None = None
-) -> Iterator[Head | OnlyLine | Block | Tail]:
+def plain_lines(pieces: Iterable[Data], reread: Reread, blanks_apart: bool = False, after: int | None = None) -> Parts:
     """The lines of a plain file given as consecutive pieces of its bytes (the whole file as one,
     or the reads of a FileSource), `reread` giving any stretch of them again: its first line,
     then the others in blocks of about READ_CHUNK bytes, split in C, then the torn tail, if any.
@@ -181,7 +183,7 @@ def plain_lines(
         yield Tail(offset - start)
 
 
-def packed_blocks(raw: bytes, spans: tuple[tuple[int, int], ...]) -> Iterator[Head | OnlyLine | Block | Tail]:
+def packed_blocks(raw: bytes, spans: tuple[tuple[int, int], ...]) -> Parts:
     """The lines of a store's session read `packed` (replay.sources.sqlitestore: every line
     complete, none blank), as `plain_lines` gives a log's: its first line, then blocks, each
     packed row the last line of its block, which stands for the lines of the row's members

@@ -30,12 +30,11 @@ from replay.lines.jsonline import DEEP_BUDGET, DEPTH_BOUND_MESSAGE, BeyondBound,
 from replay.logs.fastpath import FastRecords
 from replay.logs.frames import (
     ZSTD_MAGIC,
-    Block,
     Head,
     LongLine,
     OnlyLine,
+    Parts,
     Reread,
-    Tail,
     ZstdHead,
     frames_after,
     packed_blocks,
@@ -257,11 +256,7 @@ class SessionLog:
         return 0 if self.resume is None else self.resume.offset
 
     def _plain(
-        self,
-        pieces: Iterable[Data],
-        reread: Reread,
-        saving: bool = True,
-        parts: Iterator[Head | OnlyLine | Block | Tail] | None = None,
+        self, pieces: Iterable[Data], reread: Reread, saving: bool = True, parts: Parts | None = None
     ) -> Iterator[Entry]:
         """The entries of a plain file's lines (`pieces`, from the resumed state's offset on when
         resuming; or its `parts`, a store's session read packed, from its start): its first line

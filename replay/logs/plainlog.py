@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from replay.logs.frames import Block, Head, OnlyLine, Tail
+from replay.logs.frames import Block, Parts, Tail
 from replay.logs.notes import Notes
 from replay.logs.records import Entry, Records
 
@@ -28,7 +28,7 @@ class PlainLines:
     lines: int = 1
     """LF-terminated lines read so far (a torn tail is not one)."""
 
-    def entries(self, parts: Iterator[Head | OnlyLine | Block | Tail], at: int) -> Iterator[Entry]:
+    def entries(self, parts: Parts, at: int) -> Iterator[Entry]:
         """The entries of the blocks of `parts` (its first line read), the first at byte `at`."""
         for part in parts:
             if isinstance(part, Tail):
