@@ -10,6 +10,7 @@ import os
 import shutil
 import sqlite3
 from collections import Counter
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -82,27 +83,73 @@ def report_json(path: str) -> dict[str, Any]:
     return found
 
 
-def test_verify_reads_a_stores_packed_rows_one_line_each_numbering_lines_as_the_logical_log(tmp_path: Path) -> None:
+def test_verify_reads_a_stores_packed_rows_one_line_each_numbering_lines_as_the_logical_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """verify (no one hearing the records but the judge) is given a store's packed rows as a
     log file holds them, a line each, and numbers the lines after each by the members before
     it: the violation and the findings after two packed rows are at the lines of the session's
     logical log (one line an event), its report that log's, as when the rows are expanded."""
+    from replay.logs.logfile import SessionLog
+    from replay.logs.records import Records
     from replay.sources import sqlitestore
 
-    log = ROOT / "fixtures" / "sessions" / "corrupt" / "gate-too-soon.session.jsonl"
+    real = Records.record
+    log = (ROOT / "fixtures" / "sessions" / "corrupt" / "gate-too-soon.session.jsonl").read_bytes()
+    log = log.replace(b'{"turn":2,"reason"', b'{"turn":2.0,"reason"')  # (the fast path reads it exactly)
     store = tmp_path / "store.db"
-    [session] = write_store(store, 17, [log.read_bytes()])
+    [session] = write_store(store, 17, [log])
     name = f"{store}#{session}"
     read = sqlitestore.stored_session(name, 0, packed=True)
     assert isinstance(read, sqlitestore.SessionRows) and [members for _, members in read.spans] == [5, 5]
     whole = sqlitestore.stored_session(name)
-    assert isinstance(whole, sqlitestore.SessionRows) and not whole.spans and whole.log == expanded(log.read_bytes())
+    assert isinstance(whole, sqlitestore.SessionRows) and not whole.spans and whole.log == expanded(log)
     plain = tmp_path / "expanded.jsonl"
-    plain.write_bytes(expanded(log.read_bytes()))
+    plain.write_bytes(expanded(log))
     found = report_json(name)
     assert found == report_json(str(plain))
     assert (found["violation"]["seq"], found["violation"]["line"]) == (29, 31)
     assert [(f["index"], f["line"]) for f in found["deliveryFindings"]] == [(27, 29)]
+    exact: list[int] = []
+    monkeypatch.setattr(Records, "record", lambda self, line, raw: exact.append(line) or real(self, line, raw))
+    last = expanded(log).count(b"\n")
+    rows = [n for n in range(2, last + 1) if not 6 <= n <= 9 and not 19 <= n <= 22]  # (the members after the first)
+    for fast in (True, False):  # (the fast path and the exact one number the lines alike)
+        exact.clear()
+        lines = [e.line for e in SessionLog(name, fast=fast).entries(schedule_only=True)]
+        assert exact == ([27] if fast else rows)
+        assert lines == [e.line for e in SessionLog(str(plain), fast=fast).entries(schedule_only=True)]
+        assert lines == [11, 24, 29, 31]
+
+
+@given(st.lists(st.tuples(st.integers(1, 40), st.integers(1, 4)), min_size=1, max_size=30), st.integers(8, 200))
+def test_packed_blocks_number_every_line_as_the_logical_log_however_the_blocks_fall(
+    lines: list[tuple[int, int]], chunk: int
+) -> None:
+    """A store's session read packed comes in blocks wherever READ_CHUNK cuts it (`chunk` here),
+    each packed row in the block that holds it: every line, read as the plain-lines stage and
+    `Records.at` number it, has the number its first event has in the logical log."""
+    from unittest import mock
+
+    from replay.logs import frames
+
+    raw = b'{"type":"session"}\n' + b"".join(b"x" * width + b"\n" for width, _ in lines)
+    ends = list(accumulate(width + 1 for width, _ in lines))
+    spans = tuple(
+        (len(raw) - ends[-1] + end, members) for end, (_, members) in zip(ends, lines, strict=True) if members > 1
+    )
+    logical = list(accumulate((members for _, members in lines), initial=2))[:-1]
+    with mock.patch.object(frames, "READ_CHUNK", chunk):
+        parts = list(frames.packed_blocks(raw, spans))
+    assert parts[0] == frames.Head(b'{"type":"session"}')
+    numbered, before = [], 1
+    for block in parts[1:]:
+        assert isinstance(block, frames.Block) and isinstance(block.lines, list)
+        shifts = frames.LineShifts.of(before, block.spans)
+        numbered += [k if shifts is None else shifts.at(k) for k in range(before + 1, before + len(block.lines) + 1)]
+        before += block.stands_for
+    assert numbered == logical
+    assert before == logical[-1] + lines[-1][1] - 1
 
 
 @pytest.mark.parametrize("layout", [14, 17])

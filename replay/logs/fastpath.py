@@ -83,7 +83,7 @@ class FastRecords(Records):
             records, lines, count, not self.marks_cut, roles, self.surface, version
         )
         if guard is not None:
-            self.unknown_at(starts[guard], before + guard + 1, known.tag_of[kinds[guard]])
+            self.unknown_at(starts[guard], self.at(before + guard + 1), known.tag_of[kinds[guard]])
         tag_of, message_ids, verdicts = known.tag_of, self.load_checks.message_ids, known.verdicts
         i = 0
         try:
@@ -92,7 +92,7 @@ class FastRecords(Records):
                 verdict = verdicts.get(kinds[i])
                 found = None if verdict is None else verdict(record.data)  # type: ignore[attr-defined]
                 if found is None:
-                    self.check_load(event_of(record, lines[i], budget), before + i + 1)
+                    self.check_load(event_of(record, lines[i], budget), self.at(before + i + 1))
                 elif found:
                     message_ids[record.seq] = found
             if selected:
@@ -123,11 +123,11 @@ class FastRecords(Records):
                     heard = i + 1
                     raw = self.value_of(lines[i][:-1])[1]  # (its bytes where the exact path keeps them)
                 self.scan.advance(starts[i] + 1)
-                yield Entry(before + i + 1, starts[i], event, None, raw)
+                yield Entry(self.at(before + i + 1), starts[i], event, None, raw)
             if self.others is not None:
                 self._heard(lines, starts, heard, stop, before)
         except BeyondBound as bound:  # (located at its record's line)
-            raise located(bound, before + i + 1) from None
+            raise located(bound, self.at(before + i + 1)) from None
         self.scan.advance(starts[stop])
         return stop
 
@@ -143,7 +143,7 @@ class FastRecords(Records):
             if tag in ROW_TAGS:
                 assert isinstance(tag, str)
                 self.scan.advance(starts[i + 1])
-                others(before + i + 1, starts[i], None, decode_row(value, tag), line)
+                others(self.at(before + i + 1), starts[i], None, decode_row(value, tag), line)
             else:
                 self.scan.advance(starts[i] + 1)
-                others(before + i + 1, starts[i], value, None, line)
+                others(self.at(before + i + 1), starts[i], value, None, line)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import codecs
 import io
 import re
+from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from itertools import accumulate, repeat
@@ -99,13 +100,37 @@ class Block:
 
     lines: Lines
     size: int
-    count: int | None = None
-    """The lines of the log they stand for, where not one a line: a store's session whose last
-    line is a packed row given as one (`packed_blocks`), its members each a line of the log."""
+    spans: tuple[tuple[int, int], ...] = ()
+    """A store's session read packed (`packed_blocks`): its lines that are packed rows (their
+    indexes in `lines`) and the events each stands for, each a line of the session's logical
+    log, which the lines after it are numbered by (`Records.run`)."""
 
     @property
     def stands_for(self) -> int:
-        return len(self.lines) if self.count is None else self.count
+        """The lines of the log the block's lines are: one each, a packed row its members."""
+        return len(self.lines) + sum(members - 1 for _, members in self.spans)
+
+
+@dataclass(frozen=True)
+class LineShifts:
+    """How the numbers of a run's lines shift past the packed rows among them that stand for a
+    line each of their members (`Block.spans`): line `before + k + 1` of the run is numbered
+    that plus the members, less one, of each packed row before it."""
+
+    before: int
+    rows: list[int]
+    """The packed rows' indexes in the run."""
+    added: list[int]
+    """The lines added before each next line: 0, then after each packed row."""
+
+    @staticmethod
+    def of(before: int, spans: tuple[tuple[int, int], ...]) -> LineShifts | None:
+        if not spans:
+            return None
+        return LineShifts(before, [k for k, _ in spans], list(accumulate((m - 1 for _, m in spans), initial=0)))
+
+    def at(self, line: int) -> int:
+        return line + self.added[bisect_left(self.rows, line - self.before - 1)]
 
 
 @dataclass(frozen=True)
@@ -184,24 +209,26 @@ def plain_lines(pieces: Iterable[Data], reread: Reread, blanks_apart: bool = Fal
 
 
 def packed_blocks(raw: bytes, spans: tuple[tuple[int, int], ...]) -> Parts:
-    """The lines of a store's session read `packed` (replay.sources.sqlitestore: every line
-    complete, none blank), as `plain_lines` gives a log's: its first line, then blocks, each
-    packed row the last line of its block, which stands for the lines of the row's members
-    (`spans`: the byte past each packed row's LF, and its members), so that a line's number is
-    the one it has in the session's logical log, where each member is a line."""
+    """The lines of a store's session read packed (replay.sources.sqlitestore: every line
+    complete, none blank), as `plain_lines` gives a log's: its first line, then its blocks,
+    each with the packed rows among its lines (`spans`: the byte past each one's LF, and its
+    members), so that each line is numbered as in the session's logical log, where each member
+    is a line of its own."""
     first = raw.find(b"\n")
     if first < 0:
         yield OnlyLine(raw)
         return
     yield Head(raw[:first])
+    rows = iter(spans)
+    row = next(rows, None)
     pos = first + 1
-    for end, members in spans:
-        blocks = list(_blocks(raw, pos, end, False))
-        last = blocks.pop()
-        yield from blocks
-        yield replace(last, count=len(last.lines) + members - 1)
+    for block in _blocks(raw, first + 1, len(raw), False):
+        end, held = pos + block.size, []
+        while row is not None and row[0] <= end:
+            held.append((raw.count(b"\n", pos, row[0]) - 1, row[1]))
+            row = next(rows, None)
+        yield replace(block, spans=tuple(held)) if held else block
         pos = end
-    yield from _blocks(raw, pos, len(raw), False)
 
 
 def _listed(line: bytes | LongLine) -> Lines:

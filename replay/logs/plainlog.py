@@ -36,7 +36,7 @@ class PlainLines:
                 self.notes.torn(self.lines + 1, part.size)
                 return
             assert isinstance(part, Block)  # (the first line, Head or OnlyLine, comes first)
-            yield from self.records.run(part.lines, self.lines)
+            yield from self.records.run(part.lines, self.lines, part.spans)
             self.lines += part.stands_for
             self.advance(part.size)
             at += part.size

@@ -38,7 +38,7 @@ from replay.lines.jsonline import (
     parse_json_line,
 )
 from replay.logs.committed import TURN_END, CommittedScan
-from replay.logs.frames import BlankLines, FrameBatch, Lines, LongLine
+from replay.logs.frames import BlankLines, FrameBatch, Lines, LineShifts, LongLine
 from replay.logs.header import Header, too_long
 from replay.logs.notes import Notes
 
@@ -172,6 +172,9 @@ class Records:
     marked `ignorable: true` (invariant.readers: whether they matter is the log's reader's to say)."""
     batch: tuple[FrameBatch, int] | None = None
     """While a batch of Zstandard frames is read, it and the number of the line before it."""
+    shifted: LineShifts | None = None
+    """While a run holding packed rows that stand for a line each of their members is read (a
+    store's session read packed: `frames.Block.spans`), how its lines' numbers shift."""
 
     def after(self, head: Header) -> None:
         """Read the lines after this header by its version's rules."""
@@ -181,12 +184,14 @@ class Records:
         self.version, self.marks_cut = head.version, head.marks_cut
         self.scan = CommittedScan(rows_allowed=not head.marks_cut, version=head.version)
 
-    def run(self, lines: Lines, before: int) -> Iterator[Entry]:
-        """The entries of complete `lines` (each with its LF), the first being line `before + 1`.
+    def run(self, lines: Lines, before: int, spans: tuple[tuple[int, int], ...] = ()) -> Iterator[Entry]:
+        """The entries of complete `lines` (each with its LF), the first being line `before + 1`
+        (and each after a packed row of `spans`, the lines of its members later: `at`).
         Blank lines (empty, or ASCII whitespace only) come apart as runs (frames.BlankLines) in
         lenient mode, which skips them, here and only here; a run in strict mode (a blank line
         joined from pieces) is a defect at its first (a blank line is no record), and the rest
         cannot matter past it (none spells a `turn/end`). Lists of lines go on to `lines`."""
+        self.shifted = LineShifts.of(before, spans)
         if type(lines) is LongLine:  # no record: a defect, in either mode
             if self.scan.defect is None:
                 self.scan.unparsable(before + 1, False, too_long(lines.size - 1))
@@ -194,6 +199,10 @@ class Records:
             yield from self.lines(lines, before)  # type: ignore[arg-type]
         elif self.notes.strict and self.scan.defect is None:
             self.scan.unparsable(before + 1, True, "")
+
+    def at(self, line: int) -> int:
+        """The number of the line read as line `line` of the run being read (`LineShifts`)."""
+        return line if self.shifted is None else self.shifted.at(line)
 
     def lines(self, lines: list[bytes], before: int) -> Iterator[Entry]:
         """The entries of `lines` (each with its LF), each read exactly (`record`); past a
@@ -204,11 +213,11 @@ class Records:
                 if self.scan.defect is not None:
                     self.past_defect(lines[k:], before + k)
                     return
-                entry = self.record(before + k + 1, line[:-1])
+                entry = self.record(self.at(before + k + 1), line[:-1])
                 if entry is not None:
                     yield entry
         except BeyondBound as bound:  # (located at its record's line: a block's first is no record's)
-            raise located(bound, before + k + 1) from None
+            raise located(bound, self.at(before + k + 1)) from None
 
     def past_defect(self, lines: list[bytes], before: int) -> None:
         """Past the defect no record is committed or checked: only a `turn/end` still matters (it
@@ -233,7 +242,7 @@ class Records:
                     try:
                         ends = self._ends_turn(text[start:end])
                     except BeyondBound as bound:
-                        raise located(bound, before + k + text.count(b"\n", 0, start) + 1) from None
+                        raise located(bound, self.at(before + k + text.count(b"\n", 0, start) + 1)) from None
                     if ends:
                         self.scan.fatal = True
                         return
