@@ -781,6 +781,41 @@ def test_a_packed_row_reads_as_the_chunk_row_decoder_reads_it(row: tuple[int, st
     assert [parse_json_line(line) for line in lines] == expected
 
 
+@given(packed_rows(), st.one_of(st.none(), st.integers(1, 8)))
+def test_verify_judges_a_packed_row_read_as_one_line_as_its_members_read_a_line_each(
+    tmp_path_factory: pytest.TempPathFactory, row: tuple[int, str, int, bytes], members: int | None
+) -> None:
+    """verify, given a store's packed row as one line (`PackedLine`, where its data has the
+    common shape), says of the session what it says given the row's members a line each, the
+    row's data however drawn (near every bound, a key missing or extra, a number written 1.0,
+    a lone surrogate, bytes that are not UTF-8), however many members it holds (the rows after
+    it then breaking the seqs, or not)."""
+    from unittest import mock
+
+    from replay.sources import sqlitestore
+
+    _, tag, time, text = row
+    if members is None:  # (mostly as many as the row holds, where it holds a list of them)
+        data = json.loads(text.decode("utf-8", "surrogatepass"))
+        held = data.get("args" if tag == "tool-call-chunks" else "texts") if isinstance(data, dict) else None
+        members = len(held) if isinstance(held, list) and held else 5
+    log = (ROOT / "fixtures" / "sessions" / "corrupt" / "gate-too-soon.session.jsonl").read_bytes()
+    store = tmp_path_factory.mktemp("packed") / "store.db"
+    db = create(store, 17, journal="delete")
+    session = write_session(db, 17, log)
+    # (the row at seq 3 holds 5 members: the rows after it go on from seq 3 + `members`)
+    db.execute("UPDATE events SET seq = seq + 1000 WHERE seq >= 8")
+    db.execute("UPDATE events SET seq = seq - 1005 + ? WHERE seq >= 1008", (members,))
+    db.execute("UPDATE events SET type = ?, time = ?, data = CAST(? AS TEXT) WHERE seq = 3", (tag, time, text))
+    db.commit()
+    db.close()
+    name = f"{store}#{session}"
+    packed = report_json(name)
+    real = sqlitestore.stored_session
+    with mock.patch.object(sqlitestore, "stored_session", lambda path, first=0, packed=False: real(path, first)):
+        assert report_json(name) == packed
+
+
 @st.composite
 def row_runs(draw: st.DrawFn) -> tuple[int, list[tuple[object, ...]]]:
     """A run of layout-17 rows as `rows_query` selects them, from a seq on: mostly scalar rows

@@ -224,9 +224,11 @@ def packed_blocks(raw: bytes, spans: tuple[tuple[int, int], ...]) -> Parts:
     pos = first + 1
     for block in _blocks(raw, first + 1, len(raw), False):
         end, held = pos + block.size, []
+        counted, line = pos, -1  # (the line of the block ending at `counted`: each LF counted once)
         while row is not None and row[0] <= end:
-            held.append((raw.count(b"\n", pos, row[0]) - 1, row[1]))
-            row = next(rows, None)
+            line += raw.count(b"\n", counted, row[0])
+            held.append((line, row[1]))
+            counted, row = row[0], next(rows, None)
         yield replace(block, spans=tuple(held)) if held else block
         pos = end
 

@@ -13,7 +13,7 @@ reader refuses it. The JSON of a row is read as `JSON.parse` reads it."""
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate, chain, compress, repeat
@@ -182,10 +182,12 @@ def quick_lines(layout: int, rows: list[Row], expected: int, packed: bool = Fals
     spans: Spans = []
     taken = 0  # (the scalar rows' lines taken: before row k, k less the other rows before it)
     for others, k in enumerate(compress(range(len(rows)), map(operator.not_, scalar))):
-        try:
-            got = decode_row(layout, rows[k], packed)
-        except RowDefect:
-            return None
+        got: Decoded | None = _quick_packed(rows[k]) if packed else None
+        if got is None:
+            try:
+                got = decode_row(layout, rows[k], packed)
+            except RowDefect:
+                return None
         lines += made[taken : k - others]
         taken = k - others
         if isinstance(got, bytes):
@@ -234,7 +236,7 @@ class _TextRun(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     step: SafeInt
     index: SafeInt
     dt: list[SafeInt]
-    texts: Members
+    members: Members = msgspec.field(name="texts")
 
 
 class _ToolRun(msgspec.Struct, forbid_unknown_fields=True, gc=False):
@@ -243,14 +245,54 @@ class _ToolRun(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     index: SafeInt
     dt: list[SafeInt]
     id: str
-    args: Members
+    members: Members = msgspec.field(name="args")
     name: str | msgspec.UnsetType = msgspec.UNSET
 
 
-_TEXT_RUN = msgspec.json.Decoder(_TextRun)
-_TOOL_RUN = msgspec.json.Decoder(_ToolRun)
-"""A packed row's data as its common shape holds it (integers, strings): what does not decode
-so is read again by the exact reader (a number written 1.0, a lone surrogate, a wrong shape)."""
+_RUNS: dict[bytes, Callable[[bytes | bytearray], _TextRun | _ToolRun]] = {
+    b"text-chunks": msgspec.json.Decoder(_TextRun).decode,
+    b"reasoning-chunks": msgspec.json.Decoder(_TextRun).decode,
+    b"tool-call-chunks": msgspec.json.Decoder(_ToolRun).decode,
+}
+"""A packed row's data as its common shape holds it (integers, strings), by the row's type:
+what does not decode so is read again by the exact reader (a number written 1.0, a lone
+surrogate, a wrong shape)."""
+
+
+def _common_run(kind: bytes, seq: int, time: int, text: bytes | bytearray) -> _TextRun | _ToolRun | None:
+    """A packed row's data where it has the common shape and is surely within the bounds
+    `chunks.decode_row` checks (its last seq and every running time safe integers: for the
+    times, the extreme gaps repeated stay safe), else None (the exact reader decides)."""
+    decode = _RUNS.get(kind)
+    if decode is None:
+        return None
+    try:
+        run = decode(text)
+    except (msgspec.DecodeError, UnicodeError):
+        return None
+    count, dt = len(run.members), run.dt  # (its gaps, like turn, step and index, safe integers: checked)
+    if len(dt) != count - 1 or seq + count - 1 > MAX_SAFE_INTEGER:
+        return None
+    if dt and (time + count * min(0, min(dt)) < -MAX_SAFE_INTEGER or time + count * max(0, max(dt)) > MAX_SAFE_INTEGER):
+        return None
+    return run
+
+
+_ROW_LINE = b'{"type":"%s","seq0":%d,"time0":%d,"data":%s}'
+"""A packed row as the chunk row a log file holds (its data as stored, on one line)."""
+
+
+def _quick_packed(row: Row) -> PackedLine | None:
+    """A layout-17 packed row (its seq, type and time checked already: `quick_lines`) as one
+    line, where its data is uncompressed text of the common shape (`_common_run`); else None
+    (`decode_row` reads it)."""
+    _, kind, time, data, seqs, op, mark = row
+    if mark != 0 or seqs is not None or op is not None or type(data) is not TEXT or len(data) > PACKED_DATA_MAX:
+        return None
+    seq = row[0]
+    assert type(seq) is int and type(time) is int and type(kind) is TEXT
+    run = _common_run(bytes(kind), seq, time, data)
+    return None if run is None else PackedLine(_ROW_LINE % (kind, seq, time, _one_line(data)), len(run.members))
 
 
 def _packed(kind: bytearray, seq: int, time: int, data: object, packed: bool) -> list[bytes] | PackedLine:
@@ -275,23 +317,16 @@ def _quick_members(
     tag: str, seq: int, time: int, text: bytes | bytearray, packed: bool
 ) -> list[bytes] | PackedLine | None:
     """The member lines of a packed row whose data has the common shape (integers, strings) and
-    is within the bounds `chunks.decode_row` checks, or (`packed`) the row as one line, its
-    data as stored: the chunk row a log file holds, which the reader decodes by the same rules
-    (`chunks.decode_row`) into the same members; None for any other row (read exactly)."""
-    try:
-        run = _TOOL_RUN.decode(text) if tag == "tool-call-chunks" else _TEXT_RUN.decode(text)
-    except (msgspec.DecodeError, UnicodeError):
+    is within the bounds `chunks.decode_row` checks (`_common_run`), or (`packed`) the row as
+    one line, its data as stored: the chunk row a log file holds, which the reader decodes by
+    the same rules (`chunks.decode_row`) into the same members; None for any other row (read
+    exactly)."""
+    run = _common_run(tag.encode(), seq, time, text)
+    if run is None:
         return None
-    members = run.texts if isinstance(run, _TextRun) else run.args
-    dt = run.dt  # (its gaps, like turn, step and index, safe integers: the decoder checks them)
-    if len(dt) != len(members) - 1 or seq + len(members) - 1 > MAX_SAFE_INTEGER:
-        return None
-    times = list(accumulate(dt, initial=time))
-    if max(times) > MAX_SAFE_INTEGER or min(times) < -MAX_SAFE_INTEGER:
-        return None
+    members = run.members
     if packed:
-        row = b'{"type":"%s","seq0":%d,"time0":%d,"data":%s}' % (tag.encode(), seq, time, _one_line(text))
-        return PackedLine(row, len(members))
+        return PackedLine(_ROW_LINE % (tag.encode(), seq, time, _one_line(text)), len(members))
     if isinstance(run, _ToolRun):
         named = b"" if run.name is msgspec.UNSET else b',"name":' + _ENCODE(run.name)
         chunk = b'"tool-call-delta","index":%d,"id":%s%s,"argumentsDelta":' % (run.index, _ENCODE(run.id), named)
@@ -303,6 +338,7 @@ def _quick_members(
     except UnicodeEncodeError:
         return None
     head = b'{"type":"assistant/chunk","seq":%d,"time":%d' + middle.replace(b"%", b"%%") + b"%s}}}"
+    times = accumulate(run.dt, initial=time)
     return list(map(head.__mod__, zip(range(seq, seq + len(members)), times, encoded, strict=True)))
 
 
