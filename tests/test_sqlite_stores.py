@@ -134,10 +134,7 @@ def test_packed_blocks_number_every_line_as_the_logical_log_however_the_blocks_f
     from replay.logs import frames
 
     raw = b'{"type":"session"}\n' + b"".join(b"x" * width + b"\n" for width, _ in lines)
-    ends = list(accumulate(width + 1 for width, _ in lines))
-    spans = tuple(
-        (len(raw) - ends[-1] + end, members) for end, (_, members) in zip(ends, lines, strict=True) if members > 1
-    )
+    spans = tuple((k + 1, members) for k, (_, members) in enumerate(lines) if members > 1)  # (line 0: the header)
     logical = list(accumulate((members for _, members in lines), initial=2))[:-1]
     with mock.patch.object(frames, "READ_CHUNK", chunk):
         parts = list(frames.packed_blocks(raw, spans))

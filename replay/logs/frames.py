@@ -211,9 +211,9 @@ def plain_lines(pieces: Iterable[Data], reread: Reread, blanks_apart: bool = Fal
 def packed_blocks(raw: bytes, spans: tuple[tuple[int, int], ...]) -> Parts:
     """The lines of a store's session read packed (replay.sources.sqlitestore: every line
     complete, none blank), as `plain_lines` gives a log's: its first line, then its blocks,
-    each with the packed rows among its lines (`spans`: the byte past each one's LF, and its
-    members), so that each line is numbered as in the session's logical log, where each member
-    is a line of its own."""
+    each with the packed rows among its lines (`spans`: each one's line, 0 being the first, and
+    its members), so that each line is numbered as in the session's logical log, where each
+    member is a line of its own."""
     first = raw.find(b"\n")
     if first < 0:
         yield OnlyLine(raw)
@@ -221,16 +221,14 @@ def packed_blocks(raw: bytes, spans: tuple[tuple[int, int], ...]) -> Parts:
     yield Head(raw[:first])
     rows = iter(spans)
     row = next(rows, None)
-    pos = first + 1
+    start = 1  # (the line the block starts at)
     for block in _blocks(raw, first + 1, len(raw), False):
-        end, held = pos + block.size, []
-        counted, line = pos, -1  # (the line of the block ending at `counted`: each LF counted once)
-        while row is not None and row[0] <= end:
-            line += raw.count(b"\n", counted, row[0])
-            held.append((line, row[1]))
-            counted, row = row[0], next(rows, None)
+        end, held = start + len(block.lines), []
+        while row is not None and row[0] < end:
+            held.append((row[0] - start, row[1]))
+            row = next(rows, None)
         yield replace(block, spans=tuple(held)) if held else block
-        pos = end
+        start = end
 
 
 def _listed(line: bytes | LongLine) -> Lines:

@@ -32,7 +32,7 @@ import tempfile
 import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from itertools import accumulate, chain
+from itertools import chain
 from pathlib import Path
 
 import xxhash
@@ -56,7 +56,6 @@ from replay.sources.storerows import (
     TURN_END,
     VALUE_MAX,
     Decoded,
-    PackedLine,
     Row,
     RowDefect,
     Spans,
@@ -65,6 +64,7 @@ from replay.sources.storerows import (
     quick_lines,
     row_up_to_query,
     rows_query,
+    take,
 )
 
 TABLES = {
@@ -270,8 +270,8 @@ class SessionRows:
     """The seq the log starts at: 0, the whole log from its header line; else the lines of the
     events from that seq on (a reading saved before it goes on)."""
     spans: tuple[tuple[int, int], ...] = ()
-    """The packed rows given as one line each (read `packed`): the byte of `log` just past each
-    one's LF, and the events it stands for, in order."""
+    """The packed rows given as one line each (read `packed`): each one's line in `log` (0 is
+    the header line) and the events it stands for, in order."""
 
 
 class Store:
@@ -549,11 +549,9 @@ def _walked(
         quick = quick_lines(layout, batch, expected, packed)
         if quick is not None:
             made, held = quick
-            if held:
-                spans += ((len(lines) + k, members) for k, members in held)
-                expected += sum(members for _, members in held) - len(held)
+            spans += ((len(lines) + k, members) for k, members in held)
             lines += made
-            expected += len(made)
+            expected += len(made) + sum(members - 1 for _, members in held)
             continue
         rows = iter(batch)
         for row in rows:
@@ -567,30 +565,13 @@ def _walked(
             if seq != expected:
                 why = f"its seq breaks contiguity (expected {expected})"
                 return _ended(header, lines, (expected, first, spans), seq, why, row[1] == TURN_END, layout, rest)
-            if isinstance(got, bytes):
-                lines.append(got)
-                expected += 1
-            elif isinstance(got, PackedLine):
-                spans.append((len(lines), got.members))
-                lines.append(got.line)
-                expected += got.members
-            else:
-                lines.extend(got)
-                expected += len(got)
-    log, ends = _joined(lines, spans)
-    return SessionRows(log, header.get("version"), (), False, expected, first, ends)
+            expected += take(lines, spans, got)
+    return SessionRows(_joined(lines), header.get("version"), (), False, expected, first, tuple(spans))
 
 
-def _joined(lines: list[bytes], spans: Spans) -> tuple[bytes, tuple[tuple[int, int], ...]]:
-    """Lines as JSONL (none: no bytes), and the packed rows' `spans` (line index, events) as
-    `SessionRows.spans` holds them (the byte past each one's LF)."""
-    if not lines:
-        return b"", ()
-    ends: tuple[tuple[int, int], ...] = ()
-    if spans:
-        past = list(accumulate(map(len, lines)))
-        ends = tuple((past[k] + k + 1, members) for k, members in spans)
-    return b"\n".join(lines) + b"\n", ends
+def _joined(lines: list[bytes]) -> bytes:
+    """Lines as JSONL (none: no bytes)."""
+    return b"\n".join(lines) + b"\n" if lines else b""
 
 
 def _decoded(layout: int, row: Row | tuple[object, RowDefect], packed: bool = False) -> Decoded:
@@ -636,8 +617,7 @@ def _ended(
         )
         finding = Finding("sqlite.tail", Severity.WARNING, message, index=index)
     expected, first, spans = read  # (the seq expected next; the first the lines hold; the packed rows)
-    log, ends = _joined(lines, spans)
-    return SessionRows(log, header.get("version"), (finding,), turn_end, expected, first, ends)
+    return SessionRows(_joined(lines), header.get("version"), (finding,), turn_end, expected, first, tuple(spans))
 
 
 def _header_line(header: dict[str, object]) -> bytes:

@@ -91,12 +91,29 @@ class PackedLine:
 Decoded = bytes | list[bytes] | PackedLine
 """A row's lines: a scalar row's, a packed row's members' (or the packed row as one line)."""
 
+Spans = list[tuple[int, int]]
+"""Where lines stand for more than one event: (the line's index, the events it stands for),
+a packed row given as one line (`PackedLine`)."""
+
 
 def events_in(decoded: Decoded) -> int:
     """The events a row's lines stand for."""
     if isinstance(decoded, bytes):
         return 1
     return decoded.members if isinstance(decoded, PackedLine) else len(decoded)
+
+
+def take(lines: list[bytes], spans: Spans, decoded: Decoded) -> int:
+    """Add a row's lines to `lines` (a packed row given as one line: its index there and its
+    members to `spans`); the events they stand for."""
+    if isinstance(decoded, bytes):
+        lines.append(decoded)
+    elif isinstance(decoded, PackedLine):
+        spans.append((len(lines), decoded.members))
+        lines.append(decoded.line)
+    else:
+        lines += decoded
+    return events_in(decoded)
 
 
 def decode_row(layout: int, row: Row, packed: bool = False) -> Decoded:
@@ -138,11 +155,6 @@ _ENDS = {None: b"}", 1: b',"ignorable":true}'}
 _LINE = _HEAD + b"%s%s"
 
 
-Spans = list[tuple[int, int]]
-"""Where lines stand for more than one event: (the line's index, the events it stands for),
-a packed row given as one line (`PackedLine`)."""
-
-
 def quick_lines(layout: int, rows: list[Row], expected: int, packed: bool = False) -> tuple[list[bytes], Spans] | None:
     """The lines of `rows`, a run of a session's rows whose first must hold seq `expected`,
     where each row decodes and continues the seqs, else None (then they are walked one by one:
@@ -182,23 +194,13 @@ def quick_lines(layout: int, rows: list[Row], expected: int, packed: bool = Fals
     spans: Spans = []
     taken = 0  # (the scalar rows' lines taken: before row k, k less the other rows before it)
     for others, k in enumerate(compress(range(len(rows)), map(operator.not_, scalar))):
-        got: Decoded | None = _quick_packed(rows[k]) if packed else None
-        if got is None:
-            try:
-                got = decode_row(layout, rows[k], packed)
-            except RowDefect:
-                return None
+        try:
+            got = decode_row(layout, rows[k], packed)
+        except RowDefect:
+            return None
         lines += made[taken : k - others]
         taken = k - others
-        if isinstance(got, bytes):
-            lines.append(got)
-        elif isinstance(got, PackedLine):
-            spans.append((len(lines), got.members))
-            lines.append(got.line)
-            counts[k] = got.members
-        else:
-            lines += got
-            counts[k] = len(got)
+        counts[k] = take(lines, spans, got)
     lines += made[taken:]
     return (lines, spans) if list(seqs) == list(accumulate(counts[:-1], initial=expected)) else None
 
@@ -216,10 +218,8 @@ def _extras(layout: int, lists: list[object], ops: list[object]) -> list[bytes]:
 
 
 def _extra(layout: int, seqs: object, op: object) -> bytes:
-    """A scalar row's line between its data and its end: its seq list and surface op, as
-    `decode_row` writes them (the op checked already: JSON text on one line)."""
-    if seqs is None and op is None:
-        return b""
+    """A scalar row's line between its data and its end: its seq list and surface op (one of
+    them at least), as `decode_row` writes them (the op checked already: JSON text on one line)."""
     extra = b"" if seqs is None else b',"sourceEventSeqs":' + _ENCODE(_seqs(layout, seqs))
     return extra if op is None else extra + b',"surfaceOp":' + op  # type: ignore[operator]
 
@@ -280,19 +280,6 @@ def _common_run(kind: bytes, seq: int, time: int, text: bytes | bytearray) -> _T
 
 _ROW_LINE = b'{"type":"%s","seq0":%d,"time0":%d,"data":%s}'
 """A packed row as the chunk row a log file holds (its data as stored, on one line)."""
-
-
-def _quick_packed(row: Row) -> PackedLine | None:
-    """A layout-17 packed row (its seq, type and time checked already: `quick_lines`) as one
-    line, where its data is uncompressed text of the common shape (`_common_run`); else None
-    (`decode_row` reads it)."""
-    _, kind, time, data, seqs, op, mark = row
-    if mark != 0 or seqs is not None or op is not None or type(data) is not TEXT or len(data) > PACKED_DATA_MAX:
-        return None
-    seq = row[0]
-    assert type(seq) is int and type(time) is int and type(kind) is TEXT
-    run = _common_run(bytes(kind), seq, time, data)
-    return None if run is None else PackedLine(_ROW_LINE % (kind, seq, time, _one_line(data)), len(run.members))
 
 
 def _packed(kind: bytearray, seq: int, time: int, data: object, packed: bool) -> list[bytes] | PackedLine:
