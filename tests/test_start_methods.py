@@ -45,6 +45,17 @@ def many_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+@pytest.fixture(scope="module")
+def logs_and_store(many_logs: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`many_logs` and the bundled session store beside them: a store's sessions are spread over
+    the workers too, each worker opening the store in its own process."""
+    root = tmp_path_factory.mktemp("with-store") / "inputs"
+    shutil.copytree(many_logs, root)
+    (root / "store").mkdir()
+    shutil.copyfile(ROOT / "fixtures" / "stores" / "sessions.db", root / "store" / "sessions.db")
+    return root
+
+
 def _verify(method: str, logs: Path) -> list[dict[str, object]]:
     done = _schedlog(method, "verify", str(logs), "--jobs", "2", "--format", "json")
     assert done.returncode == 1, done.stderr  # the corrupt fixtures are among them
@@ -62,18 +73,19 @@ def _tables(db: Path) -> dict[str, list[tuple[object, ...]]]:
 
 
 @pytest.mark.slow
-def test_verify_jobs_gives_the_same_reports_under_every_start_method(many_logs: Path) -> None:
-    reports = {method: _verify(method, many_logs) for method in METHODS}
+def test_verify_jobs_gives_the_same_reports_under_every_start_method(logs_and_store: Path) -> None:
+    reports = {method: _verify(method, logs_and_store) for method in METHODS}
+    assert sum("#" in str(r["path"]) for r in reports["fork"]) == 4  # (the store's sessions)
     assert len(reports["fork"]) > 2 * GROUPS_OF
     assert reports["forkserver"] == reports["fork"] == reports["spawn"]
 
 
 @pytest.mark.slow
-def test_replay_gives_the_same_database_under_every_start_method(tmp_path: Path, many_logs: Path) -> None:
+def test_replay_gives_the_same_database_under_every_start_method(tmp_path: Path, logs_and_store: Path) -> None:
     tables = {}
     for method in METHODS:
         db = tmp_path / f"{method}.duckdb"
-        done = _schedlog(method, "replay", str(many_logs), "--db", str(db), "--jobs", "2")
+        done = _schedlog(method, "replay", str(logs_and_store), "--db", str(db), "--jobs", "2")
         assert done.returncode == 1, done.stderr
         assert "session(s)" in done.stdout and "Traceback" not in done.stderr
         tables[method] = _tables(db)
