@@ -557,6 +557,33 @@ def test_replay_gives_a_stores_sessions_the_rows_their_jsonl_logs_get(tmp_path: 
     assert runs[0] == runs[1]
 
 
+def test_replay_into_its_database_keeps_a_stores_unchanged_sessions_and_reads_a_written_one_again(
+    tmp_path: Path,
+) -> None:
+    """A replay into an existing database keeps the rows of a store's session whose state
+    (store, incarnation, revision: `sqlitestore.session_state`) has not moved, reading none of
+    its rows, and reads again one the harness wrote to since; the database then equals a fresh
+    replay's."""
+    log = expanded(CORRUPT_LOG.read_bytes()).splitlines()
+    other = expanded((ROOT / "fixtures" / "sessions" / "valid" / "fork-child.session.jsonl").read_bytes())
+    store = tmp_path / "store.db"
+    session, _ = write_store(store, 17, [b"\n".join(log[:20]) + b"\n", other])
+    db = tmp_path / "a.duckdb"
+
+    def replayed(*args: str) -> str:
+        done = CliRunner().invoke(main, ["replay", "--no-cache", str(store), "--db", str(db), *args])
+        assert done.exit_code in (0, 1), done.output
+        return done.output
+
+    replayed()
+    assert "(2 kept, 0 grown, 0 read again, 0 added, 0 removed)" in replayed()
+    _grow(store, session, [json.loads(line) for line in log[20:]])
+    assert "(1 kept, 0 grown, 1 read again, 0 added, 0 removed)" in replayed()
+    fresh = tmp_path / "fresh.duckdb"
+    assert CliRunner().invoke(main, ["replay", "--no-cache", str(store), "--db", str(fresh)]).exit_code == 1
+    assert _tables(db) == _tables(fresh)
+
+
 def _grow(store: Path, session: str, events: list[dict[str, Any]]) -> None:
     """One writer transaction: rows appended, the session's revision bumped (as the harness does)."""
     with sqlite3.connect(store) as db:

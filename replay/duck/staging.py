@@ -49,7 +49,9 @@ from replay.lines.chunks import ChunkRow
 from replay.logs.logfile import Entry, SessionLog
 from replay.reading import DEFAULT_READING, Reading
 from replay.sources.bytesource import Data, framed
+from replay.sources.inputs import UNSIZED, Found, identity, word_for
 from replay.sources.inputs import digest as content_digest
+from replay.sources.sqlitenames import maybe_sqlite
 
 WRITE_BUFFER = 1 << 20
 """Staging writes go to the kernel in 1 MB pieces (the default 8 KB costs a system call per few records)."""
@@ -437,6 +439,7 @@ def _stage(
     source: str | None,
     inline: bool = False,
 ) -> StagedSession:
+    found = identity(path) if data is None and maybe_sqlite(path) else None  # (a store's session: its state, before)
     log = SessionLog(path, reading, data, progress)
     stager = SessionStager(key, out, source, inline)
     try:
@@ -450,16 +453,22 @@ def _stage(
     longest = max(stager.longest, log.head.size if source is not None else 0)
     chunks = None if stager.chunk_events is None else str(stager.chunk_events)
     return StagedSession(
-        report, source, stager.owned_from, small, records, longest, chunks, _source_row(path, log, data)
+        report, source, stager.owned_from, small, records, longest, chunks, _source_row(path, log, data, found)
     )
 
 
-def _source_row(path: str, log: SessionLog, data: Data | OSError | None) -> tuple[int | None, str | None, str]:
+def _source_row(
+    path: str, log: SessionLog, data: Data | OSError | None, found: Found | None
+) -> tuple[int | None, str | None, str]:
     """The `sources` row of a log just read: a regular file's size as read and the digest of
     those bytes (taken after the read: a file edited between the two is found changed next
-    time), and the names of the generations beside it (they decide a finding)."""
+    time), and the names of the generations beside it (they decide a finding); a store's
+    session's state as `found` before the read (a write meanwhile moves the state it has next
+    time: the session is then read again), its size UNSIZED."""
     if data is not None or log.notes.unreadable:
         return None, None, ""
+    if found is not None and found.size == UNSIZED:
+        return UNSIZED, word_for(found), neighbours(path)
     return log.size, content_digest(path, log.size), neighbours(path)
 
 

@@ -104,15 +104,22 @@ def identity(path: str) -> Found | None:
 
 def digest(path: str, size: int) -> str | None:
     """The xxh3-128 of the file's first `size` bytes (hex), or None where fewer could be read;
-    an object's ETag (its store's word for its bytes, none read) where it has `size` bytes."""
-    if is_url(path):
+    an object's ETag (its store's word for its bytes, none read) where it has `size` bytes; a
+    store's session's state (`identity`, UNSIZED: none of its rows read) where asked of UNSIZED."""
+    if is_url(path) or size == UNSIZED:
         found = identity(path)
-        return None if found is None or found.size != size else "etag:" + found.tag.decode()
+        return None if found is None or found.size != size else word_for(found)
     try:
         h = fed(path, size)
     except OSError:
         return None
     return None if h is None else str(h.hexdigest())
+
+
+def word_for(found: Found) -> str:
+    """What `digest` says of an input whose bytes are not hashed: an object's ETag, a store's
+    session's state."""
+    return ("etag:" if found.size != UNSIZED else "") + found.tag.decode()
 
 
 def replaced_whole(path: str) -> bool:
