@@ -630,6 +630,33 @@ def test_watch_reads_a_stores_session_again_only_when_its_revision_moves(
     assert [e.kind for e in events] == [Kind.GONE]
 
 
+def test_watch_reads_a_stores_session_again_after_a_reading_that_could_not_read_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reading of a store's session that came out unreadable (the store could not be read at
+    that moment) does not stand for its state: the next look reads the session again though its
+    revision has not moved, and tells what it says then."""
+    from replay.live.follow import Kind
+    from replay.live.watching import Watch
+    from replay.reading import Reading
+    from replay.sources import sqlitestore
+
+    store = tmp_path / "store.db"
+    write_store(store, 17, [expanded(CORRUPT_LOG.read_bytes())])
+    real = sqlitestore.stored_session
+    failing = [True]
+
+    def once(path: str, first: int = 0, packed: bool = False) -> object:
+        return "cannot open: database disk image is malformed" if failing.pop() else real(path, first, packed)
+
+    monkeypatch.setattr(sqlitestore, "stored_session", once)
+    failing[:] = [False, True]  # (the first reading fails, the next one reads)
+    watch = Watch((str(store),), Reading())
+    first = [e.verdict for e in watch.first() if e.kind is Kind.VERDICT]
+    events, _ = watch.again({str(store) + "-wal"})  # the same revision
+    assert first == ["unreadable"] and [e.verdict for e in events if e.kind is Kind.VERDICT] == ["corrupt"]
+
+
 def test_the_bundled_store_holds_its_fixture_sessions_with_their_defects(tmp_path: Path) -> None:
     """fixtures/stores/sessions.db, as `python -m fixtures.storewriter` writes it: each session
     as its fixture log judges it, but the two whose rows were damaged."""

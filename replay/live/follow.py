@@ -167,7 +167,8 @@ def _look_at_stored(name: str, before: Look | None, reading: Reading) -> tuple[L
     the rows after the last look's saved reading are read (`sqlitestore.grown`; all, where none
     was saved); another state, the session read whole. What its report says now is told against
     what was told. A session the store no longer holds (or a store that cannot be read) is gone
-    once seen."""
+    once seen; one whose reading came out unreadable (its store damaged, or copied while a writer
+    began) is read again at the next look, whatever its state."""
     from replay.sources.sqlitestore import session_state
 
     state = session_state(name)
@@ -186,6 +187,8 @@ def _look_at_stored(name: str, before: Look | None, reading: Reading) -> tuple[L
     if report is None:  # pragma: no cover (a store's session is never a log being started)
         return Look(status, 0, None, None, (), None), events
     told = told_of(report)
+    if report.verdict is Verdict.UNREADABLE:  # (the store could not be read then: looked at again next time)
+        status = (*status[:2], -1, 0, 0)
     look = Look(status, 0, None, log.saved, told, report.verdict)
     return look, events + _retold(name, before, told, report.verdict)
 
